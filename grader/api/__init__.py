@@ -1,0 +1,53 @@
+"""The HTTP interface under ``/api/v1`` (flask-smorest: marshmallow schemas + OpenAPI document)."""
+from __future__ import annotations
+
+from flask import Flask, request
+from flask_smorest import Api
+from werkzeug.exceptions import HTTPException
+
+from grader.api import assignments, submissions
+from grader.api.errors import ApiError, error_response, handle_api_error, handle_http_exception
+from grader.api.schemas import ErrorSchema
+
+#: Content types body-taking endpoints accept (everything else: 415), by path prefix; JSON always.
+JSON_TYPES = {"application/json"}
+EXTRA_TYPES: dict[str, set[str]] = {}
+
+
+class GraderApi(Api):
+    """flask-smorest's Api with our one error shape."""
+
+    def handle_http_exception(self, error: HTTPException):
+        return handle_http_exception(error)
+
+
+def _check_content_type():
+    if request.method in ("POST", "PUT", "PATCH") and request.path.startswith("/api/"):
+        allowed = set(JSON_TYPES)
+        for prefix, types in EXTRA_TYPES.items():
+            if request.path.startswith(prefix):
+                allowed |= types
+        if request.mimetype not in allowed:
+            return error_response(
+                415, "unsupported_media_type",
+                f"Content-Type must be one of {', '.join(sorted(allowed))}, "
+                f"not {request.mimetype or 'none'!r}.", "Content-Type")
+    return None
+
+
+def register_api(app: Flask) -> Api:
+    app.config.setdefault("API_TITLE", "Attention grader")
+    app.config.setdefault("API_VERSION", "v1")
+    app.config.setdefault("OPENAPI_VERSION", "3.0.3")
+    app.config.setdefault("OPENAPI_URL_PREFIX", "/api/v1")
+    app.config.setdefault("OPENAPI_JSON_PATH", "openapi.json")
+    app.config.setdefault("OPENAPI_SWAGGER_UI_PATH", "/docs")
+    app.config.setdefault("OPENAPI_SWAGGER_UI_URL", "https://cdn.jsdelivr.net/npm/swagger-ui-dist/")
+    api = GraderApi(app)
+    api.spec.components.schema("Error", schema=ErrorSchema)
+    api.register_blueprint(assignments.blp)
+    api.register_blueprint(submissions.blp)
+    app.register_error_handler(ApiError, handle_api_error)
+    app.register_error_handler(HTTPException, handle_http_exception)
+    app.before_request(_check_content_type)
+    return api

@@ -1,0 +1,89 @@
+"""One JSON shape for every error: ``{"status", "code", "message", "field", "errors"}``.
+
+``code`` is machine-readable (``validation_error``, ``assignment_not_found``, ``item_not_found``,
+``unsupported_media_type``, ``payload_too_large``, ``invalid_json``, ...); ``field`` names the part of
+the request at fault in dotted form (``responses.sdpa.code``), or ``null``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import jsonify
+from werkzeug.exceptions import HTTPException
+
+DEFAULT_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "validation_error",
+    429: "rate_limited",
+    500: "internal_error",
+    503: "unavailable",
+}
+
+
+class ApiError(Exception):
+    """Raise from a view to answer with a specific error."""
+
+    def __init__(self, status: int, code: str, message: str, field: str | None = None,
+                 errors: Any = None, headers: dict[str, str] | None = None):
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+        self.field, self.errors, self.headers = field, errors, headers or {}
+
+
+def error_response(status: int, code: str, message: str, field: str | None = None,
+                   errors: Any = None, headers: dict[str, str] | None = None):
+    body = {"status": status, "code": code, "message": message, "field": field}
+    if errors is not None:
+        body["errors"] = errors
+    response = jsonify(body)
+    response.status_code = status
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def first_field(messages: Any, prefix: str = "") -> tuple[str | None, str]:
+    """The dotted path and message of the first error in a marshmallow ``messages`` tree."""
+    if isinstance(messages, dict):
+        for key, value in messages.items():
+            if key in ("json", "query", "headers", "_schema"):
+                path = prefix
+            else:
+                path = f"{prefix}.{key}" if prefix else str(key)
+            return first_field(value, path)
+    if isinstance(messages, list) and messages:
+        if all(isinstance(m, str) for m in messages):
+            return prefix or None, "; ".join(messages)
+        return first_field(messages[0], prefix)
+    return prefix or None, str(messages)
+
+
+def handle_http_exception(error: HTTPException):
+    """Turn werkzeug/flask-smorest/webargs errors into the one JSON shape."""
+    status = error.code or 500
+    data = getattr(error, "data", {}) or {}
+    messages = data.get("messages")
+    if status == 422 and messages:
+        field, message = first_field(messages)
+        return error_response(422, "validation_error",
+                              f"{field}: {message}" if field else message, field,
+                              errors=messages.get("json", messages), headers=data.get("headers"))
+    if status == 400 and "json" in str(data.get("messages", "")).lower() or (
+            status == 400 and "JSON" in (error.description or "")):
+        return error_response(400, "invalid_json", "The request body is not valid JSON "
+                              "(it must be a UTF-8 encoded JSON document).", None)
+    code = DEFAULT_CODES.get(status, "error")
+    message = data.get("message") or error.description or error.name
+    return error_response(status, code, message, data.get("field"), headers=data.get("headers"))
+
+
+def handle_api_error(error: ApiError):
+    return error_response(error.status, error.code, error.message, error.field, error.errors,
+                          error.headers)

@@ -1,0 +1,106 @@
+"""marshmallow schemas of the HTTP interface (they also generate the OpenAPI document)."""
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+ID = validate.Length(min=1, max=200)
+
+
+class SubmissionCreateSchema(Schema):
+    """``POST /assignments/<id>/submissions``: one response per item id. A response is
+    ``{"code": "..."}`` (code items), ``{"text": "..."}`` (text items) or ``{"choice": "B"}``."""
+
+    learner_id = fields.String(required=True, validate=ID,
+                               metadata={"description": "The LMS's identifier of the learner."})
+    responses = fields.Dict(
+        keys=fields.String(validate=ID), values=fields.Dict(), required=True,
+        metadata={"description": "item id -> {code|text|choice: value}",
+                  "example": {"sdpa": {"code": "def scaled_dot_product_attention(...): ..."},
+                              "quadratic-cost": {"text": "Every pair of positions ..."},
+                              "no-positions": {"choice": "B"}}},
+    )
+
+
+class TestResultSchema(Schema):
+    name = fields.String()
+    number = fields.String(allow_none=True)
+    score = fields.Float()
+    max_score = fields.Float()
+    status = fields.String(metadata={"enum": ["passed", "failed"]})
+    output = fields.String()
+    output_format = fields.String()
+    visibility = fields.String(metadata={"enum": ["hidden", "after_due_date", "after_published",
+                                                  "visible"]})
+    tags = fields.List(fields.String())
+    extra_data = fields.Dict()
+
+
+class ItemResultSchema(Schema):
+    item_id = fields.String()
+    kind = fields.String()
+    score = fields.Float()
+    max_score = fields.Float()
+    status = fields.String(metadata={"enum": ["graded", "failed"]})
+    output = fields.String()
+    tests = fields.List(fields.Nested(TestResultSchema))
+    extra_data = fields.Dict()
+
+
+class SubmissionSchema(Schema):
+    """A submission and, once graded, its results per item in Gradescope's results.json layout."""
+
+    id = fields.String()
+    assignment_id = fields.String()
+    learner_id = fields.String()
+    status = fields.String(metadata={"enum": ["queued", "running", "graded", "failed"]})
+    content_sha256 = fields.String()
+    received_at = fields.DateTime()
+    started_at = fields.DateTime(allow_none=True)
+    finished_at = fields.DateTime(allow_none=True)
+    attempts = fields.Integer()
+    score = fields.Float(allow_none=True)
+    max_score = fields.Float(allow_none=True)
+    failure_reason = fields.String(allow_none=True)
+    items = fields.List(fields.Nested(ItemResultSchema))
+
+
+class SubmissionCreatedSchema(Schema):
+    id = fields.String()
+    status = fields.String()
+    content_sha256 = fields.String()
+    received_at = fields.DateTime()
+
+
+class ItemSchema(Schema):
+    id = fields.String()
+    kind = fields.String(metadata={"enum": ["code", "text", "choice"]})
+    prompt = fields.String()
+    points = fields.Float()
+    options = fields.Dict(metadata={"description": "choice items: letter -> option text"})
+    function = fields.String(metadata={"description": "code items: the function to implement"})
+    contract = fields.String(metadata={"description": "code items: signature, shapes, returns"})
+    starter = fields.String(metadata={"description": "code items: a starter file"})
+    visible_tests = fields.List(fields.Dict(), metadata={"description": "code items: examples"})
+
+
+class AssignmentSchema(Schema):
+    id = fields.String()
+    title = fields.String()
+    description = fields.String()
+    max_score = fields.Float()
+    items = fields.List(fields.Nested(ItemSchema))
+
+
+class AssignmentSummarySchema(Schema):
+    id = fields.String()
+    title = fields.String()
+    max_score = fields.Float()
+    item_count = fields.Integer()
+
+
+class ErrorSchema(Schema):
+    status = fields.Integer()
+    code = fields.String()
+    message = fields.String()
+    field = fields.String(allow_none=True)
+    errors = fields.Raw()

@@ -1,0 +1,163 @@
+"""The ``grader`` command.
+
+- ``grader serve [--host H] [--port P]``: the API on the embedded default (SQLite, in-process grading).
+- ``grader worker [CELERY ARGS...]``: a Celery worker (production; needs ``CELERY_BROKER_URL``).
+- ``grader beat``: the Celery beat that runs the periodic sweep.
+- ``grader grade ASSIGNMENT_ID ITEM_ID FILE``: grade one response locally, without a server.
+- ``grader check-sandbox``: run the sandbox self-test and say whether grading code is possible.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+from grader.config import load_config
+
+RESPONSE_FIELD = {"code": "code", "text": "text", "choice": "choice"}
+
+
+def cmd_serve(args) -> int:
+    from grader.app import create_app
+
+    app = create_app()
+    print(f"Serving the attention grader on http://{args.host}:{args.port}/api/v1 "
+          f"(docs: /api/v1/docs)", file=sys.stderr)
+    app.run(host=args.host, port=args.port, threaded=True, use_reloader=False)
+    return 0
+
+
+def cmd_worker(args) -> int:
+    config = load_config()
+    if not config["CELERY_BROKER_URL"]:
+        print("grader worker: set CELERY_BROKER_URL (e.g. redis://127.0.0.1:6379/0); without it "
+              "the API grades in-process and needs no worker.", file=sys.stderr)
+        return 2
+    from workers.celery_app import celery_app
+
+    argv = ["worker", "--loglevel", "INFO", "-Q", config["CELERY_QUEUE"], *args.celery_args]
+    celery_app.worker_main(argv)
+    return 0
+
+
+def cmd_beat(args) -> int:
+    from workers.celery_app import celery_app
+
+    celery_app.start(["beat", "--loglevel", "INFO", *args.celery_args])
+    return 0
+
+
+def cmd_grade(args) -> int:
+    from grader.grading.service import grade_responses
+    from grader.items import GradingContext
+    from grader.runtime import catalog, make_sandbox
+
+    config = load_config()
+    assignments = catalog(config)
+    assignment = assignments.get(args.assignment_id)
+    if assignment is None:
+        print(f"grader grade: no assignment {args.assignment_id!r}; known: "
+              f"{', '.join(assignments)}", file=sys.stderr)
+        return 2
+    item = assignment.items.get(args.item_id)
+    if item is None:
+        print(f"grader grade: assignment {assignment.id!r} has no item {args.item_id!r}; its "
+              f"items: {', '.join(assignment.items)}", file=sys.stderr)
+        return 2
+    content = Path(args.file).read_text(encoding="utf-8") if args.file != "-" else sys.stdin.read()
+    value = content.strip() if item.kind == "choice" else content
+    response = {RESPONSE_FIELD[item.kind]: value}
+    from grader.items import get_kind
+
+    problem = get_kind(item.kind).validate_response(item, response)
+    if problem:
+        print(f"grader grade: {problem}", file=sys.stderr)
+        return 2
+    seed = args.seed if args.seed is not None else int.from_bytes(
+        hashlib.sha256(content.encode()).digest()[:8], "big")
+    sandbox = make_sandbox(config) if item.kind == "code" else None
+    single = type(assignment)(id=assignment.id, title=assignment.title,
+                              items={item.id: item})
+    try:
+        [result] = grade_responses(single, {item.id: response},
+                                   GradingContext(seed=seed, sandbox=sandbox))
+    finally:
+        if sandbox is not None:
+            sandbox.close()
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        print(render_result(result))
+    return 0
+
+
+def render_result(result) -> str:
+    """A plain-text report of one item result for the terminal."""
+    lines = [f"{result.item_id} ({result.kind}): {result.score:g} / {result.max_score:g}"]
+    if result.output:
+        lines.append(result.output)
+    for test in result.tests:
+        mark = "PASS" if test.status == "passed" else "FAIL"
+        lines.append(f"  [{mark}] {test.name}: {test.score:g}/{test.max_score:g}"
+                     + (f" ({test.visibility})" if test.visibility != "visible" else ""))
+        for line in (test.output or "").splitlines():
+            lines.append(f"         {line}")
+    return "\n".join(lines)
+
+
+def cmd_check_sandbox(args) -> int:
+    from grader.runtime import check_sandbox
+    from grader.sandbox import SandboxUnavailable
+
+    config = load_config()
+    try:
+        check_sandbox(config)
+    except SandboxUnavailable as exc:
+        print(f"sandbox unavailable: {exc}", file=sys.stderr)
+        return 1
+    print(f"sandbox ok (mode {config['SANDBOX_MODE']})")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="grader", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run the API on the embedded default")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.set_defaults(func=cmd_serve)
+
+    worker = sub.add_parser("worker", help="run a Celery worker (production mode)")
+    worker.add_argument("celery_args", nargs=argparse.REMAINDER)
+    worker.set_defaults(func=cmd_worker)
+
+    beat = sub.add_parser("beat", help="run Celery beat (periodic sweep of stale submissions)")
+    beat.add_argument("celery_args", nargs=argparse.REMAINDER)
+    beat.set_defaults(func=cmd_beat)
+
+    grade = sub.add_parser("grade", help="grade one response locally and print the result")
+    grade.add_argument("assignment_id")
+    grade.add_argument("item_id")
+    grade.add_argument("file", help="the response: a .py file, a text file, or a choice letter "
+                                    "('-' reads standard input)")
+    grade.add_argument("--json", action="store_true", help="print the result as JSON")
+    grade.add_argument("--seed", type=int, default=None,
+                       help="seed of the hidden inputs (default: derived from the file)")
+    grade.set_defaults(func=cmd_grade)
+
+    check = sub.add_parser("check-sandbox", help="run the sandbox self-test")
+    check.set_defaults(func=cmd_check_sandbox)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args) or 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

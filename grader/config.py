@@ -1,0 +1,81 @@
+"""Configuration from the environment, in one place, with defaults that run on a laptop.
+
+Embedded default (no variables set): a SQLite file in ``instance/``, grading in-process, no Redis.
+Production: set ``DATABASE_URL`` (PostgreSQL) and ``CELERY_BROKER_URL`` (Redis); grading then runs on
+Celery workers. Every setting can also be passed to :func:`grader.app.create_app` as an override.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any, Mapping
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+#: name -> (type, default). Types parse the environment's strings.
+SETTINGS: dict[str, tuple[type, Any]] = {
+    "INSTANCE_PATH": (str, str(PROJECT_ROOT / "instance")),
+    "DATABASE_URL": (str, ""),  # "" -> sqlite file in INSTANCE_PATH
+    "CELERY_BROKER_URL": (str, ""),  # "" -> grade in-process
+    "CELERY_QUEUE": (str, "grading"),
+    "CONTENT_DIR": (str, str(PROJECT_ROOT / "rubrics")),
+    "GRADER_SECRET_KEY": (str, ""),  # "" -> generated once and kept in INSTANCE_PATH/secret_key
+    "SANDBOX_MODE": (str, "auto"),  # auto (real isolation, fail closed) | unsafe-dev
+    "MAX_BODY_BYTES": (int, 2 * 1024 * 1024),
+    "INLINE_WORKERS": (int, 2),  # threads grading in-process on the embedded default
+    "SWEEP_AFTER_SECONDS": (int, 300),  # a queued/running submission older than this is re-queued
+    "SWEEP_INTERVAL_SECONDS": (int, 30),
+    "MAX_GRADING_ATTEMPTS": (int, 3),  # infrastructure retries before a submission is marked failed
+}
+
+
+def _parse(kind: type, raw: str) -> Any:
+    if kind is bool:
+        return raw.strip().lower() in {"1", "true", "yes", "on"}
+    return kind(raw)
+
+
+def load_config(environ: Mapping[str, str] | None = None, **overrides: Any) -> dict[str, Any]:
+    """Read every setting from ``environ`` (default ``os.environ``), then apply ``overrides``.
+
+    Raises ``ValueError`` naming the variable when a value does not parse.
+    """
+    environ = os.environ if environ is None else environ
+    config: dict[str, Any] = {}
+    for name, (kind, default) in SETTINGS.items():
+        if name in overrides:
+            config[name] = overrides[name]
+        elif name in environ:
+            try:
+                config[name] = _parse(kind, environ[name])
+            except ValueError as exc:
+                raise ValueError(f"environment variable {name}: {exc}") from exc
+        else:
+            config[name] = default
+    for name, value in overrides.items():
+        config.setdefault(name, value)
+    instance = Path(config["INSTANCE_PATH"])
+    if not config["DATABASE_URL"]:
+        instance.mkdir(parents=True, exist_ok=True)
+        config["DATABASE_URL"] = f"sqlite:///{instance / 'grader.db'}"
+    if not config["GRADER_SECRET_KEY"]:
+        config["GRADER_SECRET_KEY"] = _instance_secret(instance)
+    return config
+
+
+def _instance_secret(instance: Path) -> str:
+    """A random secret generated on first start and kept (mode 0600) in the instance folder."""
+    instance.mkdir(parents=True, exist_ok=True)
+    path = instance / "secret_key"
+    if not path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_hex(32))
+    return path.read_text().strip()
+
+
+def grading_is_inline(config: Mapping[str, Any]) -> bool:
+    """True on the embedded default: no broker configured, so grading runs in the API process's
+    own worker threads (the learner's code still runs in the sandbox, never in this process)."""
+    return not config.get("CELERY_BROKER_URL")

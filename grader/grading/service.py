@@ -1,0 +1,150 @@
+"""Grade one stored submission, item by item, and store one result.
+
+Pure orchestration: it knows the store, the content catalogue and a sandbox, but nothing of Flask or
+Celery, so the in-process default, the Celery task and the ``grader grade`` command share it.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from grader.content import Assignment
+from grader.items import GradingContext, get_kind
+from grader.results import InfrastructureError, ItemResult, TestResult
+
+log = logging.getLogger(__name__)
+
+MISSING_RESPONSE = "No response was submitted for this item, so it scores 0."
+
+
+def submission_seed(secret: str, submission_id: str) -> int:
+    """The seed that draws a submission's hidden inputs: the first 8 bytes of
+    HMAC-SHA256(secret, submission id). Learners never see it; a regrade draws the same inputs."""
+    digest = hmac.new(secret.encode(), submission_id.encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def missing_result(item_id: str, kind: str, points: float) -> ItemResult:
+    """The result of an item the learner left out: 0 points with a note saying so."""
+    return ItemResult(
+        item_id=item_id, kind=kind, score=0.0, max_score=float(points), output=MISSING_RESPONSE,
+        tests=[TestResult(name="Response submitted", score=0.0, max_score=float(points),
+                          status="failed", output=MISSING_RESPONSE, tags=["missing"])],
+    )
+
+
+def grade_responses(assignment: Assignment, responses: dict[str, Any], ctx: GradingContext
+                    ) -> list[ItemResult]:
+    """Grade every item of ``assignment``; items without a response score 0 with a note.
+
+    Raises :class:`InfrastructureError` when any item could not be graded for a reason that is not
+    the learner's (the caller decides between retry and ``failed``).
+    """
+    results = []
+    for item in assignment.items.values():
+        response = responses.get(item.id)
+        if response is None:
+            results.append(missing_result(item.id, item.kind, item.points))
+            continue
+        started = time.perf_counter()
+        result = get_kind(item.kind).grade(item, response, ctx)
+        result.extra_data.setdefault("execution_time", round(time.perf_counter() - started, 4))
+        results.append(result)
+    return results
+
+
+@dataclass
+class Outcome:
+    """What :meth:`GradingService.grade` did: ``graded``, ``failed``, ``retry`` or ``skipped``
+    (already final, or another run stored the result first)."""
+
+    action: str
+    score: float | None = None
+    reason: str = ""
+
+
+class GradingService:
+    """Grades stored submissions. One per worker process; ``sandbox_factory`` is called lazily so a
+    process that never grades code never starts a sandbox."""
+
+    def __init__(self, store, catalog: dict[str, Assignment], secret: str,
+                 sandbox_factory: Callable[[], Any], max_attempts: int = 3,
+                 notify: Callable[[str], None] | None = None):
+        self.store = store
+        self.catalog = catalog
+        self.secret = secret
+        self._sandbox_factory = sandbox_factory
+        self._sandbox = None
+        self.max_attempts = max_attempts
+        self.notify = notify
+
+    @property
+    def sandbox(self):
+        if self._sandbox is None:
+            from grader.sandbox.api import SandboxUnavailable
+
+            try:
+                self._sandbox = self._sandbox_factory()
+            except SandboxUnavailable as exc:  # fail closed: no isolation, no grading
+                raise InfrastructureError(f"sandbox unavailable: {exc}") from exc
+        return self._sandbox
+
+    def close(self) -> None:
+        if self._sandbox is not None:
+            self._sandbox.close()
+            self._sandbox = None
+
+    def grade(self, submission_id: str) -> Outcome:
+        """Grade ``submission_id`` once. Idempotent: a final submission is left as it is, and of two
+        concurrent runs only the first to finish stores its result."""
+        if not self.store.start(submission_id):
+            return Outcome("skipped", reason="already final")
+        submission = self.store.get(submission_id)
+        assignment = self.catalog.get(submission.assignment_id)
+        try:
+            if assignment is None:
+                raise InfrastructureError(f"assignment {submission.assignment_id!r} is not loaded")
+            ctx = GradingContext(seed=submission_seed(self.secret, submission_id),
+                                 sandbox=_LazySandbox(self))
+            results = grade_responses(assignment, submission.responses, ctx)
+        except InfrastructureError as exc:
+            return self._infrastructure_fault(submission, str(exc))
+        except Exception as exc:  # a bug of ours is an infrastructure fault, never a zero
+            log.exception("grading %s crashed", submission_id)
+            return self._infrastructure_fault(submission, f"internal error: {type(exc).__name__}")
+        score = round(sum(r.score for r in results), 6)
+        max_score = round(sum(r.max_score for r in results), 6)
+        if not self.store.finish(submission_id, score, max_score, [r.to_dict() for r in results]):
+            return Outcome("skipped", reason="another run stored the result first")
+        self._notify(submission_id)
+        return Outcome("graded", score=score)
+
+    def _infrastructure_fault(self, submission, reason: str) -> Outcome:
+        if submission.attempts < self.max_attempts:
+            self.store.requeue(submission.id, reason=f"retrying after: {reason}")
+            return Outcome("retry", reason=reason)
+        self.store.fail(submission.id, f"infrastructure fault after {submission.attempts} "
+                                       f"attempt(s): {reason}")
+        self._notify(submission.id)
+        return Outcome("failed", reason=reason)
+
+    def _notify(self, submission_id: str) -> None:
+        if self.notify is not None:
+            try:
+                self.notify(submission_id)
+            except Exception:  # a notification fault must never undo a stored grade
+                log.exception("notification for %s failed", submission_id)
+
+
+class _LazySandbox:
+    """Starts the real sandbox on first use, so text- and choice-only submissions never need one."""
+
+    def __init__(self, service: GradingService):
+        self._service = service
+
+    def run(self, *args, **kwargs):
+        return self._service.sandbox.run(*args, **kwargs)

@@ -1,0 +1,61 @@
+"""Builds the long-lived parts a process needs (store, content catalogue, grading service, sandbox)
+from a configuration. Shared by the API, the Celery worker and the command line."""
+from __future__ import annotations
+
+import logging
+from functools import partial
+from typing import Any, Mapping
+
+from grader.content import load_catalog
+from grader.grading import GradingService
+from grader.store import Store
+
+log = logging.getLogger(__name__)
+
+_catalogs: dict[str, dict] = {}
+
+
+def catalog(config: Mapping[str, Any]) -> dict:
+    """The compiled content of ``CONTENT_DIR``, loaded once per process."""
+    key = str(config["CONTENT_DIR"])
+    if key not in _catalogs:
+        _catalogs[key] = load_catalog(key)
+    return _catalogs[key]
+
+
+def make_sandbox(config: Mapping[str, Any]):
+    """A sandbox in the configured mode. Raises :class:`grader.sandbox.SandboxUnavailable` when
+    isolation cannot be established (fail closed)."""
+    from grader.sandbox import get_sandbox
+
+    return get_sandbox(config["SANDBOX_MODE"])
+
+
+def check_sandbox(config: Mapping[str, Any]) -> None:
+    """Start a sandbox and run its self-test (network, canary file, canary variable, uid).
+    Raises :class:`grader.sandbox.SandboxUnavailable` naming every problem found."""
+    from grader.sandbox import SandboxUnavailable, self_test
+
+    sandbox = make_sandbox(config)
+    try:
+        problems = self_test(sandbox)
+    finally:
+        sandbox.close()
+    if problems:
+        raise SandboxUnavailable("sandbox self-test failed: " + "; ".join(problems))
+
+
+def build_service(config: Mapping[str, Any], store: Store | None = None, notify=None
+                  ) -> GradingService:
+    """A grading service over ``config``'s store and content."""
+    if store is None:
+        store = Store(config["DATABASE_URL"])
+        store.create_all()
+    return GradingService(
+        store=store,
+        catalog=catalog(config),
+        secret=config["GRADER_SECRET_KEY"],
+        sandbox_factory=partial(make_sandbox, config),
+        max_attempts=config["MAX_GRADING_ATTEMPTS"],
+        notify=notify,
+    )

@@ -1,0 +1,102 @@
+"""Types shared by the trusted side and every sandbox implementation.
+
+The contract: the trusted side hands the sandbox the learner's source and a list of :class:`Call`
+(function name and arguments made of NumPy arrays and plain scalars). The sandbox imports the source
+in an isolated process, makes each call, and hands back the raw return values. It never computes a
+verdict: checks and scores are computed by the caller from :class:`RunResult` values.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, Sequence
+
+CallStatus = Literal["ok", "exception", "missing_function", "bad_return", "timeout", "skipped"]
+RunStatus = Literal[
+    "ok",  # the source imported; see each call's status
+    "syntax_error",
+    "import_error",  # the module raised (or exited) while being imported
+    "timeout",  # wall or CPU limit; the call that was running is marked "timeout"
+    "memory_limit",
+    "output_limit",
+    "crashed",  # the sandboxed process died without a verdict (signal, os._exit, forged output)
+    "infrastructure_error",  # not the learner's fault: never scored
+]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-run resource limits. Defaults follow Judge0/Jobe practice (see
+    ../shared/reference/grading-services.md): wall 5 s, CPU 4 s, 1 GiB, 64 processes, 64 KiB output
+    kept, 8 MiB files, 16 MiB private /tmp."""
+
+    wall_seconds: float = 5.0
+    cpu_seconds: float = 4.0
+    memory_bytes: int = 1 << 30
+    max_processes: int = 64
+    output_bytes: int = 64 * 1024
+    file_bytes: int = 8 << 20
+    tmp_bytes: int = 16 << 20
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> "Limits":
+        """Build limits from an item's ``limits`` mapping; unknown keys raise ``ValueError``."""
+        data = dict(data or {})
+        unknown = set(data) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise ValueError(f"unknown limit(s): {', '.join(sorted(unknown))}")
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call ``function(*args, **kwargs)`` of the learner's code.
+
+    ``test`` names the hidden or visible test the call belongs to (used in time-limit messages).
+    Arguments may be NumPy arrays of bool/int/float dtypes, Python ``int``/``float``/``bool``/
+    ``None``, and tuples/lists of those. Nothing else crosses the boundary (no pickle).
+    """
+
+    test: str
+    function: str
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+
+
+@dataclass
+class CallOutcome:
+    """What one call produced. ``value`` is an ``np.ndarray``, a tuple of values, or a scalar, parsed
+    strictly by the trusted side; ``error`` is a learner-facing message (exception type and message,
+    traceback trimmed to the learner's own frames)."""
+
+    status: CallStatus
+    value: Any = None
+    error: str = ""
+    seconds: float = 0.0
+
+
+@dataclass
+class RunResult:
+    """The outcome of one sandbox run. ``calls`` has one entry per requested call, in order.
+    ``stdout`` is what the learner printed (trimmed to the output limit); it must never be shown for
+    hidden tests. ``message`` explains a non-``ok`` status to the learner (syntax error with line,
+    which test hit which limit)."""
+
+    status: RunStatus
+    calls: list[CallOutcome] = field(default_factory=list)
+    message: str = ""
+    stdout: str = ""
+    seconds: float = 0.0
+
+
+class SandboxUnavailable(RuntimeError):
+    """Isolation cannot be established or its self-test failed. Fail closed: no grading."""
+
+
+class Sandbox(Protocol):
+    """Runs learner code in isolation."""
+
+    def run(self, source: str, calls: Sequence[Call], limits: Limits) -> RunResult:
+        """Import ``source`` as a module and make ``calls``; never raises for learner faults."""
+
+    def close(self) -> None:
+        """Release pooled processes."""

@@ -1,0 +1,6 @@
+"""Durable storage of submissions and their results (SQLAlchemy: SQLite embedded, PostgreSQL in
+production)."""
+from grader.store.db import Store
+from grader.store.models import Submission
+
+__all__ = ["Store", "Submission"]

@@ -1,0 +1,145 @@
+"""Engine, sessions and the state transitions of a submission.
+
+Every transition is a single conditional ``UPDATE ... WHERE status IN (...)``, so two workers that
+receive the same job (a redelivery after a lost worker) cannot both store a result: the second
+``finish`` matches no row and changes nothing.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from datetime import datetime, timedelta
+from typing import Any, Iterable
+
+from sqlalchemy import create_engine, event, select, update
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session, sessionmaker
+
+from grader.store.models import Base, Submission, utcnow
+
+
+def content_digest(assignment_id: str, learner_id: str, responses: dict[str, Any]) -> str:
+    """SHA-256 (hex) of the canonical JSON of a submission's content."""
+    canonical = json.dumps(
+        {"assignment_id": assignment_id, "learner_id": learner_id, "responses": responses},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def make_engine(url: str) -> Engine:
+    """Create an engine; SQLite gets WAL and a busy timeout so the API and grading threads share it."""
+    if url.startswith("postgresql://"):
+        url = "postgresql+psycopg://" + url[len("postgresql://"):]
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_pragmas(dbapi_connection, _record):  # pragma: no cover - trivial
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.close()
+
+        return engine
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+
+
+class Store:
+    """The submission store. Thread-safe; one per process."""
+
+    def __init__(self, url: str):
+        self.engine = make_engine(url)
+        self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    def create_all(self) -> None:
+        Base.metadata.create_all(self.engine)
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+    # -- intake -------------------------------------------------------------------------------
+    def create_submission(self, assignment_id: str, learner_id: str, responses: dict) -> Submission:
+        """Store a new submission durably (committed before this returns) with status ``queued``."""
+        now = utcnow()
+        submission = Submission(
+            id=str(uuid.uuid4()),
+            assignment_id=assignment_id,
+            learner_id=learner_id,
+            responses=responses,
+            content_sha256=content_digest(assignment_id, learner_id, responses),
+            status="queued",
+            received_at=now,
+            queued_at=now,
+            attempts=0,
+        )
+        with self.sessions.begin() as session:
+            session.add(submission)
+        return submission
+
+    def get(self, submission_id: str) -> Submission | None:
+        with self.sessions() as session:
+            return session.get(Submission, submission_id)
+
+    # -- transitions --------------------------------------------------------------------------
+    def _transition(self, submission_id: str, from_states: Iterable[str], **values: Any) -> bool:
+        with self.sessions.begin() as session:
+            result = session.execute(
+                update(Submission)
+                .where(Submission.id == submission_id, Submission.status.in_(list(from_states)))
+                .values(**values)
+            )
+            return result.rowcount == 1
+
+    def start(self, submission_id: str) -> bool:
+        """``queued|running -> running``; False when already final (graded or failed).
+
+        ``running`` is accepted so that a job redelivered after its worker died can take over.
+        """
+        with self.sessions.begin() as session:
+            result = session.execute(
+                update(Submission)
+                .where(Submission.id == submission_id, Submission.status.in_(["queued", "running"]))
+                .values(status="running", started_at=utcnow(), attempts=Submission.attempts + 1)
+            )
+            return result.rowcount == 1
+
+    def finish(self, submission_id: str, score: float, max_score: float, results: list) -> bool:
+        """``running -> graded`` with the results; False (nothing stored) when another run finished
+        first."""
+        return self._transition(
+            submission_id, ["running"], status="graded", finished_at=utcnow(), score=score,
+            max_score=max_score, results=results, failure_reason=None,
+        )
+
+    def fail(self, submission_id: str, reason: str) -> bool:
+        """``queued|running -> failed`` for infrastructure faults; never touches a graded row."""
+        return self._transition(
+            submission_id, ["queued", "running"], status="failed", finished_at=utcnow(),
+            failure_reason=reason,
+        )
+
+    def requeue(self, submission_id: str, reason: str | None = None) -> bool:
+        """``queued|running -> queued`` (a retry or the sweep re-queues it)."""
+        return self._transition(
+            submission_id, ["queued", "running"], status="queued", queued_at=utcnow(),
+            failure_reason=reason,
+        )
+
+    def stale(self, older_than: timedelta, now: datetime | None = None) -> list[Submission]:
+        """Submissions left ``queued`` or ``running`` since before ``now - older_than``."""
+        cutoff = (now or utcnow()) - older_than
+        with self.sessions() as session:
+            rows = session.execute(
+                select(Submission).where(
+                    (
+                        (Submission.status == "queued") & (Submission.queued_at < cutoff)
+                    ) | (
+                        (Submission.status == "running") & (Submission.started_at < cutoff)
+                    )
+                )
+            ).scalars()
+            return list(rows)

@@ -1,0 +1,80 @@
+"""The submission store's state machine on SQLite and on the real PostgreSQL."""
+from datetime import timedelta
+
+import pytest
+
+from grader.store import Store
+from grader.store.db import content_digest
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request, tmp_path):
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 's.db'}"
+    else:
+        url = request.getfixturevalue("postgres_url")
+    store = Store(url)
+    store.create_all()
+    yield store
+    store.dispose()
+
+
+def test_submission_is_stored_queued_with_digest_and_timestamp(store):
+    sub = store.create_submission("a1", "learner", {"q": {"text": "hi"}})
+    got = store.get(sub.id)
+    assert got.status == "queued"
+    assert got.responses == {"q": {"text": "hi"}}
+    assert got.content_sha256 == content_digest("a1", "learner", {"q": {"text": "hi"}})
+    assert len(got.content_sha256) == 64
+    assert got.received_at is not None
+
+
+def test_digest_depends_on_content():
+    assert content_digest("a", "l", {"x": {"text": "1"}}) != content_digest("a", "l", {"x": {"text": "2"}})
+
+
+def test_finishing_twice_stores_one_result(store):
+    sub = store.create_submission("a1", "learner", {})
+    assert store.start(sub.id)
+    assert store.finish(sub.id, 3.0, 5.0, [{"item_id": "q", "score": 3.0}])
+    assert not store.finish(sub.id, 5.0, 5.0, [{"item_id": "q", "score": 5.0}])
+    got = store.get(sub.id)
+    assert (got.status, got.score, got.results) == ("graded", 3.0, [{"item_id": "q", "score": 3.0}])
+
+
+def test_a_failure_never_replaces_a_graded_result(store):
+    sub = store.create_submission("a1", "learner", {})
+    store.start(sub.id)
+    store.finish(sub.id, 4.0, 5.0, [])
+    assert not store.fail(sub.id, "sandbox died")
+    assert not store.start(sub.id)
+    got = store.get(sub.id)
+    assert (got.status, got.score, got.failure_reason) == ("graded", 4.0, None)
+
+
+def test_start_counts_attempts_and_takes_over_a_running_job(store):
+    sub = store.create_submission("a1", "learner", {})
+    assert store.start(sub.id)
+    assert store.start(sub.id)  # redelivered after a lost worker
+    assert store.get(sub.id).attempts == 2
+
+
+def test_stale_finds_old_queued_and_running_only(store):
+    old = store.create_submission("a1", "l1", {})
+    running = store.create_submission("a1", "l2", {})
+    store.start(running.id)
+    done = store.create_submission("a1", "l3", {})
+    store.start(done.id)
+    store.finish(done.id, 1, 1, [])
+    later = store.get(old.id).queued_at + timedelta(seconds=100)
+    stale = {s.id for s in store.stale(timedelta(seconds=10), now=later)}
+    assert stale == {old.id, running.id}
+    assert store.stale(timedelta(seconds=1000), now=later) == []
+
+
+def test_requeue_sets_queued_again(store):
+    sub = store.create_submission("a1", "learner", {})
+    store.start(sub.id)
+    assert store.requeue(sub.id, reason="retrying")
+    got = store.get(sub.id)
+    assert (got.status, got.failure_reason) == ("queued", "retrying")

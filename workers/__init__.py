@@ -1,0 +1,2 @@
+"""Celery workers: the queue consumer side of the service (``workers.celery_app``,
+``workers.tasks``)."""

@@ -1,0 +1,67 @@
+"""Celery tasks: grade a submission by id, and sweep stale submissions back onto the queue.
+
+Each worker process builds one :class:`grader.grading.GradingService` (store, content, warm sandbox)
+on first use and keeps it across jobs. At start the worker runs the sandbox self-test and refuses to
+start when isolation is unavailable (fail closed), unless ``SANDBOX_MODE=unsafe-dev``.
+"""
+from __future__ import annotations
+
+import logging
+import random
+from datetime import timedelta
+
+from celery import Celery, signals
+
+from grader.runtime import build_service, check_sandbox
+
+log = logging.getLogger(__name__)
+
+_service = None
+
+
+def service(config):
+    global _service
+    if _service is None:
+        _service = build_service(config)
+    return _service
+
+
+@signals.worker_process_shutdown.connect
+def _close_service(**_kwargs):
+    if _service is not None:
+        _service.close()
+
+
+def register_tasks(app: Celery) -> None:
+    """Register the grading tasks on ``app``."""
+    config = app.conf.grader_config
+
+    @app.task(name="workers.tasks.grade_submission", bind=True, max_retries=None,
+              acks_late=True, reject_on_worker_lost=True)
+    def grade_submission(task, submission_id: str) -> dict:
+        """Grade one stored submission; infrastructure faults are retried with backoff and
+        jitter, then marked failed by the service after ``MAX_GRADING_ATTEMPTS``."""
+        outcome = service(config).grade(submission_id)
+        if outcome.action == "retry":
+            countdown = min(60, 2 ** task.request.retries) + random.random()
+            raise task.retry(countdown=countdown)
+        return {"action": outcome.action, "score": outcome.score}
+
+    @app.task(name="workers.tasks.sweep")
+    def sweep() -> list[str]:
+        """Re-queue submissions left queued or running past ``SWEEP_AFTER_SECONDS``."""
+        store = service(config).store
+        ids = []
+        for submission in store.stale(timedelta(seconds=config["SWEEP_AFTER_SECONDS"])):
+            if store.requeue(submission.id):
+                grade_submission.apply_async(args=[submission.id])
+                ids.append(submission.id)
+        if ids:
+            log.warning("sweep re-queued %d submission(s)", len(ids))
+        return ids
+
+    @signals.worker_init.connect(weak=False)
+    def _self_test(sender=None, **_kwargs):
+        if getattr(sender, "app", None) is not app:
+            return
+        check_sandbox(config)  # raises -> the worker does not start
