@@ -12,7 +12,7 @@ import uuid
 from datetime import datetime, timedelta
 from typing import Any, Iterable
 
-from sqlalchemy import create_engine, event, select, update
+from sqlalchemy import create_engine, event, select, text, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -56,7 +56,12 @@ class Store:
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     def create_all(self) -> None:
-        Base.metadata.create_all(self.engine)
+        """Create missing tables. On PostgreSQL an advisory lock serialises this step, so several
+        gunicorn workers and Celery workers starting at once cannot race on ``CREATE TABLE``."""
+        with self.engine.begin() as conn:
+            if conn.dialect.name == "postgresql":
+                conn.execute(text("SELECT pg_advisory_xact_lock(7274001)"))
+            Base.metadata.create_all(conn)
 
     def dispose(self) -> None:
         self.engine.dispose()
