@@ -12,7 +12,7 @@ from grader.api import register_api
 from grader.api.state import AppState
 from grader.config import grading_is_inline, load_config
 from grader.queue import make_dispatcher
-from grader.runtime import build_service, catalog
+from grader.runtime import build_service, make_catalog
 from grader.store import Store
 
 log = logging.getLogger(__name__)
@@ -33,7 +33,7 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
 
     store = Store(config["DATABASE_URL"])
     store.create_all()
-    content = catalog(config)
+    content = make_catalog(config, store)
     dispatcher = make_dispatcher(config, lambda: build_service(config, store=store))
     app.extensions["grader"] = AppState(config=config, store=store, catalog=content,
                                         dispatcher=dispatcher)

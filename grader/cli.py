@@ -52,10 +52,10 @@ def cmd_beat(args) -> int:
 def cmd_grade(args) -> int:
     from grader.grading.service import grade_responses
     from grader.items import GradingContext
-    from grader.runtime import catalog, make_sandbox
+    from grader.runtime import builtin_assignments, make_sandbox
 
     config = load_config()
-    assignments = catalog(config)
+    assignments = builtin_assignments(config)
     assignment = assignments.get(args.assignment_id)
     if assignment is None:
         print(f"grader grade: no assignment {args.assignment_id!r}; known: "

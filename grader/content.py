@@ -22,10 +22,17 @@ class ContentError(ValueError):
 
 @dataclass
 class Assignment:
+    """A compiled assignment. Built-in ones have ``course_id`` ``None`` and version 0;
+    instructor-made ones belong to a course and count versions from 1."""
+
     id: str
     title: str
     description: str = ""
     items: dict[str, Item] = field(default_factory=dict)
+    course_id: str | None = None
+    version: int = 0
+    due_at: str | None = None
+    callback_url: str | None = None
 
     @property
     def max_score(self) -> float:
@@ -38,30 +45,43 @@ def load_assignment(path: Path, content_dir: Path) -> Assignment:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         raise ContentError(f"{path}: not valid YAML: {exc}") from exc
+    return compile_assignment(raw, content_dir, where=str(path))
+
+
+def compile_assignment(raw: Any, content_dir: Path, where: str = "assignment",
+                       course_id: str | None = None, version: int = 0) -> Assignment:
+    """Compile an assignment mapping (the layout of the content files) with every item's kind.
+    Raises :class:`ContentError` whose message names the field at fault."""
     if not isinstance(raw, dict) or not isinstance(raw.get("id"), str) or not raw.get("id"):
-        raise ContentError(f"{path}: id: required string")
+        raise ContentError(f"{where}: id: required string")
     items_raw = raw.get("items")
     if not isinstance(items_raw, list) or not items_raw:
-        raise ContentError(f"{path}: items: required non-empty list")
+        raise ContentError(f"{where}: items: required non-empty list")
     assignment = Assignment(id=raw["id"], title=str(raw.get("title", raw["id"])),
-                            description=str(raw.get("description", "")))
+                            description=str(raw.get("description", "")), course_id=course_id,
+                            version=version, due_at=raw.get("due_at"),
+                            callback_url=raw.get("callback_url"))
     for index, item_raw in enumerate(items_raw):
-        where = f"{path}: items[{index}]"
+        here = f"{where}: items[{index}]"
         if not isinstance(item_raw, dict):
-            raise ContentError(f"{where}: must be a mapping")
+            raise ContentError(f"{here}: must be a mapping")
         item_id, kind_name = item_raw.get("id"), item_raw.get("kind")
         if not isinstance(item_id, str) or not item_id:
-            raise ContentError(f"{where}.id: required string")
+            raise ContentError(f"{here}.id: required string")
         if item_id in assignment.items:
-            raise ContentError(f"{where}.id: duplicate item id {item_id!r}")
+            raise ContentError(f"{here}.id: duplicate item id {item_id!r}")
         try:
             kind = get_kind(kind_name)
         except KeyError:
-            raise ContentError(f"{where}.kind: unknown kind {kind_name!r}") from None
+            raise ContentError(f"{here}.kind: unknown kind {kind_name!r}; use code, text or "
+                               f"choice") from None
+        points = item_raw.get("points")
+        if isinstance(points, bool) or not isinstance(points, (int, float)) or points < 0:
+            raise ContentError(f"{here}.points: required non-negative number")
         try:
             assignment.items[item_id] = kind.load(item_id, item_raw, content_dir)
         except (ValueError, KeyError, TypeError) as exc:
-            raise ContentError(f"{where} ({item_id}): {exc}") from exc
+            raise ContentError(f"{here} ({item_id}): {exc}") from exc
     return assignment
 
 
@@ -77,6 +97,41 @@ def load_catalog(content_dir: str | Path) -> dict[str, Assignment]:
     return catalog
 
 
+class Catalog:
+    """Where grading and the API find assignments: a course's own (versioned, in the store) first,
+    then the built-in ones loaded from files. Compiled assignments are cached per version."""
+
+    def __init__(self, builtins: dict[str, Assignment], content_store, content_dir: Path):
+        self.builtins = builtins
+        self.content_store = content_store
+        self.content_dir = Path(content_dir)
+        self._compiled: dict[tuple[str, str, int], Assignment] = {}
+
+    def get(self, course_id: str | None, assignment_id: str, version: int | None = None
+            ) -> Assignment | None:
+        """The assignment visible to ``course_id`` (latest version unless ``version`` is given)."""
+        if course_id is not None and self.content_store is not None and assignment_id not in \
+                self.builtins:
+            record = self.content_store.assignment(course_id, assignment_id,
+                                                   version if version else None)
+            if record is not None:
+                key = (course_id, assignment_id, record.version)
+                if key not in self._compiled:
+                    self._compiled[key] = compile_assignment(
+                        record.document, self.content_dir, where=f"assignment {assignment_id}",
+                        course_id=course_id, version=record.version)
+                return self._compiled[key]
+        return self.builtins.get(assignment_id)
+
+    def visible(self, course_id: str | None) -> list[Assignment]:
+        """Built-in assignments and the latest version of each of the course's own."""
+        own = []
+        if course_id is not None and self.content_store is not None:
+            own = [self.get(course_id, r.assignment_id) for r in
+                   self.content_store.assignments(course_id)]
+        return list(self.builtins.values()) + own
+
+
 def public_assignment(assignment: Assignment) -> dict[str, Any]:
     """What learners may see: prompts, points and each kind's public view; never keys or hidden
     tests."""
@@ -85,6 +140,8 @@ def public_assignment(assignment: Assignment) -> dict[str, Any]:
         "title": assignment.title,
         "description": assignment.description,
         "max_score": assignment.max_score,
+        "version": assignment.version,
+        "due_at": assignment.due_at,
         "items": [
             {"id": item.id, "kind": item.kind, "prompt": item.prompt, "points": item.points,
              **get_kind(item.kind).public_view(item)}

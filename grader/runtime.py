@@ -6,21 +6,29 @@ import logging
 from functools import partial
 from typing import Any, Mapping
 
-from grader.content import load_catalog
+from pathlib import Path
+
+from grader.content import Catalog, load_catalog
 from grader.grading import GradingService
 from grader.store import Store
 
 log = logging.getLogger(__name__)
 
-_catalogs: dict[str, dict] = {}
+_builtins: dict[str, dict] = {}
 
 
-def catalog(config: Mapping[str, Any]) -> dict:
-    """The compiled content of ``CONTENT_DIR``, loaded once per process."""
+def builtin_assignments(config: Mapping[str, Any]) -> dict:
+    """The compiled built-in content of ``CONTENT_DIR``, loaded once per process."""
     key = str(config["CONTENT_DIR"])
-    if key not in _catalogs:
-        _catalogs[key] = load_catalog(key)
-    return _catalogs[key]
+    if key not in _builtins:
+        _builtins[key] = load_catalog(key)
+    return _builtins[key]
+
+
+def make_catalog(config: Mapping[str, Any], store: Store | None) -> Catalog:
+    """Built-in assignments plus the courses' own (from ``store``)."""
+    return Catalog(builtin_assignments(config), store.content if store is not None else None,
+                   Path(config["CONTENT_DIR"]))
 
 
 def make_sandbox(config: Mapping[str, Any]):
@@ -53,7 +61,7 @@ def build_service(config: Mapping[str, Any], store: Store | None = None, notify=
         store.create_all()
     return GradingService(
         store=store,
-        catalog=catalog(config),
+        catalog=make_catalog(config, store),
         secret=config["GRADER_SECRET_KEY"],
         sandbox_factory=partial(make_sandbox, config),
         max_attempts=config["MAX_GRADING_ATTEMPTS"],

@@ -57,6 +57,13 @@ def grade_responses(assignment: Assignment, responses: dict[str, Any], ctx: Grad
     return results
 
 
+def scored_versions(assignment: Assignment, results: list[ItemResult]) -> dict[str, Any]:
+    """What a result was scored with: the assignment version and each item's rubric or test-suite
+    version (kinds put them in ``extra_data["version"]``)."""
+    return {"assignment": assignment.version,
+            "items": {r.item_id: r.extra_data.get("version") for r in results}}
+
+
 @dataclass
 class Outcome:
     """What :meth:`GradingService.grade` did: ``graded``, ``failed``, ``retry`` or ``skipped``
@@ -71,7 +78,7 @@ class GradingService:
     """Grades stored submissions. One per worker process; ``sandbox_factory`` is called lazily so a
     process that never grades code never starts a sandbox."""
 
-    def __init__(self, store, catalog: dict[str, Assignment], secret: str,
+    def __init__(self, store, catalog, secret: str,
                  sandbox_factory: Callable[[], Any], max_attempts: int = 3,
                  notify: Callable[[str], None] | None = None):
         self.store = store
@@ -104,7 +111,8 @@ class GradingService:
         if not self.store.start(submission_id):
             return Outcome("skipped", reason="already final")
         submission = self.store.get(submission_id)
-        assignment = self.catalog.get(submission.assignment_id)
+        assignment = self.catalog.get(submission.course_id, submission.assignment_id,
+                                      submission.assignment_version or None)
         try:
             if assignment is None:
                 raise InfrastructureError(f"assignment {submission.assignment_id!r} is not loaded")
@@ -118,7 +126,8 @@ class GradingService:
             return self._infrastructure_fault(submission, f"internal error: {type(exc).__name__}")
         score = round(sum(r.score for r in results), 6)
         max_score = round(sum(r.max_score for r in results), 6)
-        if not self.store.finish(submission_id, score, max_score, [r.to_dict() for r in results]):
+        if not self.store.finish(submission_id, score, max_score, [r.to_dict() for r in results],
+                                 versions=scored_versions(assignment, results)):
             return Outcome("skipped", reason="another run stored the result first")
         self._notify(submission_id)
         return Outcome("graded", score=score)

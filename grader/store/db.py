@@ -14,9 +14,18 @@ from typing import Any, Iterable
 
 from sqlalchemy import create_engine, event, select, text, update
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import sessionmaker
 
-from grader.store.models import Base, Submission, utcnow
+from grader.store.models import Base, GradeRecord, IdempotencyRecord, Submission, utcnow
+
+
+class IdempotencyConflict(Exception):
+    """The ``Idempotency-Key`` was used before with a different request body."""
+
+    def __init__(self, submission_id: str):
+        super().__init__(submission_id)
+        self.submission_id = submission_id
 
 
 def content_digest(assignment_id: str, learner_id: str, responses: dict[str, Any]) -> str:
@@ -52,8 +61,15 @@ class Store:
     """The submission store. Thread-safe; one per process."""
 
     def __init__(self, url: str):
+        from grader.store.content import ContentRepository
+        from grader.store.courses import CourseRepository
+        from grader.store.webhooks import WebhookRepository
+
         self.engine = make_engine(url)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self.courses = CourseRepository(self.sessions)
+        self.webhooks = WebhookRepository(self.sessions)
+        self.content = ContentRepository(self.sessions)
 
     def create_all(self) -> None:
         """Create missing tables. On PostgreSQL an advisory lock serialises this step, so several
@@ -67,23 +83,52 @@ class Store:
         self.engine.dispose()
 
     # -- intake -------------------------------------------------------------------------------
-    def create_submission(self, assignment_id: str, learner_id: str, responses: dict) -> Submission:
-        """Store a new submission durably (committed before this returns) with status ``queued``."""
+    def create_submission(self, assignment_id: str, learner_id: str, responses: dict,
+                          course_id: str = "local", assignment_version: int = 0,
+                          callback_url: str | None = None, idempotency_key: str | None = None,
+                          request_sha256: str | None = None) -> tuple[Submission, bool]:
+        """Store a new submission durably (committed before this returns) with status ``queued``.
+
+        With an ``idempotency_key``, the same key and the same request digest return the submission
+        stored the first time (second value ``False``: nothing new was created), and a different
+        digest raises :class:`IdempotencyConflict`. Concurrent posts with one key create one
+        submission: the unique (course, key) constraint decides the race.
+        """
         now = utcnow()
         submission = Submission(
-            id=str(uuid.uuid4()),
-            assignment_id=assignment_id,
-            learner_id=learner_id,
-            responses=responses,
-            content_sha256=content_digest(assignment_id, learner_id, responses),
-            status="queued",
-            received_at=now,
-            queued_at=now,
-            attempts=0,
+            id=str(uuid.uuid4()), course_id=course_id, assignment_id=assignment_id,
+            assignment_version=assignment_version, learner_id=learner_id, responses=responses,
+            content_sha256=content_digest(assignment_id, learner_id, responses), status="queued",
+            received_at=now, queued_at=now, attempts=0, callback_url=callback_url,
+            idempotency_key=idempotency_key,
         )
+        try:
+            with self.sessions.begin() as session:
+                session.add(submission)
+                if idempotency_key is not None:
+                    session.flush()
+                    session.add(IdempotencyRecord(course_id=course_id, key=idempotency_key,
+                                                  request_sha256=request_sha256 or "",
+                                                  submission_id=submission.id, created_at=now))
+        except IntegrityError:
+            if idempotency_key is None:
+                raise
+            with self.sessions() as session:
+                record = session.execute(select(IdempotencyRecord).where(
+                    IdempotencyRecord.course_id == course_id,
+                    IdempotencyRecord.key == idempotency_key)).scalar_one()
+                if record.request_sha256 != (request_sha256 or ""):
+                    raise IdempotencyConflict(record.submission_id) from None
+                return session.get(Submission, record.submission_id), False
+        return submission, True
+
+    def forget_idempotency_keys(self, older_than: timedelta) -> int:
+        """Delete idempotency records older than ``older_than`` (kept at least 24 h)."""
+        from sqlalchemy import delete
+
         with self.sessions.begin() as session:
-            session.add(submission)
-        return submission
+            return session.execute(delete(IdempotencyRecord).where(
+                IdempotencyRecord.created_at < utcnow() - older_than)).rowcount
 
     def get(self, submission_id: str) -> Submission | None:
         with self.sessions() as session:
@@ -112,13 +157,53 @@ class Store:
             )
             return result.rowcount == 1
 
-    def finish(self, submission_id: str, score: float, max_score: float, results: list) -> bool:
-        """``running -> graded`` with the results; False (nothing stored) when another run finished
-        first."""
-        return self._transition(
-            submission_id, ["running"], status="graded", finished_at=utcnow(), score=score,
-            max_score=max_score, results=results, failure_reason=None,
-        )
+    def finish(self, submission_id: str, score: float, max_score: float, results: list,
+               versions: dict | None = None) -> bool:
+        """``running -> graded`` with the results, and the first :class:`GradeRecord` of its
+        history, in one transaction; False (nothing stored) when another run finished first."""
+        with self.sessions.begin() as session:
+            changed = session.execute(
+                update(Submission)
+                .where(Submission.id == submission_id, Submission.status == "running")
+                .values(status="graded", finished_at=utcnow(), score=score, max_score=max_score,
+                        results=results, failure_reason=None)
+            ).rowcount == 1
+            if changed:
+                session.add(GradeRecord(submission_id=submission_id, kind="initial", score=score,
+                                        max_score=max_score, results=results,
+                                        versions=versions or {}))
+            return changed
+
+    def apply_regrade(self, submission_id: str, score: float, max_score: float, results: list,
+                      versions: dict) -> bool:
+        """Store a regrade beside the earlier results and make it current. Only a graded
+        submission is regraded; a failed run never reaches here, so it never replaces a score."""
+        with self.sessions.begin() as session:
+            changed = session.execute(
+                update(Submission)
+                .where(Submission.id == submission_id, Submission.status == "graded")
+                .values(score=score, max_score=max_score, results=results)
+            ).rowcount == 1
+            if changed:
+                session.add(GradeRecord(submission_id=submission_id, kind="regrade", score=score,
+                                        max_score=max_score, results=results, versions=versions))
+            return changed
+
+    def history(self, submission_id: str) -> list[GradeRecord]:
+        with self.sessions() as session:
+            return list(session.execute(select(GradeRecord).where(
+                GradeRecord.submission_id == submission_id).order_by(GradeRecord.id)).scalars())
+
+    def submissions_of(self, course_id: str, assignment_id: str,
+                       statuses: Iterable[str] | None = None) -> list[Submission]:
+        """A course's submissions to one assignment, oldest first."""
+        with self.sessions() as session:
+            query = select(Submission).where(Submission.course_id == course_id,
+                                             Submission.assignment_id == assignment_id)
+            if statuses is not None:
+                query = query.where(Submission.status.in_(list(statuses)))
+            return list(session.execute(query.order_by(Submission.received_at,
+                                                       Submission.id)).scalars())
 
     def fail(self, submission_id: str, reason: str) -> bool:
         """``queued|running -> failed`` for infrastructure faults; never touches a graded row."""

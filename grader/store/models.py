@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from sqlalchemy import JSON, DateTime, Float, Integer, String, Text
+from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -26,7 +26,9 @@ class Submission(Base):
     __tablename__ = "submissions"
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    course_id: Mapped[str] = mapped_column(String(64), index=True, default="local")
     assignment_id: Mapped[str] = mapped_column(String(200), index=True)
+    assignment_version: Mapped[int] = mapped_column(Integer, default=0)
     learner_id: Mapped[str] = mapped_column(String(200), index=True)
     responses: Mapped[dict] = mapped_column(JSON)
     content_sha256: Mapped[str] = mapped_column(String(64))
@@ -40,3 +42,128 @@ class Submission(Base):
     max_score: Mapped[float | None] = mapped_column(Float, nullable=True)
     results: Mapped[list | None] = mapped_column(JSON, nullable=True)
     failure_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    callback_url: Mapped[str | None] = mapped_column(Text, nullable=True)
+    idempotency_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
+
+
+class GradeRecord(Base):
+    """Every stored grading of a submission (the first one and each applied regrade), kept as
+    history. ``versions`` records what it was scored with (rubric and test-suite versions)."""
+
+    __tablename__ = "grade_records"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    submission_id: Mapped[str] = mapped_column(ForeignKey("submissions.id"), index=True)
+    kind: Mapped[str] = mapped_column(String(16))  # "initial" | "regrade"
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    score: Mapped[float] = mapped_column(Float)
+    max_score: Mapped[float] = mapped_column(Float)
+    results: Mapped[list] = mapped_column(JSON)
+    versions: Mapped[dict] = mapped_column(JSON, default=dict)
+
+
+class Course(Base):
+    """A course owns assignments, rubrics and submissions. ``webhook_secret`` signs its webhooks."""
+
+    __tablename__ = "courses"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    webhook_secret: Mapped[str] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ApiKey(Base):
+    """An API key, stored as the SHA-256 of its secret; the plaintext is shown once at creation.
+    ``role`` is ``admin`` (courses and keys; no course), ``instructor`` or ``lms`` (one course)."""
+
+    __tablename__ = "api_keys"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)  # also the key's public prefix
+    digest: Mapped[str] = mapped_column(String(64))
+    role: Mapped[str] = mapped_column(String(16))
+    course_id: Mapped[str | None] = mapped_column(ForeignKey("courses.id"), nullable=True)
+    label: Mapped[str] = mapped_column(String(200), default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    revoked: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class IdempotencyRecord(Base):
+    """An ``Idempotency-Key`` seen on a submission POST, per course, kept at least 24 h."""
+
+    __tablename__ = "idempotency_keys"
+    __table_args__ = (UniqueConstraint("course_id", "key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    course_id: Mapped[str] = mapped_column(String(64))
+    key: Mapped[str] = mapped_column(String(255))
+    request_sha256: Mapped[str] = mapped_column(String(64))
+    submission_id: Mapped[str] = mapped_column(String(36))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class AssignmentRecord(Base):
+    """An instructor-made assignment (built-in ones come from ``rubrics/``). Each edit adds a
+    version; ``document`` is the assignment mapping in the same layout as the content files."""
+
+    __tablename__ = "assignments"
+    __table_args__ = (UniqueConstraint("course_id", "assignment_id", "version"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    course_id: Mapped[str] = mapped_column(String(64), index=True)
+    assignment_id: Mapped[str] = mapped_column(String(200))
+    version: Mapped[int] = mapped_column(Integer)
+    document: Mapped[dict] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class RubricRecord(Base):
+    """One version of an uploaded rubric (``source`` as uploaded, ``document`` parsed)."""
+
+    __tablename__ = "rubrics"
+    __table_args__ = (UniqueConstraint("course_id", "rubric_id", "version"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    course_id: Mapped[str] = mapped_column(String(64), index=True)
+    rubric_id: Mapped[str] = mapped_column(String(200))
+    version: Mapped[int] = mapped_column(Integer)
+    document: Mapped[dict] = mapped_column(JSON)
+    source: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class WebhookDelivery(Base):
+    """One event to deliver to one callback URL, with its attempts. Retried with exponential
+    backoff and jitter until a 2xx answer or ``give_up_at`` (at least 24 h after the event)."""
+
+    __tablename__ = "webhook_deliveries"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)  # also the event id
+    course_id: Mapped[str] = mapped_column(String(64), index=True)
+    submission_id: Mapped[str] = mapped_column(String(36), index=True)
+    event: Mapped[str] = mapped_column(String(64))
+    url: Mapped[str] = mapped_column(Text)
+    payload: Mapped[dict] = mapped_column(JSON)
+    status: Mapped[str] = mapped_column(String(16), default="pending")  # pending|delivered|gave_up
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    next_attempt_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    give_up_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    last_status_code: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    delivered_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class RegradeRun(Base):
+    """A regrade of an assignment: a dry run's report, or an applied run's report."""
+
+    __tablename__ = "regrades"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    course_id: Mapped[str] = mapped_column(String(64), index=True)
+    assignment_id: Mapped[str] = mapped_column(String(200))
+    dry_run: Mapped[bool] = mapped_column(Boolean)
+    status: Mapped[str] = mapped_column(String(16), default="queued")  # queued|running|done|failed
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    report: Mapped[list | None] = mapped_column(JSON, nullable=True)

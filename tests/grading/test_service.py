@@ -1,7 +1,7 @@
 """The grading service: one stored result per submission, infrastructure faults never scored."""
 import pytest
 
-from grader.content import Assignment
+from grader.content import Assignment, Catalog
 from grader.grading import service as service_module
 from grader.grading.service import MISSING_RESPONSE, GradingService, submission_seed
 from grader.items import Item
@@ -42,12 +42,13 @@ def service(tmp_path, kind):
         "q1": Item(id="q1", kind="fake", prompt="", points=3),
         "q2": Item(id="q2", kind="fake", prompt="", points=2),
     })
-    return GradingService(store, {"a": assignment}, "secret", sandbox_factory=lambda: None,
+    return GradingService(store, Catalog({"a": assignment}, None, "."), "secret",
+                          sandbox_factory=lambda: None,
                           max_attempts=2)
 
 
 def test_items_left_out_score_zero_with_a_note(service):
-    sub = service.store.create_submission("a", "l", {"q1": {"text": "ab"}})
+    sub, _ = service.store.create_submission("a", "l", {"q1": {"text": "ab"}})
     outcome = service.grade(sub.id)
     got = service.store.get(sub.id)
     assert (outcome.action, got.status, got.score, got.max_score) == ("graded", "graded", 2.0, 5.0)
@@ -56,7 +57,7 @@ def test_items_left_out_score_zero_with_a_note(service):
 
 
 def test_grading_a_final_submission_again_changes_nothing(service, kind):
-    sub = service.store.create_submission("a", "l", {"q1": {"text": "abc"}})
+    sub, _ = service.store.create_submission("a", "l", {"q1": {"text": "abc"}})
     assert service.grade(sub.id).action == "graded"
     assert service.grade(sub.id).action == "skipped"
     assert kind.calls == 1
@@ -65,7 +66,7 @@ def test_grading_a_final_submission_again_changes_nothing(service, kind):
 
 def test_an_infrastructure_fault_is_retried_then_graded(service, kind):
     kind.faults = 1
-    sub = service.store.create_submission("a", "l", {"q1": {"text": "abc"}})
+    sub, _ = service.store.create_submission("a", "l", {"q1": {"text": "abc"}})
     first = service.grade(sub.id)
     assert first.action == "retry"
     assert service.store.get(sub.id).status == "queued"
@@ -76,7 +77,7 @@ def test_an_infrastructure_fault_is_retried_then_graded(service, kind):
 
 def test_persistent_infrastructure_faults_mark_failed_never_zero(service, kind):
     kind.faults = 10
-    sub = service.store.create_submission("a", "l", {"q1": {"text": "abc"}})
+    sub, _ = service.store.create_submission("a", "l", {"q1": {"text": "abc"}})
     assert service.grade(sub.id).action == "retry"
     outcome = service.grade(sub.id)
     got = service.store.get(sub.id)
@@ -92,7 +93,7 @@ def test_a_bug_in_a_kind_is_an_infrastructure_fault(service, monkeypatch):
             raise KeyError("oops")
 
     monkeypatch.setattr(service_module, "get_kind", lambda name: Broken())
-    sub = service.store.create_submission("a", "l", {"q1": {"text": "abc"}})
+    sub, _ = service.store.create_submission("a", "l", {"q1": {"text": "abc"}})
     service.grade(sub.id)
     service.grade(sub.id)
     got = service.store.get(sub.id)

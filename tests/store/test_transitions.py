@@ -20,7 +20,7 @@ def store(request, tmp_path):
 
 
 def test_submission_is_stored_queued_with_digest_and_timestamp(store):
-    sub = store.create_submission("a1", "learner", {"q": {"text": "hi"}})
+    sub, _ = store.create_submission("a1", "learner", {"q": {"text": "hi"}})
     got = store.get(sub.id)
     assert got.status == "queued"
     assert got.responses == {"q": {"text": "hi"}}
@@ -34,7 +34,7 @@ def test_digest_depends_on_content():
 
 
 def test_finishing_twice_stores_one_result(store):
-    sub = store.create_submission("a1", "learner", {})
+    sub, _ = store.create_submission("a1", "learner", {})
     assert store.start(sub.id)
     assert store.finish(sub.id, 3.0, 5.0, [{"item_id": "q", "score": 3.0}])
     assert not store.finish(sub.id, 5.0, 5.0, [{"item_id": "q", "score": 5.0}])
@@ -43,7 +43,7 @@ def test_finishing_twice_stores_one_result(store):
 
 
 def test_a_failure_never_replaces_a_graded_result(store):
-    sub = store.create_submission("a1", "learner", {})
+    sub, _ = store.create_submission("a1", "learner", {})
     store.start(sub.id)
     store.finish(sub.id, 4.0, 5.0, [])
     assert not store.fail(sub.id, "sandbox died")
@@ -53,17 +53,17 @@ def test_a_failure_never_replaces_a_graded_result(store):
 
 
 def test_start_counts_attempts_and_takes_over_a_running_job(store):
-    sub = store.create_submission("a1", "learner", {})
+    sub, _ = store.create_submission("a1", "learner", {})
     assert store.start(sub.id)
     assert store.start(sub.id)  # redelivered after a lost worker
     assert store.get(sub.id).attempts == 2
 
 
 def test_stale_finds_old_queued_and_running_only(store):
-    old = store.create_submission("a1", "l1", {})
-    running = store.create_submission("a1", "l2", {})
+    old, _ = store.create_submission("a1", "l1", {})
+    running, _ = store.create_submission("a1", "l2", {})
     store.start(running.id)
-    done = store.create_submission("a1", "l3", {})
+    done, _ = store.create_submission("a1", "l3", {})
     store.start(done.id)
     store.finish(done.id, 1, 1, [])
     later = store.get(old.id).queued_at + timedelta(seconds=100)
@@ -73,7 +73,7 @@ def test_stale_finds_old_queued_and_running_only(store):
 
 
 def test_requeue_sets_queued_again(store):
-    sub = store.create_submission("a1", "learner", {})
+    sub, _ = store.create_submission("a1", "learner", {})
     store.start(sub.id)
     assert store.requeue(sub.id, reason="retrying")
     got = store.get(sub.id)

@@ -1,0 +1,73 @@
+"""Versioned instructor content: assignments and rubrics. Every edit adds a version; nothing is
+overwritten, so a result can always name the version it was scored with."""
+from __future__ import annotations
+
+from sqlalchemy import func, select
+
+from grader.store.models import AssignmentRecord, RubricRecord
+
+
+class ContentRepository:
+    def __init__(self, sessions):
+        self.sessions = sessions
+
+    # -- rubrics -------------------------------------------------------------------------------
+    def add_rubric_version(self, course_id: str, rubric_id: str, document: dict,
+                           source: str) -> RubricRecord:
+        with self.sessions.begin() as session:
+            latest = session.execute(select(func.max(RubricRecord.version)).where(
+                RubricRecord.course_id == course_id, RubricRecord.rubric_id == rubric_id)).scalar()
+            row = RubricRecord(course_id=course_id, rubric_id=rubric_id,
+                               version=(latest or 0) + 1, document=document, source=source)
+            session.add(row)
+        return row
+
+    def rubric(self, course_id: str, rubric_id: str, version: int | None = None
+               ) -> RubricRecord | None:
+        """One version (default: the latest) of a course's rubric."""
+        with self.sessions() as session:
+            query = select(RubricRecord).where(RubricRecord.course_id == course_id,
+                                               RubricRecord.rubric_id == rubric_id)
+            if version is not None:
+                query = query.where(RubricRecord.version == version)
+            return session.execute(query.order_by(RubricRecord.version.desc()).limit(1)).scalar()
+
+    def rubric_versions(self, course_id: str, rubric_id: str | None = None) -> list[RubricRecord]:
+        with self.sessions() as session:
+            query = select(RubricRecord).where(RubricRecord.course_id == course_id)
+            if rubric_id is not None:
+                query = query.where(RubricRecord.rubric_id == rubric_id)
+            return list(session.execute(query.order_by(RubricRecord.rubric_id,
+                                                       RubricRecord.version)).scalars())
+
+    # -- assignments ---------------------------------------------------------------------------
+    def add_assignment_version(self, course_id: str, assignment_id: str,
+                               document: dict) -> AssignmentRecord:
+        with self.sessions.begin() as session:
+            latest = session.execute(select(func.max(AssignmentRecord.version)).where(
+                AssignmentRecord.course_id == course_id,
+                AssignmentRecord.assignment_id == assignment_id)).scalar()
+            row = AssignmentRecord(course_id=course_id, assignment_id=assignment_id,
+                                   version=(latest or 0) + 1, document=document)
+            session.add(row)
+        return row
+
+    def assignment(self, course_id: str, assignment_id: str, version: int | None = None
+                   ) -> AssignmentRecord | None:
+        with self.sessions() as session:
+            query = select(AssignmentRecord).where(AssignmentRecord.course_id == course_id,
+                                                   AssignmentRecord.assignment_id == assignment_id)
+            if version is not None:
+                query = query.where(AssignmentRecord.version == version)
+            return session.execute(query.order_by(AssignmentRecord.version.desc()).limit(1)).scalar()
+
+    def assignments(self, course_id: str) -> list[AssignmentRecord]:
+        """The latest version of each of a course's assignments."""
+        with self.sessions() as session:
+            rows = session.execute(select(AssignmentRecord).where(
+                AssignmentRecord.course_id == course_id).order_by(
+                AssignmentRecord.assignment_id, AssignmentRecord.version)).scalars()
+            latest: dict[str, AssignmentRecord] = {}
+            for row in rows:
+                latest[row.assignment_id] = row
+            return list(latest.values())
