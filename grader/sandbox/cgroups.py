@@ -1,0 +1,142 @@
+"""A memory + pids control group per worker slot (cgroup v1 or v2), so the limits hold across every
+process a job starts (rlimits alone do not: five 700 MiB processes took 3.3 GiB with RLIMIT_AS,
+see ../shared/reference/sandbox.md).
+
+Layout: ``<mount>/<base>/slot-<n>`` (v1: one directory per controller, ``memory`` and ``pids``;
+v2: one directory in the unified hierarchy with both controllers enabled). ``base`` defaults to
+``grader-sandbox`` and is kept apart from the cgroup the worker itself runs in.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+ROOT = Path("/sys/fs/cgroup")
+UNLIMITED_V1 = "-1"
+
+
+class CgroupUnavailable(RuntimeError):
+    """No writable memory + pids cgroup hierarchy (not root, or controllers missing)."""
+
+
+class SlotCgroup:
+    """The cgroup(s) of one worker slot. ``procs_files`` are what a process writes its pid into to
+    join; ``set_limits`` and ``oom_kills`` are called by the trusted side around each job."""
+
+    def __init__(self, slot: int, base: str = "grader-sandbox", root: Path = ROOT):
+        self.version = _detect_version(root)
+        name = f"slot-{slot}"
+        if self.version == 1:
+            self.memory_dir = root / "memory" / base / name
+            self.pids_dir = root / "pids" / base / name
+            self.dirs = [self.memory_dir, self.pids_dir]
+        else:
+            self.memory_dir = self.pids_dir = root / base / name
+            self.dirs = [self.memory_dir]
+            _enable_v2_controllers(root, root / base)
+        for directory in self.dirs:
+            try:
+                directory.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise CgroupUnavailable(f"cannot create {directory}: {error}") from None
+        self.kill_all()
+        self._memory_limit = None
+        self._pids_limit = None
+
+    @property
+    def procs_files(self) -> list[str]:
+        return [str(directory / "cgroup.procs") for directory in self.dirs]
+
+    def set_limits(self, memory_bytes: int, pids: int) -> None:
+        """Cap the slot's total memory (bytes, swap included where the kernel accounts it) and
+        number of tasks. Raises ``OSError`` if the kernel refuses."""
+        if memory_bytes != self._memory_limit:
+            if self.version == 1:
+                memsw = self.memory_dir / "memory.memsw.limit_in_bytes"
+                limit = self.memory_dir / "memory.limit_in_bytes"
+                if memsw.exists():  # memsw must stay >= limit: widen first, then set both
+                    memsw.write_text(UNLIMITED_V1)
+                    limit.write_text(str(memory_bytes))
+                    memsw.write_text(str(memory_bytes))
+                else:
+                    limit.write_text(str(memory_bytes))
+            else:
+                (self.memory_dir / "memory.max").write_text(str(memory_bytes))
+                swap = self.memory_dir / "memory.swap.max"
+                if swap.exists():
+                    swap.write_text("0")
+            self._memory_limit = memory_bytes
+        if pids != self._pids_limit:
+            (self.pids_dir / "pids.max").write_text(str(pids))
+            self._pids_limit = pids
+
+    def oom_kills(self) -> int:
+        """How many processes the kernel's OOM killer has killed in this slot so far."""
+        name = "memory.oom_control" if self.version == 1 else "memory.events"
+        try:
+            text = (self.memory_dir / name).read_text()
+        except OSError:
+            return 0
+        for line in text.splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill":
+                return int(value)
+        return 0
+
+    def pids(self) -> list[int]:
+        """Every process currently in the slot."""
+        found: set[int] = set()
+        for path in self.procs_files:
+            try:
+                found.update(int(line) for line in Path(path).read_text().split())
+            except OSError:
+                pass
+        return sorted(found)
+
+    def kill_all(self, timeout: float = 2.0) -> bool:
+        """SIGKILL every process in the slot and wait until it is empty. Returns ``True`` if empty."""
+        deadline = time.monotonic() + timeout
+        while True:
+            pids = self.pids()
+            if not pids:
+                return True
+            if time.monotonic() > deadline:
+                return False
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.01)
+
+    def remove(self) -> None:
+        """Kill what is left and delete the slot's directories (best effort)."""
+        self.kill_all()
+        for directory in self.dirs:
+            try:
+                directory.rmdir()
+            except OSError:
+                pass
+
+
+def _detect_version(root: Path) -> int:
+    if (root / "memory" / "memory.limit_in_bytes").exists() and (root / "pids" / "cgroup.procs").exists():
+        if os.access(root / "memory", os.W_OK) and os.access(root / "pids", os.W_OK):
+            return 1
+    controllers = root / "cgroup.controllers"
+    if controllers.exists():
+        available = controllers.read_text().split()
+        if {"memory", "pids"} <= set(available) and os.access(root, os.W_OK):
+            return 2
+    raise CgroupUnavailable("no writable memory + pids cgroup (v1 or v2) under /sys/fs/cgroup")
+
+
+def _enable_v2_controllers(root: Path, base: Path) -> None:
+    try:
+        base.mkdir(exist_ok=True)
+        for directory in (root, base):
+            (directory / "cgroup.subtree_control").write_text("+memory +pids")
+    except OSError as error:
+        raise CgroupUnavailable(f"cannot enable memory and pids controllers: {error}") from None

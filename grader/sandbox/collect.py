@@ -1,0 +1,216 @@
+"""Turns the untrusted result stream of one job into a :class:`~grader.sandbox.api.RunResult`.
+
+The stream (see ``runner.py``) must follow one grammar exactly; any deviation (unknown tag, a
+result for the wrong call, a second ``DONE``, a value that does not parse) makes the run
+``crashed``: the learner's code can write to the result descriptor, so a malformed stream is its
+doing, and it never earns anything. Which limit ended a run is decided from what the trusted side
+observed itself (its own wall clock, the cgroup's OOM counter, bytes it read); the server's report
+of the exit status only refines messages.
+"""
+from __future__ import annotations
+
+import signal
+import struct
+import time
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from grader.sandbox import wire
+from grader.sandbox.api import Call, CallOutcome, Limits, RunResult
+
+RESULT_TAGS = frozenset({b"STRT", b"VALU", b"FAIL", b"SYNT", b"IMPT", b"DONE"})
+FAIL_STATUSES = frozenset({"exception", "missing_function", "bad_return"})
+MAX_RESULT_BYTES = 256 << 20
+MAX_ERROR_CHARS = 8000
+
+
+def format_bytes(count: int) -> str:
+    """``1073741824 -> '1 GiB'``, ``65536 -> '64 KiB'`` (binary units)."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= size:
+            return f"{count / size:g} {unit}"
+    return f"{count} bytes"
+
+
+@dataclass
+class Ending:
+    """What the trusted side observed about how the job ended."""
+
+    wall_timeout: bool = False
+    output_flood: bool = False
+    oom_killed: bool = False
+    results_too_large: bool = False
+    exit_status: int | None = None  # raw wait status reported by the server (untrusted)
+    cpu_seconds: float = 0.0
+    infrastructure: str = ""
+
+
+@dataclass
+class Collector:
+    """Feeds on frames in arrival order; ``result()`` builds the RunResult."""
+
+    calls: Sequence[Call]
+    limits: Limits
+    outcomes: list = field(default_factory=list)
+    started_at: float = field(default_factory=time.monotonic)
+    current: int | None = None
+    current_started: float = 0.0
+    done: bool = False
+    syntax: str | None = None
+    import_failure: str | None = None
+    memory_failure: str | None = None
+    violation: str | None = None
+
+    def feed(self, tag: bytes, body: bytes) -> None:
+        """Record one frame; a protocol violation is remembered (and further frames ignored)."""
+        if self.violation is not None:
+            return
+        try:
+            self._feed(tag, body)
+        except (wire.WireError, KeyError, TypeError, ValueError) as error:
+            self.violation = str(error) or type(error).__name__
+
+    def _feed(self, tag: bytes, body: bytes) -> None:
+        if self.done or self.syntax is not None or self.import_failure is not None:
+            raise wire.WireError("frames after the end of the run")
+        if tag in (b"SYNT", b"IMPT"):
+            if self.outcomes or self.current is not None:
+                raise wire.WireError("import report after the first call")
+            payload = wire.parse_json_body(body)
+            message = _text(payload["message"])
+            if tag == b"SYNT":
+                self.syntax = message
+            elif payload.get("memory") is True:
+                self.memory_failure = message
+                self.import_failure = message
+            else:
+                self.import_failure = message
+            return
+        if tag == b"DONE":
+            if self.current is not None:
+                raise wire.WireError("DONE inside a call")
+            self.done = True
+            return
+        if tag == b"STRT":
+            index = wire.parse_json_body(body)["i"]
+            if self.current is not None or index != len(self.outcomes) or index >= len(self.calls):
+                raise wire.WireError("call started out of order")
+            self.current, self.current_started = index, time.monotonic()
+            return
+        if tag == b"FAIL":
+            payload = wire.parse_json_body(body)
+            self._check_index(payload["i"])
+            status = payload["status"]
+            if status not in FAIL_STATUSES:
+                raise wire.WireError(f"unknown failure status {status!r}")
+            error = _text(payload["error"])
+            if payload.get("memory") is True:
+                self.memory_failure = error
+            self._finish_call(CallOutcome(status=status, error=error))
+            return
+        # VALU: uint32 header length, JSON {"i": ...}, encoded value
+        if len(body) < 4:
+            raise wire.WireError("short value frame")
+        (length,) = struct.unpack_from("!I", body, 0)
+        header = wire.parse_json_body(body[4:4 + length])
+        self._check_index(header["i"])
+        value = wire.decode_value(body[4 + length:], max_bytes=MAX_RESULT_BYTES)
+        self._finish_call(CallOutcome(status="ok", value=value))
+
+    def _check_index(self, index) -> None:
+        if self.current is None or index != self.current:
+            raise wire.WireError("result for a call that is not running")
+
+    def _finish_call(self, outcome: CallOutcome) -> None:
+        outcome.seconds = time.monotonic() - self.current_started
+        self.outcomes.append(outcome)
+        self.current = None
+
+    # ----------------------------------------------------------------------------------------
+
+    def result(self, ending: Ending, stdout: str) -> RunResult:
+        """The run's final state (one CallOutcome per requested call, in order)."""
+        seconds = time.monotonic() - self.started_at
+        limits = self.limits
+
+        def finish(status: str, message: str, running: CallOutcome | None = None) -> RunResult:
+            outcomes = list(self.outcomes)
+            if running is not None and len(outcomes) < len(self.calls):
+                outcomes.append(running)
+            while len(outcomes) < len(self.calls):
+                outcomes.append(CallOutcome(status="skipped", error="not run: " + message.split("\n")[0]))
+            return RunResult(status=status, calls=outcomes, message=message, stdout=stdout,
+                             seconds=seconds)
+
+        running_test = self.calls[self.current].test if self.current is not None else None
+        if ending.infrastructure and not ending.oom_killed:
+            return RunResult(status="infrastructure_error",
+                             calls=[CallOutcome(status="skipped", error="not run: grading "
+                                                "infrastructure problem") for _ in self.calls],
+                             message=ending.infrastructure, stdout="", seconds=seconds)
+        if ending.wall_timeout or self._cpu_killed(ending):
+            which = (f"{limits.wall_seconds:g} s wall-clock" if ending.wall_timeout
+                     else f"{limits.cpu_seconds:g} s CPU")
+            where = f"test '{running_test}'" if running_test else "importing your code"
+            message = f"{where} exceeded the time limit ({which})"
+            running = CallOutcome(status="timeout", error=message,
+                                  seconds=time.monotonic() - self.current_started)
+            return finish("timeout", message, running if running_test else None)
+        if ending.oom_killed or self.memory_failure is not None:
+            where = f"test '{running_test}'" if running_test else "your code"
+            if self.memory_failure is not None and self.outcomes and self.current is None:
+                where = f"test '{self.calls[len(self.outcomes) - 1].test}'"
+            message = f"{where} exceeded the memory limit ({format_bytes(limits.memory_bytes)})"
+            running = CallOutcome(status="exception", error=message)
+            return finish("memory_limit", message, running if running_test else None)
+        if ending.output_flood:
+            message = (f"your code printed far more than the output limit "
+                       f"({format_bytes(limits.output_bytes)}) and was stopped")
+            return finish("output_limit", message,
+                          CallOutcome(status="exception", error=message) if running_test else None)
+        if self.violation is not None or ending.results_too_large:
+            detail = "results too large" if ending.results_too_large else self.violation
+            return finish("crashed", f"the process running your code sent malformed results "
+                                     f"({detail}); nothing it returned was graded")
+        if self.syntax is not None:
+            return finish("syntax_error", self.syntax)
+        if self.import_failure is not None:
+            return finish("import_error", self.import_failure)
+        if self.done and len(self.outcomes) == len(self.calls):
+            return RunResult(status="ok", calls=list(self.outcomes), stdout=stdout, seconds=seconds)
+        where = f"during test '{running_test}'" if running_test else "before all tests ran"
+        message = f"the process running your code ended {where} ({_describe_exit(ending.exit_status)})"
+        running = CallOutcome(status="exception", error=message)
+        return finish("crashed", message, running if running_test else None)
+
+    def _cpu_killed(self, ending: Ending) -> bool:
+        status = ending.exit_status
+        if status is None or not _signaled(status):
+            return False
+        number = status & 0x7F
+        if number == signal.SIGXCPU:
+            return True
+        return number == signal.SIGKILL and ending.cpu_seconds >= self.limits.cpu_seconds - 0.05
+
+
+def _signaled(status: int) -> bool:
+    return (status & 0x7F) not in (0, 0x7F)
+
+
+def _describe_exit(status: int | None) -> str:
+    if status is None:
+        return "no exit status"
+    if _signaled(status):
+        number = status & 0x7F
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = str(number)
+        return f"killed by signal {name}"
+    return f"exit status {(status >> 8) & 0xFF}"
+
+
+def _text(value) -> str:
+    if not isinstance(value, str):
+        raise wire.WireError("message is not text")
+    return value[:MAX_ERROR_CHARS]

@@ -1,0 +1,308 @@
+"""The trusted side of the pre-forked sandbox: a warm server per worker slot, one job at a time.
+
+``ForkServerSandbox.run`` hands the server three fresh pipes (job, results, output) over the
+control socket, streams the job in, reads results and output with its own wall clock, and turns
+what it saw into a :class:`RunResult` (``collect.py``). It enforces the limits it can observe
+itself: wall time (then asks the server to kill the job; if the server does not answer within
+``KILL_GRACE`` seconds, the whole sandbox is killed and restarted), bytes printed, bytes of
+results, and the slot cgroup's OOM counter. A dead server is restarted on the next job.
+
+Thread-safe: jobs on one instance are serialised by a lock; use one instance per worker process.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import select
+import socket
+import time
+from typing import Sequence
+
+from grader.sandbox import wire
+from grader.sandbox.api import Call, Limits, RunResult, SandboxUnavailable
+from grader.sandbox.collect import MAX_RESULT_BYTES, RESULT_TAGS, Collector, Ending, format_bytes
+
+log = logging.getLogger(__name__)
+
+START_TIMEOUT = 15.0
+KILL_GRACE = 2.0
+DRAIN_GRACE = 1.0
+FLOOD_FACTOR = 16
+SERVER_MEMORY_ALLOWANCE = 192 << 20  # the pre-imported interpreter itself, on top of the job's
+SERVER_PROCESSES = 3  # sh/bwrap on the host side of the cgroup, the server, the job's child
+READ_CHUNK = 1 << 16
+
+
+class ServerDied(RuntimeError):
+    """The pre-forked server vanished or broke protocol (restarted on the next job)."""
+
+
+class ForkServerSandbox:
+    """A :class:`~grader.sandbox.api.Sandbox` backed by one pre-forked server.
+
+    ``launcher`` is a ``BwrapLauncher`` (isolated) or ``DevLauncher``; ``cgroup`` the slot's
+    ``SlotCgroup`` or ``None``; ``on_close`` releases the slot."""
+
+    def __init__(self, launcher, cgroup=None, on_close=None):
+        import threading
+
+        self.launcher = launcher
+        self.cgroup = cgroup
+        self.isolated = launcher.isolated
+        self._on_close = on_close
+        self._lock = threading.Lock()
+        self._started = None
+        self.restarts = 0
+
+    # -- server lifecycle ----------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the server now (normally done lazily by ``run``). Raises ``SandboxUnavailable``."""
+        with self._lock:
+            self._ensure_server()
+
+    def _ensure_server(self) -> None:
+        if self._started is not None and self._started.process.poll() is None:
+            return
+        if self._started is not None:
+            self._stop_server()
+            self.restarts += 1
+        try:
+            started = self.launcher.start()
+        except (OSError, RuntimeError) as error:
+            raise SandboxUnavailable(f"cannot start the sandbox server: {error}") from error
+        started.control.settimeout(START_TIMEOUT)
+        try:
+            data = started.control.recv(4096)
+            message = json.loads(data) if data else None
+        except (OSError, ValueError):
+            message = None
+        started.control.settimeout(None)
+        if not message or message.get("op") != "ready":
+            self._started = started
+            stderr = self._stop_server()
+            raise SandboxUnavailable(f"the sandbox server did not start: {stderr or 'no reply'}")
+        self.server_uid = message.get("uid")
+        self._started = started
+
+    def _stop_server(self) -> str:
+        """Kill the server and everything in its namespace; returns what it wrote to stderr."""
+        started, self._started = self._started, None
+        if started is None:
+            return ""
+        started.control.close()
+        for pid in (started.sandbox_pid, started.process.pid):
+            if pid:
+                try:
+                    os.kill(pid, 9)
+                except ProcessLookupError:
+                    pass
+        try:
+            started.process.wait(timeout=5)
+        except Exception:  # noqa: BLE001 - a stuck process must not block shutdown
+            pass
+        stderr = ""
+        if started.process.stderr is not None:
+            try:
+                stderr = started.process.stderr.read().decode("utf-8", "replace")[-2000:]
+            except (OSError, ValueError):
+                pass
+            started.process.stderr.close()
+        if self.cgroup is not None:
+            self.cgroup.kill_all()
+        return stderr.strip()
+
+    def restart(self) -> None:
+        """Replace the server with a fresh one (used by the self-test, and after faults)."""
+        with self._lock:
+            self._stop_server()
+            self._ensure_server()
+
+    def close(self) -> None:
+        """Stop the server and release the slot (idempotent)."""
+        with self._lock:
+            self._stop_server()
+            if self.cgroup is not None:
+                self.cgroup.remove()
+                self.cgroup = None
+            if self._on_close is not None:
+                self._on_close()
+                self._on_close = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    # -- one job ---------------------------------------------------------------------------------
+
+    def run(self, source: str, calls: Sequence[Call], limits: Limits = Limits()) -> RunResult:
+        """Import ``source`` in the sandbox and make ``calls``. Never raises for learner faults;
+        raises ``SandboxUnavailable`` only if the server cannot be (re)started at all."""
+        job = encode_job(source, calls)
+        with self._lock:
+            self._ensure_server()
+            try:
+                return self._run(job, calls, limits)
+            except ServerDied as error:
+                log.warning("sandbox server died during a job: %s", error)
+                self._stop_server()
+                collector = Collector(calls, limits)
+                return collector.result(Ending(infrastructure=f"sandbox server failed: {error}"), "")
+
+    def _run(self, job: bytes, calls: Sequence[Call], limits: Limits) -> RunResult:
+        started = self._started
+        oom_before = 0
+        if self.cgroup is not None:
+            self.cgroup.set_limits(limits.memory_bytes + SERVER_MEMORY_ALLOWANCE,
+                                   limits.max_processes + SERVER_PROCESSES)
+            oom_before = self.cgroup.oom_kills()
+        nproc = limits.max_processes + 1 if self.cgroup is not None or not self.isolated else 2
+        request = {"op": "run", "limits": {
+            "memory_bytes": limits.memory_bytes, "cpu_seconds": limits.cpu_seconds,
+            "file_bytes": limits.file_bytes, "nproc": nproc}}
+        job_r, job_w = os.pipe()
+        result_r, result_w = os.pipe()
+        output_r, output_w = os.pipe()
+        collector = Collector(calls, limits)
+        ending = Ending()
+        try:
+            try:
+                started.control.sendmsg([json.dumps(request).encode("ascii")],
+                                        [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                          _fd_bytes(job_r, result_w, output_w))])
+            except OSError as error:
+                raise ServerDied(f"cannot send the job: {error}") from None
+        finally:
+            for fd in (job_r, result_w, output_w):
+                os.close(fd)
+        os.set_blocking(job_w, False)
+        output = bytearray()
+        output_total = 0
+        reader = wire.FrameReader(RESULT_TAGS, MAX_RESULT_BYTES)
+        deadline = time.monotonic() + limits.wall_seconds
+        open_fds = {result_r, output_r}
+        pending = memoryview(job)
+        exited = False
+        exit_deadline = None
+        kill_sent_at = None
+        control = started.control
+        try:
+            while True:
+                now = time.monotonic()
+                if exited and (not open_fds or now > exit_deadline):
+                    break
+                if not exited and kill_sent_at is None and now >= deadline:
+                    ending.wall_timeout = True
+                    kill_sent_at = self._request_kill(control)
+                if kill_sent_at is not None and not exited and now > kill_sent_at + KILL_GRACE:
+                    raise ServerDied("the server did not stop a job it was asked to kill")
+                readers = list(open_fds) + ([] if exited else [control])
+                writers = [job_w] if pending and job_w >= 0 else []
+                wait_until = exit_deadline if exited else (
+                    kill_sent_at + KILL_GRACE if kill_sent_at is not None else deadline)
+                readable, writable, _ = select.select(readers, writers, [],
+                                                      max(0.0, wait_until - now))
+                if writable:
+                    try:
+                        written = os.write(job_w, pending[:READ_CHUNK * 16])
+                        pending = pending[written:]
+                    except (BrokenPipeError, BlockingIOError) as error:
+                        if isinstance(error, BrokenPipeError):
+                            pending = memoryview(b"")
+                    if not pending:
+                        os.close(job_w)
+                        job_w = -1
+                for fd in readable:
+                    if fd == control:
+                        message = _read_control(control)
+                        if message.get("op") == "exit":
+                            exited = True
+                            exit_deadline = time.monotonic() + DRAIN_GRACE
+                            ending.exit_status = _int_or_none(message.get("status"))
+                            ending.cpu_seconds = float(message.get("cpu") or 0.0)
+                        continue
+                    chunk = os.read(fd, READ_CHUNK)
+                    if not chunk:
+                        open_fds.discard(fd)
+                        continue
+                    if fd == output_r:
+                        output_total += len(chunk)
+                        if len(output) < limits.output_bytes:
+                            output += chunk[:limits.output_bytes - len(output)]
+                        if (output_total > max(FLOOD_FACTOR * limits.output_bytes, 1 << 20)
+                                and kill_sent_at is None):
+                            ending.output_flood = True
+                            kill_sent_at = self._request_kill(control)
+                        continue
+                    try:
+                        for tag, body in reader.feed(chunk):
+                            collector.feed(tag, body)
+                    except wire.WireError as error:
+                        ending.results_too_large = "more than" in str(error)
+                        collector.violation = collector.violation or str(error)
+                        open_fds.discard(fd)
+                        if kill_sent_at is None:
+                            kill_sent_at = self._request_kill(control)
+        finally:
+            for fd in (job_w, result_r, output_r):
+                if fd >= 0:
+                    os.close(fd)
+        if open_fds:
+            ending.infrastructure = "job processes outlived the job"
+        if self.cgroup is not None and self.cgroup.oom_kills() > oom_before:
+            ending.oom_killed = True
+        stdout = output.decode("utf-8", "replace")
+        if output_total > limits.output_bytes:
+            stdout += f"\n[output trimmed: more than {format_bytes(limits.output_bytes)} printed]"
+        result = collector.result(ending, stdout)
+        if open_fds:
+            self._stop_server()
+        return result
+
+    def _request_kill(self, control: socket.socket) -> float:
+        try:
+            control.send(b'{"op": "kill"}')
+        except OSError as error:
+            raise ServerDied(f"cannot ask the server to kill the job: {error}") from None
+        return time.monotonic()
+
+
+def encode_job(source: str, calls: Sequence[Call]) -> bytes:
+    """The job stream: a ``JOB_`` frame (source, call names) and one ``ARGS`` frame per call."""
+    meta = {"source": source, "calls": [
+        {"test": call.test, "function": call.function, "kwnames": list(call.kwargs)}
+        for call in calls]}
+    parts = [wire.frame(b"JOB_", json.dumps(meta).encode("utf-8"))]
+    for call in calls:
+        values = tuple(call.args) + tuple(call.kwargs.values())
+        parts.append(wire.frame(b"ARGS", wire.encode_value(values, allow_none=True)))
+    return b"".join(parts)
+
+
+def _fd_bytes(*fds: int) -> bytes:
+    import array
+
+    return array.array("i", fds).tobytes()
+
+
+def _read_control(control: socket.socket) -> dict:
+    try:
+        data = control.recv(65536)
+    except OSError as error:
+        raise ServerDied(f"control socket: {error}") from None
+    if not data:
+        raise ServerDied("the server closed its control socket")
+    try:
+        message = json.loads(data)
+    except ValueError:
+        raise ServerDied("unreadable control message") from None
+    if not isinstance(message, dict):
+        raise ServerDied("unreadable control message")
+    return message
+
+
+def _int_or_none(value) -> int | None:
+    return value if type(value) is int else None

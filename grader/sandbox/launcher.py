@@ -1,0 +1,241 @@
+"""Starts the pre-forked server (``server.py``): isolated under bubblewrap, or bare in development.
+
+Isolated start (``BwrapLauncher``), run by the (root) worker:
+
+``sh`` (joins the slot's memory + pids cgroup, then execs) -> ``bwrap`` as root with new PID, network,
+IPC, UTS and cgroup namespaces, a new mount namespace whose root is an empty tmpfs holding only
+read-only binds of the C libraries, the Python installation, NumPy and the three sandbox files,
+a fresh ``/proc``, a minimal ``/dev``, a size-limited private ``/tmp``, ``--new-session``,
+``--die-with-parent``, ``--as-pid-1`` and the seccomp filter -> ``setpriv`` drops to the slot's
+unprivileged uid/gid (never root: bwrap run by root with ``--uid`` would map to host root, see
+sandbox.md), clears groups, the inheritable and bounding capability sets, sets no-new-privs ->
+``python -I -S server.py --pid1``.
+
+Every process is started with an empty environment apart from thread-count settings, so no secret
+of the worker reaches the sandbox, not even through ``/proc/1/environ``.
+"""
+from __future__ import annotations
+
+import fcntl
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import sys
+import sysconfig
+from dataclasses import dataclass
+from pathlib import Path
+
+SANDBOX_FILES = ("wire.py", "runner.py", "server.py")
+SANDBOX_LIB = "/sandbox/lib"
+SANDBOX_SITE = "/sandbox/site"
+BASE_ENV = {
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "NUMEXPR_NUM_THREADS": "1",
+    "LC_ALL": "C.UTF-8",
+    "HOME": "/tmp",
+}
+UID_BASE = 61000
+MAX_SLOTS = 256
+SLOT_LOCK_DIR = Path("/run/grader-sandbox") if os.geteuid() == 0 else Path("/tmp/grader-sandbox")
+
+
+@dataclass
+class Started:
+    """A running server: the host process we spawned, the control socket, and the host pid of the
+    sandbox's PID 1 (for killing the whole namespace)."""
+
+    process: subprocess.Popen
+    control: socket.socket
+    sandbox_pid: int | None
+
+
+def interpreter() -> str:
+    """The real interpreter binary (a virtualenv's ``python`` resolves to its base install)."""
+    return os.path.realpath(sys.executable)
+
+
+def numpy_dirs() -> list[Path]:
+    """``numpy`` and, for wheels, its bundled libraries (``numpy.libs``)."""
+    import numpy
+
+    package = Path(numpy.__file__).resolve().parent
+    found = [package]
+    libs = package.parent / "numpy.libs"
+    if libs.is_dir():
+        found.append(libs)
+    return found
+
+
+class SlotLock:
+    """An exclusive worker slot (0..255) held through an ``flock`` on ``slot-<n>.lock``: its uid is
+    ``UID_BASE + n``, so RLIMIT_NPROC and process ownership never mix two workers' jobs."""
+
+    def __init__(self, lock_dir: Path = SLOT_LOCK_DIR, uid_base: int = UID_BASE):
+        lock_dir.mkdir(parents=True, exist_ok=True)
+        for slot in range(MAX_SLOTS):
+            uid = uid_base + slot
+            try:
+                pwd.getpwuid(uid)
+                continue  # a real account: never borrow its uid
+            except KeyError:
+                pass
+            handle = open(lock_dir / f"slot-{slot}.lock", "a")
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                handle.close()
+                continue
+            self.slot, self.uid, self._handle = slot, uid, handle
+            return
+        raise RuntimeError("no free sandbox slot")
+
+    def release(self) -> None:
+        self._handle.close()
+
+
+class DevLauncher:
+    """Development only: the server runs as the caller, with no namespaces, no seccomp, no cgroup.
+    Environment still empty, rlimits still applied per job."""
+
+    isolated = False
+    uid = None
+
+    def command(self, control_fd: int) -> list[str]:
+        here = Path(__file__).resolve().parent
+        site = numpy_dirs()[0].parent
+        return [interpreter(), "-I", "-S", str(here / "server.py"), "--control-fd", str(control_fd),
+                "--path", str(site), "--path", str(here)]
+
+    def start(self) -> Started:
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            process = subprocess.Popen(self.command(child.fileno()), env=dict(BASE_ENV), cwd="/",
+                                       stdin=subprocess.DEVNULL, pass_fds=(child.fileno(),),
+                                       start_new_session=True)
+        finally:
+            child.close()
+        return Started(process, parent, process.pid)
+
+
+class BwrapLauncher:
+    """The isolated server of one worker slot (see the module docstring). ``uid`` is the slot's
+    unprivileged uid; ``cgroup`` a :class:`~grader.sandbox.cgroups.SlotCgroup` or ``None`` (then
+    the per-job process limit falls back to RLIMIT_NPROC alone)."""
+
+    isolated = True
+
+    def __init__(self, uid: int, cgroup=None, tmp_bytes: int = 16 << 20):
+        self.uid = uid
+        self.cgroup = cgroup
+        self.tmp_bytes = tmp_bytes
+        for tool in ("bwrap", "setpriv"):
+            if shutil.which(tool, path="/usr/bin:/bin") is None:
+                raise FileNotFoundError(f"{tool} is not installed (scripts/install-system-deps.sh)")
+
+    def _binds(self) -> list[str]:
+        args: list[str] = []
+        made: set[str] = {"/"}
+
+        def ensure_parents(destination: str) -> None:
+            parts = Path(destination).parent.parts
+            for depth in range(2, len(parts) + 1):
+                directory = str(Path(*parts[:depth]))
+                if directory not in made:
+                    made.add(directory)
+                    args.extend(["--perms", "0755", "--dir", directory])
+
+        def bind(source: str | Path, destination: str | Path) -> None:
+            ensure_parents(str(destination))
+            made.add(str(destination))
+            args.extend(["--ro-bind", str(source), str(destination)])
+
+        for directory in ("/usr/lib", "/usr/lib64", "/usr/lib32"):
+            if os.path.isdir(directory) and not os.path.islink(directory):
+                bind(directory, directory)
+        for link in ("/lib", "/lib64", "/lib32"):
+            if os.path.islink(link):
+                args.extend(["--symlink", os.readlink(link), link])
+            elif os.path.isdir(link):
+                bind(link, link)
+        bind("/etc/ld.so.cache", "/etc/ld.so.cache")
+        bind("/usr/bin/setpriv", "/usr/bin/setpriv")
+        prefix = os.path.realpath(sys.base_prefix)
+        if prefix in ("/usr", "/usr/local", "/"):
+            bind(interpreter(), interpreter())
+            for key in ("stdlib", "platstdlib"):
+                path = os.path.realpath(sysconfig.get_paths()[key])
+                if str(destination_free := path) not in made:
+                    bind(path, destination_free)
+        else:
+            bind(prefix, prefix)
+        for directory in numpy_dirs():
+            bind(directory, f"{SANDBOX_SITE}/{directory.name}")
+        here = Path(__file__).resolve().parent
+        for name in SANDBOX_FILES:
+            bind(here / name, f"{SANDBOX_LIB}/{name}")
+        return args
+
+    def command(self, control_fd: int, seccomp_fd: int, info_fd: int) -> list[str]:
+        """The full argv (with the cgroup-joining shell in front when there is a cgroup)."""
+        bwrap = [
+            "/usr/bin/bwrap",
+            "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+            "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--as-pid-1",
+            "--hostname", "sandbox",
+            *self._binds(),
+            "--proc", "/proc", "--dev", "/dev",
+            "--size", str(self.tmp_bytes), "--perms", "1777", "--tmpfs", "/tmp",
+            "--remount-ro", "/",
+            "--chdir", "/tmp",
+            "--cap-add", "CAP_SETUID,CAP_SETGID,CAP_SETPCAP",
+            "--seccomp", str(seccomp_fd), "--info-fd", str(info_fd),
+            "/usr/bin/setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups",
+            "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
+            interpreter(), "-I", "-S", f"{SANDBOX_LIB}/server.py", "--control-fd", str(control_fd),
+            "--path", SANDBOX_SITE, "--path", SANDBOX_LIB, "--pid1",
+        ]
+        if self.cgroup is None:
+            return bwrap
+        join = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 111; shift; done; shift; exec "$@"'
+        return ["/bin/sh", "-c", join, "sh", *self.cgroup.procs_files, "--", *bwrap]
+
+    def start(self) -> Started:
+        from grader.sandbox import seccomp_policy
+
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        seccomp_fd = seccomp_policy.bpf_descriptor()
+        info_read, info_write = os.pipe()
+        try:
+            argv = self.command(child.fileno(), seccomp_fd, info_write)
+            process = subprocess.Popen(argv, env=dict(BASE_ENV), cwd="/", stdin=subprocess.DEVNULL,
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                       pass_fds=(child.fileno(), seccomp_fd, info_write),
+                                       start_new_session=True)
+        finally:
+            child.close()
+            os.close(seccomp_fd)
+            os.close(info_write)
+        return Started(process, parent, _read_child_pid(info_read))
+
+
+def _read_child_pid(info_read: int) -> int | None:
+    """bwrap writes ``{"child-pid": N}`` to the info descriptor once the sandbox exists."""
+    import json
+
+    chunks = []
+    try:
+        while True:
+            chunk = os.read(info_read, 4096)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(info_read)
+    try:
+        return int(json.loads(b"".join(chunks))["child-pid"])
+    except (ValueError, KeyError, TypeError):
+        return None

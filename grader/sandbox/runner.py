@@ -1,0 +1,188 @@
+"""Runs one job inside the sandbox: import the learner's source, make each call, stream results.
+
+This file is bind-mounted read-only into the sandbox next to ``wire.py`` and runs in a child
+forked by ``server.py`` after isolation and limits are applied. It never decides a verdict: it
+only reports, in order, for call ``i``: ``STRT {"i": i}`` then either ``VALU`` (JSON-length-prefixed
+call index + encoded value, see ``wire.py``) or ``FAIL {"i", "status", "error", "memory"}``; or,
+before any call, ``SYNT``/``IMPT`` with a message; and ``DONE`` at the end. The trusted side
+treats everything here as untrusted input: the learner's code runs in this same process and can
+write to the result descriptor itself, which can only ever change its own answers.
+
+Learner-facing messages name lines "of your code" and trim tracebacks to frames of
+``submission.py`` (the file name the source is compiled under).
+"""
+from __future__ import annotations
+
+import json
+import linecache
+import os
+import struct
+import sys
+import time
+import traceback
+import types
+
+import wire
+
+SOURCE_NAME = "submission.py"
+MAX_MESSAGE = 4000
+JOB_TAGS = frozenset({b"JOB_", b"ARGS"})
+MAX_JOB_BYTES = 256 << 20
+RETURN_EXPECTATION = "expected a NumPy array, a number, or a tuple of those"
+
+_write = os.write  # captured before the learner's code can replace os.write
+
+
+def _emit(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = _write(fd, view)
+        view = view[written:]
+
+
+def _emit_json(fd: int, tag: bytes, payload: dict) -> None:
+    _emit(fd, wire.json_frame(tag, payload))
+
+
+def _shorten(text: str) -> str:
+    return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE] + " ... [trimmed]"
+
+
+def _safe_str(error: BaseException) -> str:
+    """``str(error)`` without trusting the learner's ``__str__`` to behave."""
+    try:
+        return _shorten(str(error))
+    except BaseException:  # noqa: BLE001 - a hostile __str__ may raise anything
+        return "<unprintable message>"
+
+
+def learner_frames(error: BaseException) -> list:
+    """The traceback frames that belong to the learner's file, outermost first."""
+    return [f for f in traceback.extract_tb(error.__traceback__) if f.filename == SOURCE_NAME]
+
+
+def describe_exception(error: BaseException) -> str:
+    """``"ZeroDivisionError: division by zero (line 4 of your code)"`` followed by the traceback
+    trimmed to the learner's own frames."""
+    frames = learner_frames(error)
+    name = type(error).__name__
+    headline = f"{name}: {_safe_str(error)}".rstrip(": ")
+    if frames:
+        headline += f" (line {frames[-1].lineno} of your code)"
+    if not frames:
+        return headline
+    trace = "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames))
+    return _shorten(f"{headline}\n{trace}{name}: {_safe_str(error)}")
+
+
+def describe_syntax_error(error: SyntaxError) -> str:
+    """``"SyntaxError: invalid syntax (line 3 of your code)"`` plus the line and a caret."""
+    line = error.lineno or 0
+    message = f"{type(error).__name__}: {error.msg} (line {line} of your code)"
+    if error.text:
+        text = error.text.rstrip("\n")
+        caret = " " * max((error.offset or 1) - 1, 0) + "^"
+        message += f"\n    {text.strip()}\n    {caret[len(text) - len(text.lstrip()):]}"
+    return _shorten(message)
+
+
+def _flush_learner_output() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:  # noqa: BLE001 - the learner may have replaced the streams
+            pass
+
+
+def read_job(job_fd: int) -> tuple[dict, list]:
+    """Read the job: a ``JOB_`` JSON frame (source, calls) followed by one ``ARGS`` frame per call
+    (a tuple of positional arguments then keyword values)."""
+    meta = None
+    arguments = []
+    for tag, body in wire.read_frames(job_fd, JOB_TAGS, MAX_JOB_BYTES):
+        if tag == b"JOB_" and meta is None:
+            meta = wire.parse_json_body(body, max_bytes=MAX_JOB_BYTES)
+        elif tag == b"ARGS" and meta is not None:
+            arguments.append(wire.decode_value(body, allow_none=True, max_bytes=MAX_JOB_BYTES))
+        else:
+            raise wire.WireError("malformed job")
+    if meta is None or len(arguments) != len(meta["calls"]):
+        raise wire.WireError("incomplete job")
+    return meta, arguments
+
+
+def run_job(job_fd: int, result_fd: int) -> None:
+    """Read the job from ``job_fd``, run it, write frames to ``result_fd``. Returns normally when
+    done; the learner's code may end the process earlier."""
+    meta, arguments = read_job(job_fd)
+    os.close(job_fd)
+    source = meta["source"]
+    linecache.cache[SOURCE_NAME] = (len(source), None, source.splitlines(True), SOURCE_NAME)
+    try:
+        code = compile(source, SOURCE_NAME, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as error:  # ValueError: null bytes in source
+        message = (describe_syntax_error(error) if isinstance(error, SyntaxError)
+                   else f"SyntaxError: {_safe_str(error)}")
+        _emit_json(result_fd, b"SYNT", {"message": message})
+        return
+    except (MemoryError, RecursionError) as error:
+        _emit_json(result_fd, b"SYNT", {"message": f"your code is too deeply nested to compile "
+                                                   f"({type(error).__name__})"})
+        return
+    module = types.ModuleType("submission")
+    module.__file__ = SOURCE_NAME
+    sys.modules["submission"] = module
+    emit, emit_json, encode, describe = _emit, _emit_json, wire.encode_value, describe_exception
+    monotonic, frame = time.monotonic, wire.frame
+    try:
+        exec(code, module.__dict__)
+    except SystemExit as error:
+        _flush_learner_output()
+        emit_json(result_fd, b"IMPT", {"message": f"your code called sys.exit({_safe_str(error)}) "
+                                                  "while being imported", "memory": False})
+        return
+    except BaseException as error:  # noqa: BLE001 - report every learner fault
+        _flush_learner_output()
+        emit_json(result_fd, b"IMPT", {"message": "your code raised an error while being "
+                                                  "imported: " + describe(error),
+                                       "memory": isinstance(error, MemoryError)})
+        return
+    _flush_learner_output()
+    for index, (call, args) in enumerate(zip(meta["calls"], arguments)):
+        emit_json(result_fd, b"STRT", {"i": index})
+        function = module.__dict__.get(call["function"])
+        if not callable(function):
+            emit_json(result_fd, b"FAIL", {"i": index, "status": "missing_function", "memory": False,
+                                           "error": f"function '{call['function']}' is not defined "
+                                                    "in your code"})
+            continue
+        names = call["kwnames"]
+        positional = args[:len(args) - len(names)]
+        keywords = dict(zip(names, args[len(args) - len(names):]))
+        started = monotonic()
+        try:
+            value = function(*positional, **keywords)
+        except BaseException as error:  # noqa: BLE001 - includes SystemExit/KeyboardInterrupt
+            _flush_learner_output()
+            memory = isinstance(error, MemoryError)
+            emit_json(result_fd, b"FAIL", {"i": index, "status": "exception", "memory": memory,
+                                           "error": describe(error)})
+            if memory:
+                break
+            continue
+        seconds = monotonic() - started
+        _flush_learner_output()
+        try:
+            body = encode(value)
+        except wire.EncodeError as error:
+            hint = "; did you forget a return statement?" if value is None else ""
+            emit_json(result_fd, b"FAIL", {"i": index, "status": "bad_return", "memory": False,
+                                           "error": f"returned {error}; {RETURN_EXPECTATION}{hint}"})
+            continue
+        except MemoryError:
+            emit_json(result_fd, b"FAIL", {"i": index, "status": "exception", "memory": True,
+                                           "error": "MemoryError while sending the return value"})
+            break
+        header = json.dumps({"i": index, "seconds": seconds}).encode("ascii")
+        emit(result_fd, frame(b"VALU", struct.pack("!I", len(header)) + header + body))
+    emit_json(result_fd, b"DONE", {})

@@ -1,0 +1,79 @@
+"""The seccomp deny-list loaded (by bubblewrap, before the sandbox's first program runs) into every
+sandboxed process.
+
+A deny-list, following ../shared/reference/sandbox.md ("made every ctypes system-call attack fail
+with EPERM"): tracing and cross-process memory access, every mount and namespace call, BPF,
+perf, io_uring, keyrings, kernel modules and other administrative calls, sockets other than
+``AF_UNIX``, and the terminal-injection ioctls ``TIOCSTI``/``TIOCLINUX`` (CVE-2017-5226 class).
+``clone`` with any namespace flag is refused; ``clone3`` returns ``ENOSYS`` so the C library
+falls back to ``clone``, whose flags the filter can inspect. System calls of other
+architectures (i386 via ``int 0x80``, x32) kill the process (libseccomp's default bad-arch action).
+
+Built with pyseccomp (a ctypes wrapper of libseccomp) on the trusted side and exported as raw BPF.
+"""
+from __future__ import annotations
+
+import errno
+import os
+
+DENIED = (
+    "ptrace", "process_vm_readv", "process_vm_writev", "process_madvise", "kcmp", "pidfd_getfd",
+    "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "move_mount", "open_tree",
+    "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
+    "bpf", "perf_event_open", "io_uring_setup", "io_uring_enter", "io_uring_register",
+    "add_key", "request_key", "keyctl", "init_module", "finit_module", "delete_module",
+    "kexec_load", "kexec_file_load", "reboot", "swapon", "swapoff", "acct", "quotactl",
+    "userfaultfd", "open_by_handle_at", "name_to_handle_at", "syslog", "lookup_dcookie",
+    "fanotify_init", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
+    "iopl", "ioperm", "vhangup", "setdomainname", "sethostname", "uselib", "nfsservctl",
+    "landlock_create_ruleset", "memfd_secret",
+)
+CLONE_NAMESPACE_FLAGS = (
+    0x10000000,  # CLONE_NEWUSER
+    0x00020000,  # CLONE_NEWNS
+    0x20000000,  # CLONE_NEWPID
+    0x40000000,  # CLONE_NEWNET
+    0x08000000,  # CLONE_NEWIPC
+    0x04000000,  # CLONE_NEWUTS
+    0x02000000,  # CLONE_NEWCGROUP
+    0x00000080,  # CLONE_NEWTIME
+)
+TIOCSTI = 0x5412
+TIOCLINUX = 0x541C
+AF_UNIX = 1
+
+
+def build_filter():
+    """The filter as a ``pyseccomp.SyscallFilter`` (default action: allow)."""
+    import pyseccomp as seccomp
+
+    deny = seccomp.ERRNO(errno.EPERM)
+    policy = seccomp.SyscallFilter(seccomp.ALLOW)
+    for name in DENIED:
+        try:
+            policy.add_rule(deny, name)
+        except (OSError, ValueError, RuntimeError):
+            pass  # a system call this kernel/architecture does not have
+    for flag in CLONE_NAMESPACE_FLAGS:
+        policy.add_rule(deny, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
+    policy.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
+    policy.add_rule(seccomp.ERRNO(errno.EAFNOSUPPORT), "socket",
+                    seccomp.Arg(0, seccomp.NE, AF_UNIX))
+    for request in (TIOCSTI, TIOCLINUX):
+        policy.add_rule(deny, "ioctl", seccomp.Arg(1, seccomp.MASKED_EQ, 0xFFFFFFFF, request))
+    return policy
+
+
+def bpf_descriptor() -> int:
+    """A readable descriptor positioned at the start of the compiled BPF program (for
+    ``bwrap --seccomp FD``). The caller closes it. Raises ``OSError``/``RuntimeError`` if
+    libseccomp is unavailable."""
+    fd = os.memfd_create("grader-seccomp", 0)
+    try:
+        with os.fdopen(os.dup(fd), "wb") as stream:
+            build_filter().export_bpf(stream)
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
