@@ -1,0 +1,21 @@
+"""Rubric engine for free-text explanations: a pure package (no Flask, Celery or database).
+
+Public API::
+
+    doc = parse_rubric(text, "yaml")          # or "json" / None to sniff
+    rubric = compile_rubric(doc)              # raises RubricError(.errors = [{path, message}, ...])
+    result = rubric.score("Because every token attends to every other token ...")
+    result.points, result.criteria[0].evidence, result.to_dict()
+
+    agreement(scores, human, max_points)      # Pearson r, quadratic weighted kappa, exact/within-one
+    trial_report(rubric, [{"text": ..., "mark": ...}, ...])
+
+The rubric language is documented in :mod:`grader.rubric.schema` and ``rubrics/README.md``.
+"""
+from grader.rubric.agreement import agreement, trial_report
+from grader.rubric.engine import CompiledRubric, RubricScore, compile_rubric
+from grader.rubric.files import load_rubric_file
+from grader.rubric.schema import RubricError, parse_rubric
+
+__all__ = ["CompiledRubric", "RubricError", "RubricScore", "agreement", "compile_rubric",
+           "load_rubric_file", "parse_rubric", "trial_report"]

@@ -1,0 +1,255 @@
+"""Turn an answer (or a rubric phrase) into content tokens with keys, offsets, sentences and negation.
+
+Pipeline, in this order (each step keeps a map back to the original characters, so evidence spans
+always index the text the learner wrote):
+
+1. Superscripts become ``^`` + the plain character (``n²`` -> ``n^2``, ``Kᵀ`` -> ``K^T``) *before*
+   Unicode NFKC, which would otherwise turn ``n²`` into ``n2``. Then NFKC per character (``dₖ`` ->
+   ``dk``), symbol mapping (Unicode minus, ``×``, ``·``, ``√``, ``∞``, ``⊤``, curly quotes) and lower
+   case.
+2. Tokenisation on token boundaries: words (with ``_``/``^`` sub- and superscripts and LaTeX braces,
+   so ``d_{k}`` is one token ``d_k``), decimal numbers, single punctuation marks.
+3. Math rewrites over tokens: ``n * n``, ``n x n``, ``n by n``, ``n ** 2``, ``n squared`` -> ``n^2``;
+   ``sqrt(d_k)``, ``sqrt d_k``, ``square root of d_k`` -> ``sqrt(d_k)``; ``O ( ... )`` -> one token
+   ``o(...)`` that also carries its argument as an alias key (``o(n^2)`` also answers to ``n^2``).
+4. Keys: Snowball stems for words, the token itself for technical tokens. Stop words are dropped
+   from the content sequence (phrases then match across them), negation words never are.
+5. Sentences end at ``. ! ?`` and new lines; negation scopes follow NegEx (see :mod:`lexicon`).
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from grader.rubric import lexicon
+
+_SUPERSCRIPTS = {
+    "⁰": "0", "¹": "1", "²": "2", "³": "3", "⁴": "4", "⁵": "5", "⁶": "6", "⁷": "7", "⁸": "8",
+    "⁹": "9", "⁺": "+", "⁻": "-", "⁼": "=", "⁽": "(", "⁾": ")", "ⁿ": "n", "ⁱ": "i", "ᵀ": "t",
+    "ᵗ": "t", "ᵏ": "k", "ᵈ": "d", "ᵐ": "m",
+}
+_SYMBOLS = {
+    "−": "-", "‐": "-", "‑": "-", "–": "—", "×": "*", "·": "*", "⋅": "*", "∙": "*", "∗": "*",
+    "√": " sqrt ", "∞": " inf ", "⊤": "t", "’": "'", "‘": "'", "“": '"', "”": '"', "→": " -> ",
+    "≈": "~", "…": ".",
+}
+_LATEX = {"\\sqrt": "sqrt", "\\infty": "inf", "\\cdot": "*", "\\times": "*", "\\top": "t",
+          "\\to": "->", "\\rightarrow": "->", "\\alpha": "alpha", "\\in": "in", "\\approx": "~"}
+_ALIASES = {"dk": "d_k", "dmodel": "d_model", "dv": "d_v", "dq": "d_q", "d_{model}": "d_model",
+            "infinity": "inf", "infty": "inf"}
+
+_TOKEN_RE = re.compile(
+    r"\d+\.\d+"
+    r"|\\?[a-z0-9]+(?:'[a-z]+)?(?:[_^](?:\{[^{}\s]{1,16}\}|-?\\?[a-z0-9]+))*"
+    r"|\n|[^\sa-z0-9{}]"
+)
+_REWRITE_TRIGGERS = frozenset(["*", "x", "by", "times", "squared", "^", "sqrt", "square", "root", "("])
+
+
+@dataclass(slots=True)
+class Token:
+    """One token: canonical ``text`` (lower case) and the ``[start, end)`` character span of the
+    original text it came from."""
+
+    text: str
+    start: int
+    end: int
+    is_word: bool
+
+
+@dataclass(slots=True)
+class Analysis:
+    """The content tokens of one text, as parallel lists indexed by content position.
+
+    ``key[i]`` is the stem (or technical token), ``surface[i]`` the lower-case token, ``span[i]``
+    its original ``(start, end)``, ``sent[i]`` its sentence number, ``neg[i]`` the content position
+    of the negation cue whose scope covers it (``-1`` when none). ``index`` maps every key and alias
+    to the sorted content positions holding it.
+    """
+
+    text: str
+    key: list[str] = field(default_factory=list)
+    surface: list[str] = field(default_factory=list)
+    span: list[tuple[int, int]] = field(default_factory=list)
+    sent: list[int] = field(default_factory=list)
+    neg: list[int] = field(default_factory=list)
+    index: dict[str, list[int]] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.key)
+
+
+def normalise(text: str) -> tuple[str, list[int] | None, list[int] | None]:
+    """Return ``(normalised, starts, ends)``: the canonical lower-case string and, for each of its
+    characters, the original ``[start, end)`` it came from (``None`` when identical positions, i.e.
+    the text was ASCII)."""
+    if text.isascii():
+        return text.lower(), None, None
+    out: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    prev_super = False
+    for i, ch in enumerate(text):
+        if ch in _SUPERSCRIPTS:
+            piece = ("" if prev_super else "^") + _SUPERSCRIPTS[ch]
+            prev_super = True
+        else:
+            prev_super = False
+            piece = _SYMBOLS.get(ch)
+            if piece is None:
+                piece = unicodedata.normalize("NFKC", ch)
+                piece = "".join(_SYMBOLS.get(c, c) for c in piece)
+            piece = piece.lower()
+        for c in piece:
+            out.append(c)
+            starts.append(i)
+            ends.append(i + 1)
+    return "".join(out), starts, ends
+
+
+def _canonical(word: str) -> str:
+    if "{" in word or "\\" in word:
+        for cmd, repl in _LATEX.items():
+            if cmd in word:
+                word = word.replace(cmd, repl)
+        word = word.replace("{", "").replace("}", "").replace("\\", "")
+    return _ALIASES.get(word, word)
+
+
+def tokenize(text: str) -> list[Token]:
+    """Split ``text`` into canonical tokens with original character spans (steps 1-2)."""
+    norm, starts, ends = normalise(text)
+    tokens: list[Token] = []
+    for m in _TOKEN_RE.finditer(norm):
+        raw = m.group()
+        if starts is None:
+            s, e = m.start(), m.end()
+        else:
+            s, e = starts[m.start()], ends[m.end() - 1]
+        is_word = raw[0].isalnum() or raw[0] == "\\"
+        tokens.append(Token(_canonical(raw) if is_word else raw, s, e, is_word))
+    if _REWRITE_TRIGGERS.isdisjoint(t.text for t in tokens):
+        return tokens
+    return rewrite_math(tokens)
+
+
+def _is_var(tok: Token) -> bool:
+    return tok.is_word and len(tok.text) == 1 and tok.text.isalpha()
+
+
+def _sqrt_arg(tok: Token) -> bool:
+    return tok.is_word and (not tok.text.isalpha() or len(tok.text) == 1)
+
+
+def rewrite_math(tokens: list[Token]) -> list[Token]:
+    """Step 3: canonical forms of ``n^2``, ``sqrt(x)`` and ``O(...)`` written in any common way."""
+    out: list[Token] = []
+    i, n = 0, len(tokens)
+    while i < n:
+        tok = tokens[i]
+        w = tok.text
+        nxt = tokens[i + 1] if i + 1 < n else None
+        prev = out[-1] if out else None
+        if prev is not None and nxt is not None and _is_var(prev):
+            if w in ("*", "x", "by", "times") and nxt.text == prev.text:
+                out[-1] = Token(prev.text + "^2", prev.start, nxt.end, True)
+                i += 2
+                continue
+            if w == "*" and nxt.text == "*" and i + 2 < n and tokens[i + 2].text.isdigit():
+                out[-1] = Token(prev.text + "^" + tokens[i + 2].text, prev.start, tokens[i + 2].end, True)
+                i += 3
+                continue
+            if w == "^" and nxt.is_word:
+                out[-1] = Token(prev.text + "^" + nxt.text, prev.start, nxt.end, True)
+                i += 2
+                continue
+        if w == "squared" and prev is not None:
+            base = prev
+            if prev.text == "-" and len(out) >= 2:
+                base = out[-2]
+            if _is_var(base):
+                if base is not prev:
+                    out.pop()
+                out[-1] = Token(base.text + "^2", base.start, tok.end, True)
+                i += 1
+                continue
+        if w == "sqrt" and nxt is not None:
+            if nxt.text == "(" and i + 3 < n and tokens[i + 3].text == ")" and _sqrt_arg(tokens[i + 2]):
+                out.append(Token(f"sqrt({tokens[i + 2].text})", tok.start, tokens[i + 3].end, True))
+                i += 4
+                continue
+            if _sqrt_arg(nxt):
+                out.append(Token(f"sqrt({nxt.text})", tok.start, nxt.end, True))
+                i += 2
+                continue
+        if w in ("square", "root"):
+            j = i + 1 if w == "root" else i + 2
+            if w == "square" and not (nxt is not None and nxt.text == "root"):
+                j = -1
+            if 0 < j + 1 < n and tokens[j].text == "of" and _sqrt_arg(tokens[j + 1]):
+                out.append(Token(f"sqrt({tokens[j + 1].text})", tok.start, tokens[j + 1].end, True))
+                i = j + 2
+                continue
+        if w == "(" and prev is not None and prev.text == "o":
+            close = next((k for k in range(i + 1, min(n, i + 10)) if tokens[k].text in "()"), -1)
+            if close > i + 1 and tokens[close].text == ")":
+                inner = rewrite_math(tokens[i + 1:close])
+                arg = "".join(t.text for t in inner)
+                out[-1] = Token(f"o({arg})", prev.start, tokens[close].end, True)
+                i = close + 1
+                continue
+        out.append(tok)
+        i += 1
+    return out
+
+
+def analyse(text: str) -> Analysis:
+    """Steps 1-5 for one text. Cost is linear in its length."""
+    tokens = tokenize(text)
+    a = Analysis(text)
+    key, surface, span, sent, neg, index = a.key, a.surface, a.span, a.sent, a.neg, a.index
+    sentence = 0
+    cue = -1
+    remaining = 0
+    prev_word = ""
+    stop = lexicon.STOPWORDS
+    n = len(tokens)
+    for ti, tok in enumerate(tokens):
+        w = tok.text
+        if not tok.is_word:
+            if w in lexicon.SCOPE_PUNCTUATION:
+                remaining = 0
+                if w in lexicon.SENTENCE_END:
+                    sentence += 1
+            prev_word = ""
+            continue
+        content = w not in stop
+        covered = -1
+        if (prev_word, w) in lexicon.PSEUDO_NEGATIONS:
+            remaining = 0
+        elif w in lexicon.NEGATION_CUES:
+            cue, remaining = len(key), lexicon.NEGATION_WINDOW
+        elif (prev_word, w) in lexicon.TWO_WORD_CUES:
+            cue, remaining = len(key) - 1, lexicon.NEGATION_WINDOW
+        elif w in lexicon.SCOPE_TERMINATORS:
+            remaining = 0
+        elif w in ("and", "or") and ti + 1 < n and tokens[ti + 1].text in lexicon.CLAUSE_STARTERS:
+            remaining = 0
+        elif remaining > 0 and content:
+            covered = cue
+            remaining -= 1
+        prev_word = w
+        if not content:
+            continue
+        pos = len(key)
+        k = lexicon.stem(w)
+        key.append(k)
+        surface.append(w)
+        span.append((tok.start, tok.end))
+        sent.append(sentence)
+        neg.append(covered)
+        index.setdefault(k, []).append(pos)
+        if w.startswith("o(") and w.endswith(")") and len(w) > 3:
+            index.setdefault(w[2:-1], []).append(pos)
+    return a

@@ -1,0 +1,154 @@
+"""Compile validated concept mappings into matcher nodes (:mod:`grader.rubric.matching`).
+
+Phrase syntax (inside a phrase string, after the same analysis as answers):
+
+- words separated by spaces must appear in that order, stop words ignored on both sides;
+- ``learn|train`` alternatives for one word position; ``comput*`` a prefix wildcard (3+ letters);
+- ``@name`` inserts a synonym set (each entry may have several words; nesting allowed, no cycles);
+- math is canonicalised like answers, so ``O(n^2)``, ``n*n``, ``sqrt(d_k)`` in a rubric match every
+  spelling a learner may use.
+
+Semantic errors (phrase without content words, unknown synonym, short wildcard) are collected with
+their paths, like schema errors.
+"""
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Any
+
+from grader.rubric import lexicon
+from grader.rubric.analysis import tokenize
+from grader.rubric.matching import AllOf, AnyOf, FuzzyVocabulary, NoneOf, Phrase, Regex, Slot, fuzz_budget
+
+MAX_VARIANTS = 64
+
+
+class PhraseCompiler:
+    """Compiles concepts for one rubric, sharing its synonyms and misspelling vocabulary."""
+
+    def __init__(self, synonyms: dict[str, list[str]], vocab: FuzzyVocabulary):
+        self.synonyms = synonyms
+        self.vocab = vocab
+        self.errors: list[dict[str, str]] = []
+        self._syn_cache: dict[str, list[list[tuple]]] = {}
+
+    def error(self, path: str, message: str) -> None:
+        self.errors.append({"path": path, "message": message})
+
+    # -- concepts -------------------------------------------------------------------------------
+    def concept(self, spec: dict[str, Any], options: dict[str, Any], path: str):
+        """Return a matcher node for one validated concept mapping, or ``None`` after an error."""
+        opts = {**options, **{k: spec[k] for k in ("gap", "order", "fuzzy", "polarity") if k in spec}}
+        if "phrase" in spec:
+            return self.phrase(spec["phrase"], opts, path)
+        if "regex" in spec:
+            return Regex(re.compile(spec["regex"], re.IGNORECASE), opts["polarity"])
+        if "not_" in spec:
+            child = self.concept(spec["not_"], opts, f"{path}.not")
+            return NoneOf(child) if child is not None else None
+        group = "any" if "any" in spec else "all"
+        children = [self.concept(c, opts, f"{path}.{group}[{i}]") for i, c in enumerate(spec[group])]
+        if any(c is None for c in children):
+            return None
+        if group == "any":
+            return children[0] if len(children) == 1 else AnyOf(tuple(children))
+        return AllOf(tuple(children), spec.get("within"), spec.get("same_sentence", False))
+
+    # -- phrases --------------------------------------------------------------------------------
+    def phrase(self, text: str, opts: dict[str, Any], path: str):
+        variants = self._variants(text, opts["fuzzy"], path, ())
+        if variants is None:
+            return None
+        if not variants:
+            self.error(path, f"phrase {text!r} has no content words (only stop words)")
+            return None
+        nodes = tuple(Phrase(tuple(v), opts["gap"], opts["order"], opts["polarity"], text)
+                      for v in variants[:MAX_VARIANTS])
+        return nodes[0] if len(nodes) == 1 else AnyOf(nodes)
+
+    def _variants(self, text: str, fuzzy: int, path: str, stack: tuple[str, ...]):
+        """All slot sequences a phrase stands for (synonyms expanded), or None after an error."""
+        positions: list[list[list[Slot]]] = []  # per word position: alternative slot sequences
+        tokens = tokenize(text)
+        i, n = 0, len(tokens)
+        while i < n:
+            tok = tokens[i]
+            if not tok.is_word and tok.text != "@":
+                i += 1
+                continue
+            alts: list[tuple[str, str]] = []
+            while True:
+                if tok.text == "@":
+                    if i + 1 >= n or not tokens[i + 1].is_word:
+                        self.error(path, f"'@' must be followed by a synonym name in {text!r}")
+                        return None
+                    alts.append(("syn", tokens[i + 1].text))
+                    i += 2
+                else:
+                    wildcard = i + 1 < n and tokens[i + 1].text == "*" and tokens[i + 1].start == tok.end
+                    alts.append(("prefix" if wildcard else "word", tok.text))
+                    i += 2 if wildcard else 1
+                if i + 1 < n and tokens[i].text == "|":
+                    tok = tokens[i + 1]
+                    i += 1
+                    continue
+                break
+            choice = self._alternatives(alts, fuzzy, path, text, stack)
+            if choice is None:
+                return None
+            if choice:
+                positions.append(choice)
+        variants = []
+        for combo in itertools.product(*positions):
+            variants.append([slot for part in combo for slot in part])
+            if len(variants) >= MAX_VARIANTS:
+                break
+        return variants if positions else []
+
+    def _alternatives(self, alts, fuzzy, path, text, stack):
+        keys: list[tuple[str, int]] = []
+        prefixes: list[str] = []
+        sequences: list[list[Slot]] = []
+        for kind, word in alts:
+            if kind == "syn":
+                expanded = self._synonym(word, fuzzy, path, stack)
+                if expanded is None:
+                    return None
+                sequences.extend(expanded)
+            elif kind == "prefix":
+                if len(word) < 3:
+                    self.error(path, f"wildcard {word + '*'!r} needs at least 3 letters before '*'")
+                    return None
+                prefixes.append(word)
+            elif word in lexicon.STOPWORDS:
+                if len(alts) > 1:
+                    self.error(path, f"alternative {word!r} in {text!r} is a stop word and never matches")
+                    return None
+            else:
+                key = lexicon.stem(word)
+                self.vocab.add(word, key)
+                keys.append((key, min(fuzzy, fuzz_budget(word))))
+        if keys or prefixes:
+            sequences.insert(0, [Slot(tuple(keys), tuple(prefixes))])
+        return sequences
+
+    def _synonym(self, name, fuzzy, path, stack):
+        if name in stack:
+            self.error(path, f"synonym @{name} refers to itself")
+            return None
+        entries = self.synonyms.get(name)
+        if entries is None:
+            known = ", ".join(sorted(self.synonyms)) or "none defined"
+            self.error(path, f"unknown synonym @{name} (known: {known})")
+            return None
+        out: list[list[Slot]] = []
+        for j, entry in enumerate(entries):
+            variants = self._variants(entry, fuzzy, f"synonyms.{name}[{j}]", stack + (name,))
+            if variants is None:
+                return None
+            if not variants:
+                self.error(f"synonyms.{name}[{j}]", f"phrase {entry!r} has no content words")
+                return None
+            out.extend(variants)
+        return out

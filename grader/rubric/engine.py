@@ -1,0 +1,216 @@
+"""Compiled rubrics and their scores.
+
+``compile_rubric(doc)`` validates and compiles once; ``CompiledRubric.score(answer)`` is pure and
+deterministic (same answer, same rubric -> same score and evidence).
+
+Scoring: a criterion earns its points when at least ``require`` of its concepts match (``all`` by
+default); with ``partial: true`` it otherwise earns ``points * matched / required``. A concept match
+made only of words that also occur in the question does not count (words copied from the question
+earn nothing by themselves) unless ``question_words: allow``. Each matched misconception subtracts
+its penalty. The total is clamped to ``[0, max_points]`` and rounded to 4 decimals.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from grader.rubric.analysis import analyse
+from grader.rubric.compiler import PhraseCompiler
+from grader.rubric.matching import AnswerView, FuzzyVocabulary, Match
+from grader.rubric.schema import RubricError, validate_rubric
+
+DEFAULT_OPTIONS = {"gap": 0, "order": "fixed", "fuzzy": 1, "polarity": "affirmed",
+                   "question_words": "discount"}
+
+
+@dataclass
+class CriterionResult:
+    """One criterion's outcome; ``evidence`` holds ``[start, end)`` character spans of the answer."""
+
+    id: str
+    description: str
+    points: float
+    max_points: float
+    met: bool
+    evidence: list[list[int]]
+    feedback: str
+    concepts_matched: int = 0
+    concepts_required: int = 0
+
+
+@dataclass
+class MisconceptionResult:
+    """One misconception: ``penalty`` is the points subtracted (0 when not matched)."""
+
+    id: str
+    matched: bool
+    penalty: float
+    evidence: list[list[int]]
+    message: str
+
+
+@dataclass
+class RubricScore:
+    """The score of one answer under one rubric version."""
+
+    points: float
+    max_points: float
+    criteria: list[CriterionResult] = field(default_factory=list)
+    misconceptions: list[MisconceptionResult] = field(default_factory=list)
+    rubric_id: str | None = None
+    rubric_version: int | None = None
+
+    @property
+    def fraction(self) -> float:
+        """``points / max_points`` in [0, 1]."""
+        return self.points / self.max_points if self.max_points else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class _Criterion:
+    id: str
+    description: str
+    points: float
+    concepts: tuple
+    required: int
+    partial: bool
+    allow_question_words: bool
+    met_text: str
+    missed_text: str
+
+
+@dataclass
+class _Misconception:
+    id: str
+    patterns: tuple
+    penalty: float
+    message: str
+    allow_question_words: bool
+
+
+def _spans(view: AnswerView, positions: set[int]) -> list[list[int]]:
+    """Merge consecutive content positions of one sentence into character spans."""
+    spans: list[list[int]] = []
+    last = -2
+    a = view.a
+    for p in sorted(positions):
+        s, e = a.span[p]
+        if spans and p == last + 1 and a.sent[p] == a.sent[last]:
+            spans[-1][1] = e
+        else:
+            spans.append([s, e])
+        last = p
+    return spans
+
+
+class CompiledRubric:
+    """A rubric ready to score answers. Build with :func:`compile_rubric`.
+
+    ``doc`` is the validated document (defaults filled in); ``id``/``version`` identify it in results.
+    """
+
+    def __init__(self, doc: dict[str, Any], criteria: list[_Criterion],
+                 misconceptions: list[_Misconception], vocab: FuzzyVocabulary, question_keys: frozenset):
+        self.doc = doc
+        self.id: str | None = doc.get("id")
+        self.version: int | None = doc.get("version")
+        self.question: str = doc["question"]
+        self.max_points: float = float(doc["max_points"])
+        self._criteria = criteria
+        self._misconceptions = misconceptions
+        self._vocab = vocab
+        self._question_keys = question_keys
+
+    @property
+    def criterion_ids(self) -> list[str]:
+        return [c.id for c in self._criteria]
+
+    @property
+    def misconception_ids(self) -> list[str]:
+        return [m.id for m in self._misconceptions]
+
+    def _qualifying(self, view: AnswerView, matches: list[Match], allow_question_words: bool) -> list[Match]:
+        if allow_question_words:
+            return matches
+        keys, qk = view.a.key, self._question_keys
+        return [m for m in matches if not m or any(keys[p] not in qk for p in m)]
+
+    def score(self, answer: str) -> RubricScore:
+        """Score one answer. Pure and deterministic; cost linear in the answer's length times the
+        rubric's size (no per-answer compilation)."""
+        view = AnswerView(analyse(answer or ""), self._vocab)
+        total = 0.0
+        criteria: list[CriterionResult] = []
+        for c in self._criteria:
+            evidence: set[int] = set()
+            matched = 0
+            for concept in c.concepts:
+                found = self._qualifying(view, concept.find(view), c.allow_question_words)
+                if found:
+                    matched += 1
+                    evidence.update(found[0])
+            met = matched >= c.required
+            if met:
+                pts = c.points
+            elif c.partial:
+                pts = round(c.points * matched / c.required, 4)
+            else:
+                pts = 0.0
+            total += pts
+            criteria.append(CriterionResult(
+                c.id, c.description, pts, c.points, met, _spans(view, evidence) if (met or pts) else [],
+                c.met_text if met else c.missed_text, matched, c.required))
+        misconceptions: list[MisconceptionResult] = []
+        for m in self._misconceptions:
+            hit: list[Match] = []
+            for pattern in m.patterns:
+                hit = self._qualifying(view, pattern.find(view), m.allow_question_words)
+                if hit:
+                    break
+            penalty = m.penalty if hit else 0.0
+            total -= penalty
+            misconceptions.append(MisconceptionResult(
+                m.id, bool(hit), penalty, _spans(view, set(hit[0])) if hit else [], m.message))
+        points = round(min(max(total, 0.0), self.max_points), 4)
+        return RubricScore(points, self.max_points, criteria, misconceptions, self.id, self.version)
+
+
+def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None) -> CompiledRubric:
+    """Validate (marshmallow) and compile a rubric document.
+
+    ``rubric_id`` fills ``id`` when the document has none (e.g. the file stem). Raises
+    :class:`RubricError` whose ``errors`` lists every problem with its path.
+    """
+    data = validate_rubric(doc)
+    if rubric_id and not data.get("id"):
+        data["id"] = rubric_id
+    data.setdefault("version", 1)
+    defaults = {**DEFAULT_OPTIONS, **data.get("defaults", {})}
+    vocab = FuzzyVocabulary()
+    comp = PhraseCompiler(data.get("synonyms", {}), vocab)
+    criteria: list[_Criterion] = []
+    for i, c in enumerate(data["criteria"]):
+        opts = {k: c.get(k, defaults[k]) for k in ("gap", "order", "fuzzy", "polarity")}
+        nodes = [comp.concept(spec, opts, f"criteria[{i}].concepts[{j}]") for j, spec in enumerate(c["concepts"])]
+        req = c["require"]
+        required = len(nodes) if req == "all" else 1 if req == "any" else int(req)
+        fb = c.get("feedback") or {}
+        criteria.append(_Criterion(
+            c["id"], c["description"], float(c["points"]), tuple(nodes), required, c["partial"],
+            c.get("question_words", defaults["question_words"]) == "allow",
+            fb.get("met", f"Credit: {c['description']}."),
+            fb.get("missed", f"Missing: {c['description']}.")))
+    misconceptions: list[_Misconception] = []
+    for i, m in enumerate(data.get("misconceptions", [])):
+        opts = {k: m.get(k, defaults[k]) for k in ("gap", "order", "fuzzy", "polarity")}
+        nodes = [comp.concept(spec, opts, f"misconceptions[{i}].patterns[{j}]") for j, spec in enumerate(m["patterns"])]
+        misconceptions.append(_Misconception(
+            m["id"], tuple(nodes), float(m["penalty"]), m["message"],
+            m.get("question_words", defaults["question_words"]) == "allow"))
+    if comp.errors:
+        raise RubricError(comp.errors)
+    question_keys = frozenset(analyse(data["question"]).index)
+    return CompiledRubric(data, criteria, misconceptions, vocab, question_keys)

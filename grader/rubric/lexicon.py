@@ -1,0 +1,85 @@
+"""Word lists and the stemmer shared by answer analysis and rubric compilation.
+
+The stop-word list is deliberately small: words that carry meaning in explanations of attention
+("each", "every", "all", "over", "same", "only", "not") are kept. Negation cues, pseudo-negations
+and scope terminators follow NegEx (Chapman et al. 2001, J. Biomed. Inform. 34(5)) and negspacy's
+English termset, trimmed to what occurs in short technical answers.
+"""
+from __future__ import annotations
+
+import snowballstemmer
+
+STOPWORDS = frozenset(
+    """a an the of to in on at for by with as from into onto about
+    is are was were be been being am 's
+    it its it's this that these those there here
+    and or but
+    do does did doing done
+    has have had having
+    can could will would shall should may might must
+    i we you they he she them us our your their his her me my
+    which who whom whose what
+    also just then thus very really simply basically actually
+    """.split()
+)
+
+NEGATION_CUES = frozenset(
+    """not no never without cannot can't neither nor none nothing nobody nowhere
+    don't doesn't didn't isn't aren't wasn't weren't won't wouldn't shouldn't couldn't
+    hasn't haven't hadn't mustn't needn't ain't
+    dont doesnt didnt isnt arent wasnt werent wont wouldnt shouldnt couldnt cant""".split()
+)
+
+#: Two-word sequences that look like a negation but are not one ("not only X but also Y").
+PSEUDO_NEGATIONS = frozenset(
+    [("not", "only"), ("not", "just"), ("no", "matter"), ("not", "merely"), ("no", "doubt"),
+     ("without", "doubt")]
+)
+
+#: Two-word cues whose second word starts the negated scope: "rather than X", "instead of X".
+TWO_WORD_CUES = frozenset([("rather", "than"), ("instead", "of")])
+
+#: Words that end a negation scope (NegEx "conjunctions"/termination terms).
+SCOPE_TERMINATORS = frozenset(
+    """but however although though yet whereas while except because since so therefore hence
+    thus which whereby unless until otherwise""".split()
+)
+
+#: "and"/"or" followed by one of these starts a new clause and ends the scope.
+CLAUSE_STARTERS = frozenset(
+    """the a an it its this that these those they we you there each every all some any
+    he she one""".split()
+)
+
+#: Punctuation that ends a negation scope; the first four also end a sentence.
+SENTENCE_END = frozenset(".!?\n")
+SCOPE_PUNCTUATION = frozenset(".!?\n,;:()[]—–\"")
+
+#: Words a negation cue reaches at most (NegEx uses a five-word window; six tolerates a stop word).
+NEGATION_WINDOW = 6
+
+_STEMMER = snowballstemmer.stemmer("english")
+_STEM_CACHE: dict[str, str] = {}
+
+
+def stem(word: str) -> str:
+    """Snowball (Porter2) stem of a lower-case word; technical tokens (digits, ``_``, ``^``,
+    brackets) are returned unchanged so ``d_k`` and ``n^2`` are never altered."""
+    cached = _STEM_CACHE.get(word)
+    if cached is not None:
+        return cached
+    if word.isalpha():
+        result = _STEMMER.stemWord(word)
+    elif "'" in word and word.replace("'", "").isalpha():
+        result = _STEMMER.stemWord(word.split("'")[0])
+    else:
+        result = word
+    if len(_STEM_CACHE) < 200_000:
+        _STEM_CACHE[word] = result
+    return result
+
+
+def is_technical(word: str) -> bool:
+    """True for tokens that must be matched exactly (never fuzzed): anything not purely
+    alphabetic, such as ``d_k``, ``qk^t``, ``o(n^2)``, ``sqrt(d_k)``, numbers."""
+    return not word.isalpha()

@@ -1,0 +1,280 @@
+"""Compiled pattern nodes and how they find matches in an analysed answer.
+
+A match is a tuple of content positions (see :class:`grader.rubric.analysis.Analysis`). Leaves
+(:class:`Phrase`, :class:`Regex`) decide polarity: by default a match inside a negation scope whose
+cue lies outside the match does not count ("it is not quadratic" does not match ``quadratic``, while
+the phrase ``not quadratic`` matches it). Groups combine their children's matches.
+"""
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, field
+
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
+
+from grader.rubric.analysis import Analysis
+
+Match = tuple[int, ...]
+MAX_MATCHES = 12
+_EMPTY: list[Match] = []
+
+
+def fuzz_budget(word: str) -> int:
+    """Misspellings tolerated in ``word`` (Moodle pmatch's length guards): none for technical or
+    short tokens (under 4 letters: ``n``, ``d_k``, ``key``), one from 4 letters, two from 8."""
+    if not word.isalpha() or len(word) < 4:
+        return 0
+    return 2 if len(word) >= 8 else 1
+
+
+class AnswerView:
+    """An analysed answer plus the misspelling index for one compiled rubric.
+
+    ``fuzzy[key]`` lists ``(position, distance)`` for answer words within the edit-distance budget
+    of a rubric word with that key (optimal string alignment distance, i.e. Damerau-Levenshtein
+    with adjacent transpositions; rapidfuzz).
+    """
+
+    __slots__ = ("a", "fuzzy")
+
+    def __init__(self, analysis: Analysis, vocab: "FuzzyVocabulary | None"):
+        self.a = analysis
+        self.fuzzy: dict[str, list[tuple[int, int]]] = {}
+        if vocab is not None and vocab.words:
+            index = analysis.index
+            for pos, (surface, key) in enumerate(zip(analysis.surface, analysis.key)):
+                if key in vocab.exact or len(surface) < 4 or not surface.isalpha():
+                    continue
+                for fkey, dist in vocab.lookup(surface, key):
+                    if fkey not in index or pos not in index[fkey]:
+                        self.fuzzy.setdefault(fkey, []).append((pos, dist))
+
+    def negated(self, match: Match) -> bool:
+        """True when a position of ``match`` lies in a negation scope whose cue is outside it."""
+        neg = self.a.neg
+        for p in match:
+            cue = neg[p]
+            if cue >= 0 and cue not in match:
+                return True
+        return False
+
+
+@dataclass
+class FuzzyVocabulary:
+    """The rubric's alphabetic pattern words, searched for answer words that are not exact hits.
+
+    Results are cached per answer word (answers share most of their vocabulary), so the search
+    cost is paid once per distinct word, not per answer.
+    """
+
+    exact: set[str] = field(default_factory=set)
+    words: dict[str, tuple[str, int]] = field(default_factory=dict)  # word or stem -> (key, budget)
+    _choices: list[str] = field(default_factory=list)
+    _cache: dict[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
+
+    def add(self, word: str, key: str) -> None:
+        self.exact.add(key)
+        for w in (word, key):
+            budget = fuzz_budget(w)
+            if budget and w not in self.words:
+                self.words[w] = (key, budget)
+        self._choices = list(self.words)
+
+    def lookup(self, surface: str, key: str) -> tuple[tuple[str, int], ...]:
+        cached = self._cache.get(surface)
+        if cached is not None:
+            return cached
+        own = fuzz_budget(surface)
+        best: dict[str, int] = {}
+        for probe in {surface, key}:
+            for choice, dist, _ in process.extract(probe, self._choices, scorer=OSA.distance,
+                                                   score_cutoff=2, limit=None):
+                fkey, budget = self.words[choice]
+                if 0 < dist <= min(budget, own) and dist < best.get(fkey, 99):
+                    best[fkey] = int(dist)
+        result = tuple(sorted(best.items()))
+        if len(self._cache) < 100_000:
+            self._cache[surface] = result
+        return result
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One word position of a phrase: alternative keys (each with its misspelling budget) and
+    prefix wildcards (``comput*``)."""
+
+    keys: tuple[tuple[str, int], ...]
+    prefixes: tuple[str, ...] = ()
+
+    def positions(self, view: AnswerView) -> list[int]:
+        index = view.a.index
+        if len(self.keys) == 1 and not self.prefixes:
+            key, budget = self.keys[0]
+            found = index.get(key, _EMPTY)
+            if budget and key in view.fuzzy:
+                found = sorted(set(found).union(p for p, d in view.fuzzy[key] if d <= budget))
+            return found
+        hits: set[int] = set()
+        for key, budget in self.keys:
+            hits.update(index.get(key, _EMPTY))
+            if budget and key in view.fuzzy:
+                hits.update(p for p, d in view.fuzzy[key] if d <= budget)
+        for prefix in self.prefixes:
+            hits.update(i for i, s in enumerate(view.a.surface) if s.startswith(prefix))
+        return sorted(hits)
+
+
+def _polarity_ok(view: AnswerView, match: Match, polarity: str) -> bool:
+    if polarity == "any":
+        return True
+    return view.negated(match) == (polarity == "negated")
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """Words in order (``order="fixed"``) with at most ``gap`` extra content words between
+    consecutive words, or in any order within ``len + gap`` words (``order="any"``); always
+    inside one sentence."""
+
+    slots: tuple[Slot, ...]
+    gap: int = 0
+    order: str = "fixed"
+    polarity: str = "affirmed"
+    text: str = ""
+
+    def find(self, view: AnswerView) -> list[Match]:
+        cands = []
+        for slot in self.slots:
+            pos = slot.positions(view)
+            if not pos:
+                return _EMPTY
+            cands.append(pos)
+        if len(cands) == 1:
+            found = [(p,) for p in cands[0]]
+        elif self.order == "fixed":
+            found = self._ordered(view, cands)
+        else:
+            found = self._unordered(view, cands)
+        return [m for m in found if _polarity_ok(view, m, self.polarity)][:MAX_MATCHES]
+
+    def _ordered(self, view: AnswerView, cands: list[list[int]]) -> list[Match]:
+        sent, gap, last_slot = view.a.sent, self.gap, len(cands) - 1
+        out: list[Match] = []
+
+        def extend(k: int, path: list[int]) -> None:
+            last = path[-1]
+            for p in cands[k]:
+                if p <= last:
+                    continue
+                if p - last - 1 > gap or sent[p] != sent[last]:
+                    break
+                path.append(p)
+                if k == last_slot:
+                    out.append(tuple(path))
+                else:
+                    extend(k + 1, path)
+                path.pop()
+                if len(out) >= MAX_MATCHES:
+                    return
+
+        for start in cands[0]:
+            extend(1, [start])
+            if len(out) >= MAX_MATCHES:
+                break
+        return out
+
+    def _unordered(self, view: AnswerView, cands: list[list[int]]) -> list[Match]:
+        sent, width = view.a.sent, len(cands) - 1 + self.gap
+        out: list[Match] = []
+        for combo in itertools.product(*(c[:MAX_MATCHES] for c in cands)):
+            if len(set(combo)) != len(combo) or max(combo) - min(combo) > width:
+                continue
+            if len({sent[p] for p in combo}) != 1:
+                continue
+            out.append(tuple(sorted(combo)))
+            if len(out) >= MAX_MATCHES:
+                break
+        return out
+
+
+@dataclass(frozen=True)
+class Regex:
+    """Escape hatch: a regular expression searched in the original answer (case-insensitive);
+    the match covers the content tokens its span overlaps."""
+
+    pattern: re.Pattern
+    polarity: str = "affirmed"
+
+    def find(self, view: AnswerView) -> list[Match]:
+        out: list[Match] = []
+        spans = view.a.span
+        for m in self.pattern.finditer(view.a.text):
+            s, e = m.span()
+            match = tuple(i for i, (ts, te) in enumerate(spans) if ts < e and te > s)
+            if match and _polarity_ok(view, match, self.polarity):
+                out.append(match)
+            if len(out) >= MAX_MATCHES:
+                break
+        return out
+
+
+@dataclass(frozen=True)
+class AnyOf:
+    """Matches when at least one child matches; returns the children's matches."""
+
+    children: tuple
+
+    def find(self, view: AnswerView) -> list[Match]:
+        out: list[Match] = []
+        for child in self.children:
+            out.extend(child.find(view))
+            if len(out) >= MAX_MATCHES:
+                break
+        return out[:MAX_MATCHES]
+
+
+@dataclass(frozen=True)
+class AllOf:
+    """Matches when every child matches; optionally all within ``within`` content words of each
+    other and/or in one sentence."""
+
+    children: tuple
+    within: int | None = None
+    same_sentence: bool = False
+
+    def find(self, view: AnswerView) -> list[Match]:
+        per_child = []
+        for child in self.children:
+            found = child.find(view)
+            if not found:
+                return _EMPTY
+            per_child.append(found)
+        if self.within is None and not self.same_sentence:
+            return [tuple(sorted(set().union(*(f[0] for f in per_child))))]
+        sent = view.a.sent
+        out: list[Match] = []
+        for combo in itertools.product(*(f[:6] for f in per_child)):
+            merged = sorted(set().union(*combo))
+            if not merged:
+                out.append(())
+                continue
+            if self.within is not None and merged[-1] - merged[0] > self.within:
+                continue
+            if self.same_sentence and len({sent[p] for p in merged}) != 1:
+                continue
+            out.append(tuple(merged))
+            if len(out) >= MAX_MATCHES:
+                break
+        return out
+
+
+@dataclass(frozen=True)
+class NoneOf:
+    """Matches (with no evidence) when its child does not match: pmatch's ``not(...)``."""
+
+    child: object
+
+    def find(self, view: AnswerView) -> list[Match]:
+        return _EMPTY if self.child.find(view) else [()]

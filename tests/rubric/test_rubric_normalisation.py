@@ -1,0 +1,67 @@
+"""Answer analysis: notation, offsets, negation scope."""
+from grader.rubric.analysis import analyse
+
+
+def keys(text):
+    return analyse(text).key
+
+
+def test_every_spelling_of_n_squared_reaches_one_token():
+    for text in ["O(n^2)", "O(n²)", "O(n**2)", "O(n*n)", "O(n × n)", "O(n · n)"]:
+        assert keys(text) == ["o(n^2)"], text
+    for text in ["n squared", "n^2", "n²", "n*n", "n x n", "n by n", "n-squared"]:
+        assert keys(text) == ["n^2"], text
+
+
+def test_superscripts_are_mapped_before_nfkc_so_n2_is_not_produced():
+    assert "n2" not in analyse("it grows like n²").index
+    assert "n^2" in analyse("it grows like n²").index
+
+
+def test_square_roots_of_d_k_are_one_token():
+    for text in ["√dₖ", "sqrt(d_k)", "sqrt d_k", "square root of d_k", "\\sqrt{d_{k}}", "√(dk)"]:
+        assert keys(text) == ["sqrt(d_k)"], text
+
+
+def test_big_o_token_also_answers_to_its_argument():
+    a = analyse("self-attention is O(n²)")
+    assert a.index["n^2"] == a.index["o(n^2)"]
+
+
+def test_evidence_offsets_index_the_original_text():
+    text = "Cost: O(n²) — quadratic."
+    a = analyse(text)
+    spans = {k: text[s:e] for k, (s, e) in zip(a.key, a.span)}
+    assert spans["o(n^2)"] == "O(n²)"
+    assert spans["quadrat"] == "quadratic"
+
+
+def test_negation_scope_covers_following_words_until_but():
+    a = analyse("It is not quadratic but linear.")
+    neg = dict(zip(a.surface, a.neg))
+    assert neg["quadratic"] >= 0
+    assert neg["linear"] == -1
+
+
+def test_negation_scope_ends_at_a_new_clause_after_and():
+    a = analyse("The weights are not learned and the softmax is over keys")
+    neg = dict(zip(a.surface, a.neg))
+    assert neg["learned"] >= 0
+    assert neg["softmax"] == -1 and neg["keys"] == -1
+
+
+def test_not_only_is_not_a_negation():
+    a = analyse("It is not only quadratic in time")
+    assert all(n == -1 for n in a.neg)
+
+
+def test_contractions_negate():
+    a = analyse("attention doesn't know the order")
+    neg = dict(zip(a.surface, a.neg))
+    assert neg["know"] >= 0
+
+
+def test_sentences_split_on_full_stops_but_not_decimals():
+    a = analyse("The weight is 0.5 roughly. Next sentence")
+    assert a.sent[a.surface.index("roughly")] == 0
+    assert a.sent[a.surface.index("next")] == 1

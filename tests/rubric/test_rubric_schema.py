@@ -1,0 +1,85 @@
+"""Rubric validation: every error, with its path."""
+import pytest
+
+from grader.rubric import RubricError, compile_rubric, parse_rubric
+
+VALID = """
+question: Why scale by sqrt(d_k)?
+max_points: 2
+criteria:
+  - id: variance
+    description: variance grows with d_k
+    points: 1
+    concepts: ["variance grows"]
+  - id: saturation
+    description: softmax saturates
+    points: 1
+    concepts: [{any: ["saturat*", "one-hot"]}]
+"""
+
+
+def errors_of(doc):
+    with pytest.raises(RubricError) as info:
+        compile_rubric(doc)
+    return {(e["path"], e["message"]) for e in info.value.errors}
+
+
+def test_valid_yaml_and_json_compile_to_the_same_scores():
+    import json
+    doc = parse_rubric(VALID, "yaml")
+    from_json = parse_rubric(json.dumps(doc), None)
+    text = "its variance grows and softmax saturates"
+    assert compile_rubric(doc).score(text).points == compile_rubric(from_json).score(text).points == 2
+
+
+def test_all_errors_are_reported_with_paths():
+    doc = parse_rubric(VALID)
+    doc["criteria"][1]["concepts"] = [{"any": ["ok", "  "]}, ""]
+    doc["criteria"][0]["points"] = -1
+    doc["criteria"][0]["colour"] = "red"
+    errs = errors_of(doc)
+    paths = {p for p, _ in errs}
+    assert ("criteria[1].concepts[0].any[1]", "empty phrase") in errs
+    assert ("criteria[1].concepts[1]", "empty phrase") in errs
+    assert "criteria[0].points" in paths
+    assert "criteria[0].colour" in paths
+
+
+def test_points_must_add_up_to_max_points():
+    doc = parse_rubric(VALID)
+    doc["max_points"] = 3
+    assert any(p == "max_points" and "add up to 2" in m for p, m in errors_of(doc))
+
+
+def test_semantic_errors_have_paths():
+    doc = parse_rubric(VALID)
+    doc["criteria"][0]["concepts"] = ["the of", "@nope", {"regex": "("}, "a*"]
+    errs = errors_of(doc)
+    paths = {p for p, _ in errs}
+    assert "criteria[0].concepts[2].regex" in paths    # schema error: invalid regular expression
+
+
+def test_compile_errors_are_collected_not_first_only():
+    doc = parse_rubric(VALID)
+    doc["criteria"][0]["concepts"] = ["the of", "@nope", "ab*"]
+    errs = errors_of(doc)
+    assert {p for p, _ in errs} == {"criteria[0].concepts[0]", "criteria[0].concepts[1]", "criteria[0].concepts[2]"}
+
+
+def test_trailing_spaces_in_phrases_are_stripped():
+    doc = parse_rubric(VALID)
+    doc["synonyms"] = {"sat": ["saturates ", " one hot"]}
+    doc["criteria"][1]["concepts"] = ["softmax @sat"]
+    assert compile_rubric(doc).score("softmax saturates").criteria[1].met
+
+
+def test_unparseable_text_is_a_rubric_error():
+    with pytest.raises(RubricError) as info:
+        parse_rubric("criteria: [", "yaml")
+    assert info.value.errors[0]["path"] == ""
+
+
+def test_duplicate_criterion_ids_rejected():
+    doc = parse_rubric(VALID)
+    doc["criteria"][1]["id"] = "variance"
+    assert ("criteria[1].id", "duplicate id 'variance'") in errors_of(doc)
