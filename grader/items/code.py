@@ -1,0 +1,73 @@
+"""The ``code`` item kind: a learner implements one function of :data:`grader.problems.PROBLEMS`.
+
+Item YAML: ``{id, kind: code, points, problem: <problem id>, limits: {wall_seconds: 5, ...},
+prompt: optional}``. Grading runs every call of the problem's visible and hidden cases in one run of
+``ctx.sandbox`` and judges the values in the trusted process (:mod:`grader.problems.grading`).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from grader.items.base import GradingContext, Item
+from grader.problems import PROBLEMS, grading
+from grader.results import InfrastructureError, ItemResult
+from grader.sandbox.api import Limits
+
+MAX_SOURCE_CHARS = 100_000
+
+
+class CodeKind:
+    """Implements :class:`grader.items.base.ItemKind` for code problems."""
+
+    kind = "code"
+
+    def load(self, item_id: str, raw: dict[str, Any], content_dir: Path) -> Item:
+        """Raises ``ValueError`` naming the field (``problem``, ``points``, ``limits``)."""
+        problem_id = raw.get("problem")
+        if problem_id not in PROBLEMS:
+            raise ValueError(f"problem: unknown problem {problem_id!r} "
+                             f"(known: {', '.join(sorted(PROBLEMS))})")
+        points = raw.get("points")
+        if isinstance(points, bool) or not isinstance(points, (int, float)) or points <= 0:
+            raise ValueError("points: must be a positive number")
+        limits_raw = raw.get("limits")
+        if limits_raw is not None and not isinstance(limits_raw, dict):
+            raise ValueError("limits: must be a mapping")
+        try:
+            limits = Limits.from_dict(limits_raw)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"limits: {exc}") from exc
+        problem = PROBLEMS[problem_id]
+        return Item(id=item_id, kind=self.kind, prompt=str(raw.get("prompt") or problem.title),
+                    points=float(points), spec={"problem": problem_id, "limits": limits})
+
+    def public_view(self, item: Item) -> dict[str, Any]:
+        """Function name, contract, starter and the visible examples (inputs and expected values);
+        never hidden inputs or expected values."""
+        problem = PROBLEMS[item.spec["problem"]]
+        visible = [{"name": case.name, "category": case.category, **(case.public or {})}
+                   for case in problem.visible_cases()]
+        return {"problem": problem.id, "function": problem.function, "contract": problem.contract,
+                "starter": problem.starter, "visible_tests": visible}
+
+    def validate_response(self, item: Item, response: dict[str, Any]) -> str | None:
+        if not isinstance(response, dict) or set(response) != {"code"}:
+            return "a code response must be an object with exactly one field, 'code'"
+        if not isinstance(response["code"], str):
+            return "code: must be a string"
+        if len(response["code"]) > MAX_SOURCE_CHARS:
+            return f"code: longer than {MAX_SOURCE_CHARS} characters"
+        return None
+
+    def grade(self, item: Item, response: dict[str, Any], ctx: GradingContext) -> ItemResult:
+        """Raises :class:`InfrastructureError` when there is no sandbox or it reports a fault."""
+        if ctx.sandbox is None:
+            raise InfrastructureError("no sandbox available to run code")
+        error = self.validate_response(item, response)
+        if error:
+            return ItemResult(item_id=item.id, kind=self.kind, score=0.0, max_score=item.points,
+                              output=f"Not graded: {error}.")
+        problem = PROBLEMS[item.spec["problem"]]
+        return grading.grade(problem, item.id, item.points, response["code"], ctx.sandbox,
+                             item.spec["limits"], ctx.seed)

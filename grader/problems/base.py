@@ -1,0 +1,116 @@
+"""The shape of a code problem: its contract, its test cases and its catalogue of known mistakes.
+
+A :class:`CodeProblem` is pure data plus trusted functions. Nothing here runs learner code: test cases
+are lists of calls (arguments built in the trusted process from a seed) and a check that judges the
+raw values the sandbox hands back. Known mistakes are :class:`Variant` s, buggy re-implementations run
+in the trusted process on the same inputs: when the learner's numbers match a variant, the feedback
+names that mistake (the "refit the reference" signatures of ../shared/reference/attention-bugs.md).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+Check = Callable[[list[Any]], "str | None"]
+
+
+@dataclass
+class Case:
+    """One test: ``calls`` (each ``(args, kwargs)``) made on the learner's function, judged by
+    ``check(values) -> None | failure message`` on the returned values, in call order.
+
+    ``rows`` gives, per call, the boolean array of output rows that are checked (None: all rows),
+    used both by ``check`` and when matching variants. ``traits`` describe the inputs for
+    submission-level rules (e.g. ``"cross"`` when Lq != Lk, ``"multihead"``, ``"odd"``).
+    ``public`` is set on visible examples only: what learners may see (inputs and expected value).
+    """
+
+    name: str
+    category: str
+    calls: list[tuple[tuple, dict]]
+    check: Check
+    rows: list[np.ndarray | None] = field(default_factory=list)
+    traits: frozenset[str] = frozenset()
+    visible: bool = False
+    public: dict[str, Any] | None = None
+
+    def rows_for(self, index: int) -> np.ndarray | None:
+        return self.rows[index] if index < len(self.rows) else None
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A known mistake, as a buggy implementation with the learner's signature.
+
+    ``kind`` is the stable tag (``diagnosis:<kind>``); ``message`` is one sentence a student can
+    act on, tied to the concept; ``bug`` refers to the entry in attention-bugs.md (e.g. ``"1"``).
+    ``fn`` may raise: a learner whose call raised the same exception type is matched too.
+    """
+
+    kind: str
+    message: str
+    fn: Callable[..., Any]
+    bug: str = ""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A mistake recognised from the pattern of results across cases rather than from one case's
+    numbers (e.g. "crashes exactly when Lq != Lk", "right with one head, wrong with several").
+
+    ``explains(results)`` receives every :class:`CaseResult` and returns the names of the failing
+    cases the rule explains (empty when the pattern is absent).
+    """
+
+    kind: str
+    message: str
+    explains: Callable[[list["CaseResult"]], list[str]]
+    bug: str = ""
+
+
+@dataclass
+class CaseResult:
+    """A case after the run: the sandbox outcomes of its calls and the verdict."""
+
+    case: Case
+    outcomes: list[Any]
+    passed: bool
+    failure: str = ""
+    crashed: bool = False  # a call raised, timed out or returned something unparseable
+    diagnosis_kind: str = ""
+    diagnosis: str = ""
+
+
+@dataclass
+class CodeProblem:
+    """A code problem learners implement.
+
+    ``function`` is the name the learner defines; ``contract`` is the text learners see (signature,
+    shapes, mask polarity, return convention, fully-masked-row rule); ``categories`` maps each
+    category name to its weight (an item's points are split across categories by weight, then
+    equally across the category's tests); ``visible_cases()`` are fixed examples;
+    ``hidden_cases(rng)`` draws the hidden ones from ``np.random.default_rng(seed)``.
+    """
+
+    id: str
+    function: str
+    title: str
+    contract: str
+    starter: str
+    categories: dict[str, float]
+    visible_cases: Callable[[], list[Case]]
+    hidden_cases: Callable[[np.random.Generator], list[Case]]
+    variants: list[Variant] = field(default_factory=list)
+    rules: list[Rule] = field(default_factory=list)
+
+    def cases(self, seed: int) -> list[Case]:
+        """Visible examples then hidden cases drawn from ``seed``; every case's category is one of
+        ``categories`` (ValueError otherwise, a bug in the problem definition)."""
+        cases = list(self.visible_cases()) + list(self.hidden_cases(np.random.default_rng(seed)))
+        for case in cases:
+            if case.category not in self.categories:
+                raise ValueError(f"{self.id}: case {case.name!r} has unknown category "
+                                 f"{case.category!r}")
+        return cases

@@ -1,0 +1,90 @@
+"""Check factories shared by the problems: each returns a :data:`grader.problems.base.Check`, a
+function from the values the learner's calls returned (in call order) to None (pass) or a
+learner-safe failure message (where and by how much, never the inputs or expected values).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from grader.problems.base import Check
+from grader.problems.compare import as_array, mismatch, split_return
+
+
+def _prefix(n_calls: int, index: int) -> str:
+    return f"call {index + 1} of {n_calls}: " if n_calls > 1 else ""
+
+
+def values(expected: Sequence[tuple[np.ndarray, np.ndarray | None]],
+           rows: Sequence[np.ndarray | None] | None = None) -> Check:
+    """Each call's output (and its weights, when the learner returns ``(output, weights)`` and the
+    problem has weights) must equal the expected pair within tolerance on the checked rows."""
+    rows = list(rows) if rows is not None else [None] * len(expected)
+
+    def check(got: list[Any]) -> str | None:
+        for index, (value, (out, weights)) in enumerate(zip(got, expected)):
+            learner_out, learner_weights = split_return(value)
+            if weights is None:
+                learner_out, learner_weights = value, None
+            message = mismatch(learner_out, out, "output", rows[index])
+            if message is None and learner_weights is not None:
+                message = mismatch(learner_weights, weights, "returned weights", rows[index])
+            if message:
+                return _prefix(len(expected), index) + message
+        return None
+
+    return check
+
+
+def shapes(expected: Sequence[tuple[tuple[int, ...], tuple[int, ...] | None]]) -> Check:
+    """Only the output shape (and the weights' shape, when returned) is judged."""
+
+    def check(got: list[Any]) -> str | None:
+        for index, (value, (out_shape, weights_shape)) in enumerate(zip(got, expected)):
+            out, weights = split_return(value) if weights_shape is not None else (value, None)
+            for what, array, shape in (("output", out, out_shape),
+                                       ("returned weights", weights, weights_shape)):
+                if array is None or shape is None:
+                    continue
+                numeric = as_array(array)
+                if numeric is None:
+                    return _prefix(len(expected), index) + f"the {what} is not a numeric array"
+                if numeric.shape != tuple(shape):
+                    return (_prefix(len(expected), index) + f"the {what} has shape "
+                            f"{tuple(numeric.shape)}, expected {tuple(shape)}")
+        return None
+
+    return check
+
+
+def relation(transform: Callable[[np.ndarray], np.ndarray], what: str,
+             rows: np.ndarray | None = None) -> Check:
+    """Two calls: the second call's output must equal ``transform`` of the first call's output
+    (e.g. permutation equivariance). Judges the learner against itself, not the reference."""
+
+    def check(got: list[Any]) -> str | None:
+        first, second = (as_array(split_return(v)[0]) for v in got)
+        if first is None or second is None:
+            return "the output is not a numeric array"
+        try:
+            target = transform(first)
+        except (ValueError, IndexError):
+            return f"the output has shape {tuple(first.shape)}, which the {what} check cannot use"
+        message = mismatch(second, target, "output", rows)
+        return None if message is None else f"{what} does not hold: {message}"
+
+    return check
+
+
+def all_of(*checks: Check) -> Check:
+    """Every check must pass; the first failure is reported."""
+
+    def check(got: list[Any]) -> str | None:
+        for one in checks:
+            message = one(got)
+            if message:
+                return message
+        return None
+
+    return check

@@ -1,0 +1,101 @@
+"""Numeric comparison of a learner's returned values with trusted expected values.
+
+Conventions (../shared/reference/attention-bugs.md, "Conventions a fair grader accepts"): both sides
+are cast to float64 and compared with ``allclose(rtol=1e-4, atol=1e-5)``; NaN and inf are reported as
+such; the output dtype is never judged. Mismatch messages name *where* (an index) and *by how much*,
+never the values themselves, so they are safe to show for hidden tests.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+RTOL = 1e-4
+ATOL = 1e-5
+
+
+def as_array(value: Any) -> np.ndarray | None:
+    """``value`` as a float64 array, or None when it is not numeric (strings, objects, ragged)."""
+    try:
+        array = np.asarray(value)
+    except (ValueError, TypeError):
+        return None
+    if array.dtype == object or not (np.issubdtype(array.dtype, np.number)
+                                     or array.dtype == np.bool_):
+        return None
+    return array.astype(np.float64)
+
+
+def split_return(value: Any) -> tuple[Any, Any]:
+    """Split a returned value into ``(output, weights)``; ``weights`` is None for output-only.
+
+    Accepted conventions: an array (output only), or a tuple (or a list of two ndarrays) holding
+    (output, weights).
+    A 1-tuple counts as output only.
+    """
+    if isinstance(value, tuple) and len(value) == 2 and not _is_number_sequence(value):
+        return value[0], value[1]
+    if (isinstance(value, list) and len(value) == 2
+            and all(isinstance(v, np.ndarray) for v in value)):
+        return value[0], value[1]
+    if isinstance(value, (tuple, list)) and len(value) == 1:
+        return value[0], None
+    return value, None
+
+
+def _is_number_sequence(value: Any) -> bool:
+    return all(isinstance(v, (int, float, bool, np.number)) for v in value)
+
+
+def _fmt_index(index: tuple[int, ...]) -> str:
+    return "(" + ", ".join(str(int(i)) for i in index) + ")"
+
+
+def mismatch(got: Any, expected: np.ndarray, what: str = "output",
+             rows: np.ndarray | None = None) -> str | None:
+    """Compare ``got`` with ``expected``; None when they agree, else a learner-safe message.
+
+    ``rows`` (optional boolean array of shape ``expected.shape[:-1]``) selects the rows that are
+    checked; unchecked rows (e.g. fully masked query rows) may hold anything, NaN included.
+    The message gives the shape problem, the NaN/inf count, or the index and size of the largest
+    difference and how many entries are outside tolerance, without any value of the inputs.
+    """
+    array = as_array(got)
+    if array is None:
+        return f"the {what} is not a numeric array (got {type(got).__name__})"
+    expected = np.asarray(expected, dtype=np.float64)
+    if array.shape != expected.shape:
+        return f"the {what} has shape {tuple(array.shape)}, expected {tuple(expected.shape)}"
+    if rows is not None:
+        keep = np.broadcast_to(np.asarray(rows, dtype=bool)[..., None], expected.shape)
+    else:
+        keep = np.ones(expected.shape, dtype=bool)
+    bad_values = ~np.isfinite(array) & keep & np.isfinite(expected)
+    if bad_values.any():
+        n_nan = int((np.isnan(array) & bad_values).sum())
+        n_inf = int((np.isinf(array) & bad_values).sum())
+        first = _fmt_index(np.argwhere(bad_values)[0])
+        parts = [f"{n} {name}" for n, name in ((n_nan, "NaN"), (n_inf, "inf")) if n]
+        return (f"the {what} contains {' and '.join(parts)} in {int(bad_values.sum())} of "
+                f"{int(keep.sum())} checked entries (first at index {first})")
+    close = np.isclose(array, expected, rtol=RTOL, atol=ATOL, equal_nan=True) | ~keep
+    if close.all():
+        return None
+    diff = np.where(close, 0.0, np.abs(array - expected))
+    worst = np.unravel_index(int(np.argmax(diff)), diff.shape)
+    return (f"the {what} differs from the expected values: largest difference "
+            f"{float(diff[worst]):.3g} at index {_fmt_index(worst)}; {int((~close).sum())} of "
+            f"{int(keep.sum())} checked entries outside tolerance (rtol {RTOL:g}, atol {ATOL:g})")
+
+
+def matches(got: Any, expected: Any, rows: np.ndarray | None = None) -> bool:
+    """True when ``got`` equals ``expected`` within tolerance, NaN matching NaN (used to fit a
+    learner's output to buggy variants, which may legitimately produce NaN)."""
+    a, b = as_array(got), as_array(expected)
+    if a is None or b is None or a.shape != b.shape:
+        return False
+    if rows is not None:
+        keep = np.broadcast_to(np.asarray(rows, dtype=bool)[..., None], b.shape)
+        a, b = a[keep], b[keep]
+    return bool(np.allclose(a, b, rtol=RTOL, atol=ATOL, equal_nan=True))

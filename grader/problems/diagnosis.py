@@ -1,0 +1,109 @@
+"""Misconception diagnosis: name the mistake behind failing cases from the numbers alone.
+
+Method (attention-bugs.md, "Signals that separate the kinds"): every known mistake of a problem is a
+:class:`~grader.problems.base.Variant`, a buggy implementation run here, in the trusted process, on
+the failing case's own inputs. A variant *explains* a case when, for every call of the case, the
+learner's returned values match the variant's within tolerance (NaN matching NaN), or both raised
+the same exception type. Variants are ranked by how many failing cases they explain (catalogue order
+breaks ties) and each failing case takes the best variant that explains it. Cases no variant
+explains go through the problem's cross-case :class:`~grader.problems.base.Rule` s. What is left keeps
+the check's own message: which check failed, where (index) and by how much.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from grader.problems.base import CaseResult, CodeProblem, Variant
+from grader.problems.compare import matches, split_return
+
+_NO_VALUE = object()
+
+
+def _variant_value(variant: Variant, args: tuple, kwargs: dict) -> tuple[Any, BaseException | None]:
+    try:
+        return variant.fn(*args, **kwargs), None
+    except Exception as exc:  # noqa: BLE001 - a raising variant is a signature too
+        return _NO_VALUE, exc
+
+
+def _upcast(value: Any) -> Any:
+    if isinstance(value, np.ndarray) and value.dtype == np.float32:
+        return value.astype(np.float64)
+    return value
+
+
+def _has_float32(args: tuple, kwargs: dict) -> bool:
+    return any(isinstance(a, np.ndarray) and a.dtype == np.float32
+               for a in (*args, *kwargs.values()))
+
+
+def _call_explained(variant: Variant, args: tuple, kwargs: dict, outcome: Any,
+                    rows: np.ndarray | None) -> bool:
+    value, error = _variant_value(variant, args, kwargs)
+    status = getattr(outcome, "status", "")
+    if error is not None:
+        # Same exception type and message (a broadcasting error names the shapes involved).
+        return status == "exception" and f"{type(error).__name__}: {error}" in (outcome.error or "")
+    if status != "ok":
+        return False
+    learner_out, learner_weights = split_return(outcome.value)
+    variant_out, variant_weights = split_return(value)
+    if not matches(learner_out, variant_out, rows):
+        return False
+    return (learner_weights is None or variant_weights is None
+            or matches(learner_weights, variant_weights, rows))
+
+
+def explains(variant: Variant, result: CaseResult) -> bool:
+    """True when ``variant`` reproduces what the learner's code did on every call of the case.
+
+    Float32 inputs are tried as given and upcast to float64: NumPy promotes float32 code to
+    float64 as soon as a float64 scalar enters (e.g. ``/ np.sqrt(d_k)``), which moves the point
+    where an unstable softmax overflows."""
+    if len(result.outcomes) != len(result.case.calls):
+        return False
+    for index, ((args, kwargs), outcome) in enumerate(zip(result.case.calls, result.outcomes)):
+        rows = result.case.rows_for(index)
+        if _call_explained(variant, args, kwargs, outcome, rows):
+            continue
+        if not _has_float32(args, kwargs):
+            return False
+        args64 = tuple(_upcast(a) for a in args)
+        kwargs64 = {k: _upcast(v) for k, v in kwargs.items()}
+        if not _call_explained(variant, args64, kwargs64, outcome, rows):
+            return False
+    return True
+
+
+def diagnose(problem: CodeProblem, results: list[CaseResult]) -> None:
+    """Fill ``diagnosis_kind`` and ``diagnosis`` of the failing results in place."""
+    failing = [r for r in results if not r.passed]
+    if not failing:
+        return
+    explained: list[tuple[int, int, Variant, list[CaseResult]]] = []
+    for order, variant in enumerate(problem.variants):
+        hits = [r for r in failing if explains(variant, r)]
+        if hits:
+            explained.append((-len(hits), order, variant, hits))
+    for _, _, variant, hits in sorted(explained, key=lambda t: (t[0], t[1])):
+        for result in hits:
+            if not result.diagnosis_kind:
+                result.diagnosis_kind, result.diagnosis = variant.kind, variant.message
+    for rule in problem.rules:
+        names = set(rule.explains(results))
+        for result in failing:
+            if result.case.name in names and not result.diagnosis_kind:
+                result.diagnosis_kind, result.diagnosis = rule.kind, rule.message
+
+
+def summary(results: list[CaseResult]) -> list[str]:
+    """One line per diagnosed mistake, most frequent first: "<message> (<n> tests)"."""
+    counts: dict[str, tuple[int, str]] = {}
+    for result in results:
+        if result.diagnosis_kind:
+            n, message = counts.get(result.diagnosis_kind, (0, result.diagnosis))
+            counts[result.diagnosis_kind] = (n + 1, message)
+    ordered = sorted(counts.items(), key=lambda kv: -kv[1][0])
+    return [f"{message} ({n} test{'s' if n != 1 else ''})" for _, (n, message) in ordered]

@@ -1,0 +1,171 @@
+"""Grade one learner source against one problem: build the calls, run them in ONE sandbox run,
+judge the raw values in this (trusted) process, diagnose, and score.
+
+Free of Flask, Celery and the store, so it can be benchmarked and used from the command line.
+Scoring: the item's points are split across the problem's categories by weight (categories without
+cases drop out), then equally across a category's tests; visible examples count like hidden tests.
+"""
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import numpy as np
+
+from grader.problems import diagnosis
+from grader.problems.base import Case, CaseResult, CodeProblem
+from grader.problems.compare import split_return
+from grader.results import InfrastructureError, ItemResult, TestResult
+from grader.sandbox.api import Call, CallOutcome, Limits, RunResult
+
+_NUMBER = re.compile(r"[-+]?\d*\.\d+(?:[eE][-+]?\d+)?|\b\d+\b")
+_MAX_ERROR = 240
+
+
+def build_calls(problem: CodeProblem, cases: list[Case]) -> list[Call]:
+    """Every call of every case, in order, for one sandbox run."""
+    return [Call(test=case.name, function=problem.function, args=tuple(args), kwargs=dict(kwargs))
+            for case in cases for args, kwargs in case.calls]
+
+
+def _call_failure(outcome: CallOutcome | None, run: RunResult, function: str) -> str:
+    if outcome is None:
+        return run.message or f"not run ({run.status})"
+    if outcome.status == "exception":
+        return outcome.error or "raised an exception"
+    if outcome.status == "missing_function":
+        return outcome.error or f"the module defines no function named {function}"
+    if outcome.status == "bad_return":
+        return outcome.error or "returned a value that is not an array or a tuple of arrays"
+    if outcome.status == "timeout":
+        return outcome.error or "hit the time limit"
+    if outcome.status == "skipped":
+        return outcome.error or f"not run: {run.message or 'an earlier test stopped the run'}"
+    return outcome.error or f"call status {outcome.status}"
+
+
+def safe_error(text: str) -> str:
+    """A learner error shown for a hidden test: the last line (exception type and message) plus the
+    learner's line numbers, shortened; a message carrying many numbers (which could be hidden
+    inputs printed into the exception) is withheld."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        return "raised an exception"
+    last = lines[-1]
+    where = ", ".join(dict.fromkeys(re.findall(r"line \d+", text)))
+    if len(_NUMBER.findall(last)) > 4:
+        last = last.split(":", 1)[0] + ": (message withheld for a hidden test: it contains numbers)"
+    if len(last) > _MAX_ERROR:
+        last = last[:_MAX_ERROR] + "..."
+    return f"{last} ({where})" if where else last
+
+
+def evaluate(problem: CodeProblem, source: str, sandbox: Any, limits: Limits, seed: int
+             ) -> tuple[list[CaseResult], RunResult]:
+    """Run every case in one sandbox run and judge it. Raises :class:`InfrastructureError` when the
+    sandbox reports a fault that is not the learner's (never scored)."""
+    cases = problem.cases(seed)
+    run = sandbox.run(source, build_calls(problem, cases), limits)
+    if run.status == "infrastructure_error":
+        raise InfrastructureError(f"sandbox: {run.message or 'infrastructure error'}")
+    results, position = [], 0
+    for case in cases:
+        outcomes = list(run.calls[position:position + len(case.calls)])
+        outcomes += [None] * (len(case.calls) - len(outcomes))
+        position += len(case.calls)
+        results.append(_judge(problem, case, outcomes, run))
+    diagnosis.diagnose(problem, results)
+    return results, run
+
+
+def _judge(problem: CodeProblem, case: Case, outcomes: list, run: RunResult) -> CaseResult:
+    for outcome in outcomes:
+        if outcome is None or outcome.status != "ok":
+            return CaseResult(case, outcomes, passed=False, crashed=True,
+                              failure=_call_failure(outcome, run, problem.function))
+    try:
+        failure = case.check([o.value for o in outcomes])
+    except Exception as exc:  # noqa: BLE001 - odd learner values must not crash grading
+        failure = f"the returned value could not be checked ({type(exc).__name__})"
+    return CaseResult(case, outcomes, passed=failure is None, failure=failure or "")
+
+
+def case_points(problem: CodeProblem, cases: list[Case], points: float) -> dict[str, float]:
+    """Points per case name: ``points`` split by category weight, then equally within a category."""
+    per_category: dict[str, int] = {}
+    for case in cases:
+        per_category[case.category] = per_category.get(case.category, 0) + 1
+    total_weight = sum(problem.categories[c] for c in per_category)
+    return {case.name: points * problem.categories[case.category] / total_weight
+            / per_category[case.category] for case in cases}
+
+
+def _show(value: Any) -> str:
+    try:
+        return np.array2string(np.asarray(value, dtype=np.float64), precision=4,
+                               suppress_small=True, threshold=200)
+    except (TypeError, ValueError):
+        return repr(value)[:400]
+
+
+def _test_output(result: CaseResult) -> str:
+    case = result.case
+    if result.passed:
+        return "Passed."
+    failure = result.failure
+    if result.crashed and not case.visible:
+        failure = safe_error(failure)
+    lines = [f"Failed: {failure}"]
+    if result.diagnosis:
+        lines.append(f"Diagnosis: {result.diagnosis}")
+    if case.visible and case.public is not None:
+        lines.append("Expected output:\n" + _show(case.public["expected_output"]))
+        if not result.crashed:
+            received, weights = split_return(result.outcomes[0].value)
+            lines.append("Received output:\n" + _show(received))
+            if weights is not None and "expected_weights" in case.public:
+                lines.append("Expected weights:\n" + _show(case.public["expected_weights"]))
+                lines.append("Received weights:\n" + _show(weights))
+    return "\n".join(lines)
+
+
+def grade(problem: CodeProblem, item_id: str, points: float, source: str, sandbox: Any,
+          limits: Limits, seed: int) -> ItemResult:
+    """Grade ``source`` on ``problem``; the tests' max scores sum to ``points``."""
+    started = time.perf_counter()
+    results, run = evaluate(problem, source, sandbox, limits, seed)
+    shares = case_points(problem, [r.case for r in results], points)
+    tests = []
+    for result in results:
+        case = result.case
+        tags = [case.category, "visible" if case.visible else "hidden"]
+        if result.diagnosis_kind:
+            tags.append(f"diagnosis:{result.diagnosis_kind}")
+        share = round(shares[case.name], 6)
+        tests.append(TestResult(
+            name=case.name, score=share if result.passed else 0.0, max_score=share,
+            status="passed" if result.passed else "failed", output=_test_output(result),
+            visibility="visible" if case.visible else "hidden", tags=tags))
+    score = round(sum(t.score for t in tests), 6)
+    hidden = [r for r in results if not r.case.visible]
+    hidden_points = sum(shares[r.case.name] for r in hidden)
+    lines = [
+        f"{len(hidden)} hidden tests ran and count towards your score ({hidden_points:.2f} of "
+        f"{points:g} points); {len(results) - len(hidden)} visible examples count for the rest. "
+        f"Passed {sum(r.passed for r in results)} of {len(results)} tests.",
+    ]
+    if run.status != "ok":
+        lines.append(f"Your code could not run to completion ({run.status}): "
+                     f"{safe_error(run.message) if run.message else 'no details'}")
+    found = diagnosis.summary(results)
+    if found:
+        lines.append("Diagnosis:")
+        lines += [f"- {line}" for line in found]
+    return ItemResult(
+        item_id=item_id, kind="code", score=score, max_score=float(points), tests=tests,
+        output="\n".join(lines),
+        extra_data={"problem": problem.id, "sandbox_seconds": round(run.seconds, 4),
+                    "grading_seconds": round(time.perf_counter() - started, 4),
+                    "diagnoses": sorted({r.diagnosis_kind for r in results if r.diagnosis_kind})},
+    )

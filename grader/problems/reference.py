@@ -1,0 +1,89 @@
+"""Trusted float64 reference implementations of the five problems.
+
+Sources of the conventions: Vaswani et al., "Attention Is All You Need" (2017), eq. 1 (softmax of
+QK^T / sqrt(d_k), times V) and section 3.5 (sinusoidal encoding); weight convention ``X @ W`` with W
+shaped (d_in, d_out); boolean masks with True = may attend (``torch.nn.functional.
+scaled_dot_product_attention``). These run only in the trusted process.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Numerically stable softmax along ``axis`` in float64. A slice that is all ``-inf`` (a fully
+    masked row) comes out as NaN; callers leave such rows out of their checks."""
+    x = np.asarray(x, dtype=np.float64)
+    peak = np.max(x, axis=axis, keepdims=True)
+    peak = np.where(np.isfinite(peak), peak, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        e = np.exp(x - peak)
+        return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask: np.ndarray | None = None,
+              scale: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Scaled dot-product attention. Q (..., Lq, d_k), K (..., Lk, d_k), V (..., Lk, d_v), mask
+    boolean broadcastable to (..., Lq, Lk), True = may attend. ``scale`` defaults to 1/sqrt(d_k).
+    Returns (output (..., Lq, d_v), weights (..., Lq, Lk)) in float64."""
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    if scale is None:
+        scale = 1.0 / np.sqrt(Q.shape[-1])
+    scores = (Q @ np.swapaxes(K, -1, -2)) * scale
+    if mask is not None:
+        scores = np.where(np.asarray(mask, dtype=bool), scores, -np.inf)
+    weights = softmax(scores, axis=-1)
+    with np.errstate(invalid="ignore"):
+        return weights @ V, weights
+
+
+def attended_rows(mask: np.ndarray | None, scores_shape: tuple[int, ...]) -> np.ndarray | None:
+    """Boolean (..., Lq): rows whose mask lets the query attend to at least one key (the rows that
+    are checked); None when there is no mask."""
+    if mask is None:
+        return None
+    return np.broadcast_to(np.asarray(mask, dtype=bool), scores_shape).any(axis=-1)
+
+
+def causal_mask(n: int) -> np.ndarray:
+    """Boolean (n, n), True on and below the diagonal (query i may attend to keys 0..i)."""
+    return np.tril(np.ones((n, n), dtype=bool))
+
+
+def split_heads(Y: np.ndarray, num_heads: int) -> np.ndarray:
+    """(..., L, d_model) -> (..., H, L, d_head): contiguous blocks of d_head features per head."""
+    d_head = Y.shape[-1] // num_heads
+    return np.swapaxes(Y.reshape(*Y.shape[:-1], num_heads, d_head), -2, -3)
+
+
+def merge_heads(Y: np.ndarray) -> np.ndarray:
+    """(..., H, L, d_head) -> (..., L, H * d_head), the inverse of :func:`split_heads`."""
+    Y = np.swapaxes(Y, -2, -3)
+    return Y.reshape(*Y.shape[:-2], Y.shape[-2] * Y.shape[-1])
+
+
+def multi_head_attention(X, W_q, W_k, W_v, W_o, num_heads, mask=None, scale=None
+                         ) -> tuple[np.ndarray, np.ndarray]:
+    """Multi-head self-attention. X (..., L, d_model), each W (d_model, d_model) used as ``X @ W``,
+    heads are contiguous blocks of d_head = d_model / num_heads, scores scaled by 1/sqrt(d_head)
+    (or ``scale``), mask broadcastable to (..., L, L) shared by all heads.
+    Returns (output (..., L, d_model), weights (..., H, L, L))."""
+    X = np.asarray(X, dtype=np.float64)
+    heads = [split_heads(X @ np.asarray(W, dtype=np.float64), num_heads) for W in (W_q, W_k, W_v)]
+    if mask is not None:
+        mask = np.expand_dims(np.asarray(mask, dtype=bool), -3)
+    out, weights = attention(*heads, mask=mask, scale=scale)
+    return merge_heads(out) @ np.asarray(W_o, dtype=np.float64), weights
+
+
+def positional_encoding(seq_len: int, d_model: int, base: float = 10000.0) -> np.ndarray:
+    """Sinusoidal encoding (seq_len, d_model): PE[pos, 2i] = sin(pos / base^(2i/d_model)),
+    PE[pos, 2i+1] = cos(pos / base^(2i/d_model)), positions from 0; for odd d_model the last
+    column is a sine."""
+    pos = np.arange(seq_len, dtype=np.float64)[:, None]
+    two_i = np.arange(0, d_model, 2, dtype=np.float64)
+    angle = pos / base ** (two_i / d_model)
+    pe = np.zeros((seq_len, d_model))
+    pe[:, 0::2] = np.sin(angle)
+    pe[:, 1::2] = np.cos(angle[:, : d_model // 2])
+    return pe

@@ -1,0 +1,10 @@
+import numpy as np
+
+
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    scores = Q @ K.T / np.sqrt(Q.shape[-1])  # K.T reverses every axis
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights = e / e.sum(axis=-1, keepdims=True)
+    return weights @ V

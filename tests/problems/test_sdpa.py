@@ -1,0 +1,176 @@
+"""scaled_dot_product_attention: correct styles get full marks, each known mistake loses the right
+categories and is named in the feedback."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from grader.problems import PROBLEMS
+from problem_helpers import (category_points, diagnoses, failed_categories, grade_file,
+                             grade_source, submission_names)
+
+PROBLEM = "scaled_dot_product_attention"
+EVERYTHING_BUT_SHAPES = {"scaling", "softmax", "values", "masking", "stability", "properties",
+                         "dtypes"}
+
+# file -> (diagnosis kind, categories with failing tests). Scaling, stability and masking mistakes
+# are isolated: they lose all of their category's points and nothing else (ISOLATED). Structural
+# mistakes break most categories (a few tests, e.g. length 1, may still pass).
+BUGS = {
+    "bug_scale_by_d_k": ("scale_by_d_k", {"scaling"}),
+    "bug_no_scaling": ("no_scaling", {"scaling"}),
+    "bug_scale_multiplied": ("scale_multiplied", {"scaling"}),
+    "bug_softmax_query_axis": ("softmax_query_axis", EVERYTHING_BUT_SHAPES - {"properties"}),
+    "bug_softmax_batch_axis": ("softmax_batch_axis", EVERYTHING_BUT_SHAPES),
+    "bug_softmax_no_keepdims": ("softmax_no_keepdims", EVERYTHING_BUT_SHAPES | {"shapes"}),
+    "bug_softmax_not_stable": ("softmax_not_stable", {"stability"}),
+    "bug_softmax_global_max": ("softmax_global_max", {"stability"}),
+    "bug_mask_after_softmax": ("mask_after_softmax", {"masking"}),
+    "bug_mask_fill_zero": ("mask_fill_zero", {"masking"}),
+    "bug_mask_multiply": ("mask_fill_zero", {"masking"}),
+    "bug_mask_added_as_float": ("mask_added_as_float", {"masking"}),
+    "bug_mask_inverted": ("mask_inverted", {"masking"}),
+    "bug_mask_times_neg_inf": ("mask_times_neg_inf", {"masking"}),
+    "bug_mask_ignored": ("mask_ignored", {"masking"}),
+    "bug_mask_on_query_axis": ("mask_on_query_axis", {"masking"}),
+    "bug_blends_keys": ("blends_keys", EVERYTHING_BUT_SHAPES | {"shapes"}),
+    "bug_k_transpose_all_axes": ("k_transpose_all_axes", EVERYTHING_BUT_SHAPES | {"shapes"}),
+}
+ISOLATED = {"scaling", "stability", "masking"}
+# file -> (diagnosis kind, which cases fail, from their traits)
+PARTIAL_BUGS = {"bug_assumes_lq_equals_lk": (
+    "assumes_lq_equals_lk", lambda traits: "cross" in traits and "masked" not in traits)}
+
+
+def test_every_bug_file_is_in_the_table():
+    assert set(submission_names(PROBLEM, "bug_")) == set(BUGS) | set(PARTIAL_BUGS)
+
+
+@pytest.mark.parametrize("name", submission_names(PROBLEM, "correct_"))
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_correct_styles_get_full_marks(fake_sandbox, name, seed):
+    result = grade_file(fake_sandbox, PROBLEM, name, seed=seed)
+    assert [t.name for t in result.tests if t.status == "failed"] == []
+    assert result.score == pytest.approx(10.0, abs=1e-4)
+    assert diagnoses(result) == set()
+
+
+@pytest.mark.parametrize("name", sorted(BUGS))
+@pytest.mark.parametrize("seed", [1, 2])
+def test_each_mistake_loses_its_categories_and_is_diagnosed(fake_sandbox, name, seed):
+    kind, lost = BUGS[name]
+    result = grade_file(fake_sandbox, PROBLEM, name, seed=seed)
+    assert failed_categories(result) == lost
+    if lost <= ISOLATED:
+        assert result.score == pytest.approx(10.0 - category_points(result, lost), abs=1e-4)
+    assert_diagnosed(result, kind)
+
+
+def assert_diagnosed(result, kind):
+    failing = [t for t in result.tests if t.status == "failed"]
+    assert all(f"diagnosis:{kind}" in t.tags for t in failing), [t.tags for t in failing]
+    message = next(v.message for v in PROBLEMS[PROBLEM].variants + PROBLEMS[PROBLEM].rules
+                   if v.kind == kind)
+    assert all(message in t.output for t in failing)
+    assert message in result.output
+
+
+@pytest.mark.parametrize("name", sorted(PARTIAL_BUGS))
+def test_mistakes_seen_only_on_some_inputs_fail_exactly_those_tests(fake_sandbox, name):
+    kind, fails = PARTIAL_BUGS[name]
+    result = grade_file(fake_sandbox, PROBLEM, name)
+    cases = {c.name: c for c in PROBLEMS[PROBLEM].cases(7)}
+    failing = {t.name for t in result.tests if t.status == "failed"}
+    assert failing == {name for name, c in cases.items() if fails(c.traits)}
+    assert_diagnosed(result, kind)
+
+
+def test_dividing_by_d_k_loses_exactly_the_scaling_points_and_names_the_scaling(fake_sandbox):
+    result = grade_file(fake_sandbox, PROBLEM, "bug_scale_by_d_k")
+    assert result.score == pytest.approx(8.0, abs=1e-4)
+    scaling = [t for t in result.tests if t.tags[0] == "scaling"]
+    assert scaling and all(t.status == "failed" and t.score == 0 for t in scaling)
+    assert all("divided by d_k instead of sqrt(d_k)" in t.output for t in scaling)
+
+
+def test_max_scores_sum_to_the_item_points(fake_sandbox):
+    result = grade_file(fake_sandbox, PROBLEM, "correct_matmul", points=7.5)
+    assert sum(t.max_score for t in result.tests) == pytest.approx(7.5, abs=1e-4)
+    assert result.max_score == 7.5
+
+
+def test_output_says_how_many_hidden_tests_ran_and_that_they_count(fake_sandbox):
+    result = grade_file(fake_sandbox, PROBLEM, "correct_matmul")
+    hidden = [t for t in result.tests if t.visibility == "hidden"]
+    assert len(hidden) >= 15
+    assert f"{len(hidden)} hidden tests ran and count towards your score" in result.output
+
+
+def test_hidden_failures_show_no_expected_values_but_visible_ones_do(fake_sandbox):
+    result = grade_file(fake_sandbox, PROBLEM, "bug_no_scaling")
+    hidden = [t for t in result.tests if t.visibility == "hidden" and t.status == "failed"]
+    visible = [t for t in result.tests if t.visibility == "visible" and t.status == "failed"]
+    assert hidden and visible
+    assert not any("Expected" in t.output or "Received" in t.output for t in hidden)
+    assert all("Expected output:" in t.output and "Received output:" in t.output for t in visible)
+
+
+def test_unexplained_difference_reports_where_and_by_how_much(fake_sandbox):
+    source = (
+        "import numpy as np\n"
+        "def scaled_dot_product_attention(Q, K, V, mask=None):\n"
+        "    s = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n"
+        "    if mask is not None:\n"
+        "        s = np.where(mask, s, -np.inf)\n"
+        "    w = np.exp(s - s.max(-1, keepdims=True))\n"
+        "    out = (w / w.sum(-1, keepdims=True)) @ V\n"
+        "    out[..., 0, 0] += 0.5\n"
+        "    return out\n")
+    result = grade_source(fake_sandbox, PROBLEM, source)
+    failing = [t for t in result.tests if t.status == "failed"]
+    assert failing and diagnoses(result) == set()
+    assert any("largest difference 0.5 at index (0, 0" in t.output for t in failing)
+
+
+def test_exception_messages_full_of_numbers_are_withheld_for_hidden_tests(fake_sandbox):
+    source = ("def scaled_dot_product_attention(Q, K, V, mask=None):\n"
+              "    raise ValueError(str(Q.ravel().tolist()))\n")
+    result = grade_source(fake_sandbox, PROBLEM, source)
+    hidden = [t for t in result.tests if t.visibility == "hidden"]
+    assert result.score == 0
+    assert all("message withheld" in t.output for t in hidden)
+
+
+def test_syntax_error_scores_zero_with_the_message(fake_sandbox):
+    result = grade_source(fake_sandbox, PROBLEM, "def scaled_dot_product_attention(:\n")
+    assert result.score == 0 and result.status == "graded"
+    assert "syntax_error" in result.output and "SyntaxError" in result.output
+    assert all(t.status == "failed" for t in result.tests)
+
+
+def test_missing_function_scores_zero_and_says_so(fake_sandbox):
+    result = grade_source(fake_sandbox, PROBLEM, "def attention(Q, K, V):\n    return V\n")
+    assert result.score == 0
+    assert "no function named scaled_dot_product_attention" in result.tests[0].output
+
+
+def test_all_calls_of_a_submission_go_in_one_sandbox_run(fake_sandbox):
+    grade_file(fake_sandbox, PROBLEM, "correct_matmul")
+    assert fake_sandbox.runs == 1
+
+
+def test_hidden_inputs_depend_on_the_seed_and_are_reproducible():
+    problem = PROBLEMS[PROBLEM]
+    first, again, other = problem.cases(11), problem.cases(11), problem.cases(12)
+    hidden = [i for i, c in enumerate(first) if not c.visible]
+    q = lambda cases, i: cases[i].calls[0][0][0]  # noqa: E731
+    assert all(np.array_equal(q(first, i), q(again, i)) for i in hidden)
+    assert not any(np.array_equal(q(first, i), q(other, i)) for i in hidden
+                   if first[i].category == "scaling")
+
+
+def test_visible_examples_do_not_depend_on_the_seed():
+    problem = PROBLEMS[PROBLEM]
+    a = [c.public for c in problem.cases(1) if c.visible]
+    b = [c.public for c in problem.cases(2) if c.visible]
+    assert a == b and len(a) == 3
