@@ -10,6 +10,7 @@ from flask import Flask, jsonify
 
 from grader.api import register_api
 from grader.api.state import AppState
+from grader.bootstrap import bootstrap_local_course
 from grader.config import grading_is_inline, load_config
 from grader.queue import make_dispatcher
 from grader.runtime import build_service, make_catalog
@@ -34,7 +35,8 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     store = Store(config["DATABASE_URL"])
     store.create_all()
     content = make_catalog(config, store)
-    dispatcher = make_dispatcher(config, lambda: build_service(config, store=store))
+    dispatcher = make_dispatcher(
+        config, lambda schedule: build_service(config, store=store, schedule_webhook=schedule))
     app.extensions["grader"] = AppState(config=config, store=store, catalog=content,
                                         dispatcher=dispatcher)
     register_api(app)
@@ -44,6 +46,7 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
         return jsonify({"status": "ok"})
 
     if grading_is_inline(config):
+        bootstrap_local_course(store, config)
         log.warning("grading in-process (no CELERY_BROKER_URL): the embedded default")
         dispatcher.sweep(timedelta(0))  # left queued/running by a restart: grade it now
         dispatcher.start_sweeper()

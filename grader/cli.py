@@ -4,6 +4,7 @@
 - ``grader worker [CELERY ARGS...]``: a Celery worker (production; needs ``CELERY_BROKER_URL``).
 - ``grader beat``: the Celery beat that runs the periodic sweep.
 - ``grader grade ASSIGNMENT_ID ITEM_ID FILE``: grade one response locally, without a server.
+- ``grader create-admin-key``: create an admin API key (courses and keys) and print it once.
 - ``grader check-sandbox``: run the sandbox self-test and say whether grading code is possible.
 """
 from __future__ import annotations
@@ -121,6 +122,16 @@ def cmd_check_sandbox(args) -> int:
     return 0
 
 
+def cmd_create_admin_key(args) -> int:
+    from grader.bootstrap import create_admin_key
+    from grader.store import Store
+
+    store = Store(load_config()["DATABASE_URL"])
+    store.create_all()
+    print(create_admin_key(store, args.label))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="grader", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -131,13 +142,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000)
     serve.set_defaults(func=cmd_serve)
 
-    worker = sub.add_parser("worker", help="run a Celery worker (production mode)")
-    worker.add_argument("celery_args", nargs=argparse.REMAINDER)
-    worker.set_defaults(func=cmd_worker)
+    worker = sub.add_parser("worker", help="run a Celery worker (production mode); other "
+                                           "options go to `celery worker`, e.g. --concurrency 4")
+    worker.set_defaults(func=cmd_worker, passthrough=True)
 
     beat = sub.add_parser("beat", help="run Celery beat (periodic sweep of stale submissions)")
-    beat.add_argument("celery_args", nargs=argparse.REMAINDER)
-    beat.set_defaults(func=cmd_beat)
+    beat.set_defaults(func=cmd_beat, passthrough=True)
 
     grade = sub.add_parser("grade", help="grade one response locally and print the result")
     grade.add_argument("assignment_id")
@@ -149,13 +159,22 @@ def build_parser() -> argparse.ArgumentParser:
                        help="seed of the hidden inputs (default: derived from the file)")
     grade.set_defaults(func=cmd_grade)
 
+    admin = sub.add_parser("create-admin-key", help="create an admin API key (printed once)")
+    admin.add_argument("--label", default="created by grader create-admin-key")
+    admin.set_defaults(func=cmd_create_admin_key)
+
     check = sub.add_parser("check-sandbox", help="run the sandbox self-test")
     check.set_defaults(func=cmd_check_sandbox)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if getattr(args, "passthrough", False):
+        args.celery_args = extra
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     return args.func(args) or 0
 
 

@@ -25,8 +25,13 @@ SETTINGS: dict[str, tuple[type, Any]] = {
     "MAX_BODY_BYTES": (int, 2 * 1024 * 1024),
     "INLINE_WORKERS": (int, 2),  # threads grading in-process on the embedded default
     "SWEEP_AFTER_SECONDS": (int, 300),  # a queued/running submission older than this is re-queued
-    "SWEEP_INTERVAL_SECONDS": (int, 30),
+    "SWEEP_INTERVAL_SECONDS": (float, 30.0),
     "MAX_GRADING_ATTEMPTS": (int, 3),  # infrastructure retries before a submission is marked failed
+    "WEBHOOK_BACKOFF_SECONDS": (float, 10.0),  # first retry delay; doubles per attempt, cap 1 h
+    "LONG_POLL_MAX_SECONDS": (float, 30.0),
+    "RESULT_LINK_MAX_AGE_SECONDS": (int, 7 * 24 * 3600),
+    "BATCH_MAX_SUBMISSIONS": (int, 100),
+    "LOCAL_COURSE": (str, "local"),  # the course the embedded default creates on first start
 }
 
 

@@ -53,17 +53,25 @@ def check_sandbox(config: Mapping[str, Any]) -> None:
         raise SandboxUnavailable("sandbox self-test failed: " + "; ".join(problems))
 
 
-def build_service(config: Mapping[str, Any], store: Store | None = None, notify=None
-                  ) -> GradingService:
-    """A grading service over ``config``'s store and content."""
+def build_service(config: Mapping[str, Any], store: Store | None = None,
+                  schedule_webhook=None) -> GradingService:
+    """A grading service over ``config``'s store and content. Final submissions are announced by
+    webhook: ``schedule_webhook(delivery_id)`` hands each delivery to its sender."""
+    from grader.notify import Notifier
+
     if store is None:
         store = Store(config["DATABASE_URL"])
         store.create_all()
-    return GradingService(
+    catalog = make_catalog(config, store)
+    notifier = Notifier(store, catalog, schedule_webhook or (lambda _delivery_id: None),
+                        backoff_base=config["WEBHOOK_BACKOFF_SECONDS"])
+    service = GradingService(
         store=store,
-        catalog=make_catalog(config, store),
+        catalog=catalog,
         secret=config["GRADER_SECRET_KEY"],
         sandbox_factory=partial(make_sandbox, config),
         max_attempts=config["MAX_GRADING_ATTEMPTS"],
-        notify=notify,
+        notify=notifier.submission_final,
     )
+    service.notifier = notifier
+    return service

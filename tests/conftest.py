@@ -82,7 +82,23 @@ def app(embedded_config):
 
 
 @pytest.fixture
-def client(app):
+def instructor_key(app):
+    """The instructor key the embedded default created on first start."""
+    from grader.bootstrap import KEY_FILE
+
+    return (Path(app.config["GRADER"]["INSTANCE_PATH"]) / KEY_FILE).read_text().strip()
+
+
+@pytest.fixture
+def client(app, instructor_key):
+    """A test client that sends the local course's instructor key."""
+    client = app.test_client()
+    client.environ_base["HTTP_AUTHORIZATION"] = f"Bearer {instructor_key}"
+    return client
+
+
+@pytest.fixture
+def anonymous(app):
     return app.test_client()
 
 

@@ -1,4 +1,4 @@
-"""Celery tasks: grade a submission by id, and sweep stale submissions back onto the queue.
+"""Celery tasks: grade a submission by id, deliver a webhook, run a regrade, and sweep.
 
 Each worker process builds one :class:`grader.grading.GradingService` (store, content, warm sandbox)
 on first use and keeps it across jobs. At start the worker runs the sandbox self-test and refuses to
@@ -13,17 +13,11 @@ from datetime import timedelta
 from celery import Celery, signals
 
 from grader.runtime import build_service, check_sandbox
+from grader.store.models import utcnow
 
 log = logging.getLogger(__name__)
 
 _service = None
-
-
-def service(config):
-    global _service
-    if _service is None:
-        _service = build_service(config)
-    return _service
 
 
 @signals.worker_process_shutdown.connect
@@ -33,29 +27,56 @@ def _close_service(**_kwargs):
 
 
 def register_tasks(app: Celery) -> None:
-    """Register the grading tasks on ``app``."""
+    """Register the tasks on ``app``."""
     config = app.conf.grader_config
+
+    def service():
+        global _service
+        if _service is None:
+            _service = build_service(config, schedule_webhook=lambda delivery_id:
+                                     deliver_webhook.apply_async(args=[delivery_id]))
+        return _service
 
     @app.task(name="workers.tasks.grade_submission", bind=True, max_retries=None,
               acks_late=True, reject_on_worker_lost=True)
     def grade_submission(task, submission_id: str) -> dict:
         """Grade one stored submission; infrastructure faults are retried with backoff and
         jitter, then marked failed by the service after ``MAX_GRADING_ATTEMPTS``."""
-        outcome = service(config).grade(submission_id)
+        outcome = service().grade(submission_id)
         if outcome.action == "retry":
             countdown = min(60, 2 ** task.request.retries) + random.random()
             raise task.retry(countdown=countdown)
         return {"action": outcome.action, "score": outcome.score}
 
+    @app.task(name="workers.tasks.deliver_webhook", bind=True, max_retries=None,
+              acks_late=True)
+    def deliver_webhook(task, delivery_id: str) -> bool:
+        """One delivery attempt; a failure is retried after the backoff the notifier chose."""
+        delivered, delay = service().notifier.attempt(delivery_id)
+        if not delivered and delay is not None:
+            raise task.retry(countdown=delay)
+        return delivered
+
+    @app.task(name="workers.tasks.regrade", acks_late=True)
+    def regrade(run_id: str) -> int:
+        from grader.grading.regrade import run_regrade
+
+        return len(run_regrade(service(), run_id))
+
     @app.task(name="workers.tasks.sweep")
     def sweep() -> list[str]:
-        """Re-queue submissions left queued or running past ``SWEEP_AFTER_SECONDS``."""
-        store = service(config).store
+        """Re-queue submissions left queued or running past ``SWEEP_AFTER_SECONDS``, re-send
+        webhook deliveries overdue by a minute (their retry message was lost), and forget
+        idempotency keys older than 48 h."""
+        store = service().store
         ids = []
         for submission in store.stale(timedelta(seconds=config["SWEEP_AFTER_SECONDS"])):
             if store.requeue(submission.id):
                 grade_submission.apply_async(args=[submission.id])
                 ids.append(submission.id)
+        for delivery in store.webhooks.due(now=utcnow() - timedelta(seconds=60)):
+            deliver_webhook.apply_async(args=[delivery.id])
+        store.forget_idempotency_keys(timedelta(hours=48))
         if ids:
             log.warning("sweep re-queued %d submission(s)", len(ids))
         return ids

@@ -5,7 +5,8 @@ from flask import Flask, request
 from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
 
-from grader.api import assignments, submissions
+from grader.api import assignments, courses, submissions, webhooks
+from grader.api.auth import authenticate
 from grader.api.errors import ApiError, error_response, handle_api_error, handle_http_exception
 from grader.api.schemas import ErrorSchema
 
@@ -15,7 +16,9 @@ EXTRA_TYPES: dict[str, set[str]] = {}
 
 
 class GraderApi(Api):
-    """flask-smorest's Api with our one error shape."""
+    """flask-smorest's Api with our one error shape (documented as the ``Error`` component)."""
+
+    ERROR_SCHEMA = ErrorSchema
 
     def handle_http_exception(self, error: HTTPException):
         return handle_http_exception(error)
@@ -44,10 +47,12 @@ def register_api(app: Flask) -> Api:
     app.config.setdefault("OPENAPI_SWAGGER_UI_PATH", "/docs")
     app.config.setdefault("OPENAPI_SWAGGER_UI_URL", "https://cdn.jsdelivr.net/npm/swagger-ui-dist/")
     api = GraderApi(app)
-    api.spec.components.schema("Error", schema=ErrorSchema)
-    api.register_blueprint(assignments.blp)
-    api.register_blueprint(submissions.blp)
+    api.spec.components.security_scheme("ApiKey", {"type": "http", "scheme": "bearer"})
+    api.spec.options["security"] = [{"ApiKey": []}]
+    for module in (assignments, submissions, courses, webhooks):
+        api.register_blueprint(module.blp)
     app.register_error_handler(ApiError, handle_api_error)
     app.register_error_handler(HTTPException, handle_http_exception)
+    app.before_request(authenticate)
     app.before_request(_check_content_type)
     return api

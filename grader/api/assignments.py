@@ -1,43 +1,211 @@
-"""``/api/v1/assignments``: the built-in (and later instructor-made) assignments, as learners see them."""
+"""``/api/v1/assignments``: built-in and course assignments as learners see them; instructors create
+and edit their course's assignments, export grades and regrade."""
 from __future__ import annotations
 
+import copy
+import csv
+import io
+
+from flask import Response, url_for
 from flask.views import MethodView
 from flask_smorest import Blueprint
+from marshmallow import Schema, fields, validate
 
+from grader.api.auth import require_course
 from grader.api.errors import ApiError
 from grader.api.schemas import AssignmentSchema, AssignmentSummarySchema
 from grader.api.state import state
-from grader.content import public_assignment
+from grader.content import ContentError, compile_assignment, public_assignment
 
-blp = Blueprint("assignments", __name__, url_prefix="/api/v1/assignments",
+blp = Blueprint("assignments", __name__, url_prefix="/api/v1",
                 description="Assignments and their items (never keys or hidden tests).")
 
+READERS = ("lms", "instructor")
 
-def get_assignment(assignment_id: str):
-    """The loaded assignment, or a 404 naming ``assignment_id``."""
-    assignment = state().catalog.get(assignment_id)
+
+def get_assignment(principal, assignment_id: str):
+    """The assignment visible to the caller's course, or a 404 naming ``assignment_id``."""
+    assignment = state().catalog.get(principal.course_id, assignment_id)
     if assignment is None:
         raise ApiError(404, "assignment_not_found", f"No assignment with id {assignment_id!r}.",
                        "assignment_id")
     return assignment
 
 
-@blp.route("")
+class AssignmentDocumentSchema(Schema):
+    """An instructor's assignment: items reference built-in code problems, the course's uploaded
+    rubrics (``rubric: <id>``) or carry a choice item inline; see README "Assignments"."""
+
+    class Meta:
+        unknown = "raise"
+
+    id = fields.String(required=True, validate=validate.Regexp(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$"))
+    title = fields.String(required=True, validate=validate.Length(min=1, max=300))
+    description = fields.String(load_default="")
+    due_at = fields.DateTime(load_default=None, allow_none=True)
+    callback_url = fields.Url(schemes={"http", "https"}, require_tld=False, load_default=None,
+                              allow_none=True)
+    items = fields.List(fields.Dict(), required=True, validate=validate.Length(min=1, max=200))
+
+
+class RegradeCreateSchema(Schema):
+    dry_run = fields.Boolean(load_default=True)
+
+
+class GradesArgsSchema(Schema):
+    attempts = fields.String(load_default="latest", validate=validate.OneOf(["latest", "all"]))
+
+
+def resolve_rubrics(course_id: str, document: dict) -> dict:
+    """Inline the course's uploaded rubrics into text items (``rubric: <id>``), pinning the
+    version, so an assignment version always scores with the same rubric version."""
+    document = copy.deepcopy(document)
+    for item in document["items"]:
+        ref = item.get("rubric")
+        if item.get("kind") == "text" and isinstance(ref, str):
+            record = state().store.content.rubric(course_id, ref)
+            if record is not None:
+                item["rubric"] = record.document
+                item["rubric_ref"] = {"id": record.rubric_id, "version": record.version}
+    return document
+
+
+def save_assignment(principal, body: dict, status: int):
+    app_state = state()
+    if body["id"] in app_state.catalog.builtins:
+        raise ApiError(409, "conflict", f"{body['id']!r} is a built-in assignment id; choose "
+                       "another.", "id")
+    document = {**body, "due_at": body["due_at"].isoformat() if body["due_at"] else None}
+    document = resolve_rubrics(principal.course_id, document)
+    try:
+        compile_assignment(document, app_state.catalog.content_dir, where="assignment")
+    except ContentError as exc:
+        message = str(exc).removeprefix("assignment: ")
+        field = message.split(":", 1)[0].split(" (", 1)[0]
+        raise ApiError(422, "validation_error", message, field) from None
+    record = app_state.store.content.add_assignment_version(principal.course_id, body["id"],
+                                                            document)
+    assignment = app_state.catalog.get(principal.course_id, body["id"], record.version)
+    headers = {"Location": url_for("assignments.AssignmentById", assignment_id=body["id"])}
+    return public_assignment(assignment), status, headers
+
+
+@blp.route("/assignments")
 class Assignments(MethodView):
     @blp.response(200, AssignmentSummarySchema(many=True))
     def get(self):
-        """List assignments."""
-        return [
-            {"id": a.id, "title": a.title, "max_score": a.max_score, "item_count": len(a.items)}
-            for a in state().catalog.values()
-        ]
+        """List the assignments the caller's course can use: built-in ones and its own."""
+        principal = require_course(*READERS)
+        return [{"id": a.id, "title": a.title, "max_score": a.max_score,
+                 "item_count": len(a.items)} for a in state().catalog.visible(principal.course_id)]
+
+    @blp.arguments(AssignmentDocumentSchema)
+    @blp.response(201, AssignmentSchema)
+    @blp.alt_response(409, schema="Error", description="The id is taken")
+    @blp.alt_response(422, schema="Error", description="Invalid assignment or item")
+    def post(self, body):
+        """Create an assignment in the caller's course (role: instructor)."""
+        principal = require_course("instructor")
+        if state().store.content.assignment(principal.course_id, body["id"]) is not None:
+            raise ApiError(409, "conflict", f"Assignment {body['id']!r} exists; PUT to add a "
+                           "version.", "id")
+        return save_assignment(principal, body, 201)
 
 
-@blp.route("/<assignment_id>")
+@blp.route("/assignments/<assignment_id>")
 class AssignmentById(MethodView):
     @blp.response(200, AssignmentSchema)
     @blp.alt_response(404, schema="Error", description="Unknown assignment")
     def get(self, assignment_id):
         """One assignment with its items: id, kind, prompt, points, and for code items the
         function contract."""
-        return public_assignment(get_assignment(assignment_id))
+        principal = require_course(*READERS)
+        return public_assignment(get_assignment(principal, assignment_id))
+
+    @blp.arguments(AssignmentDocumentSchema)
+    @blp.response(200, AssignmentSchema)
+    @blp.alt_response(404, schema="Error", description="Unknown assignment")
+    @blp.alt_response(422, schema="Error", description="Invalid assignment or item")
+    def put(self, body, assignment_id):
+        """Edit a course assignment: stores a new version; earlier submissions keep the version
+        they were made against (role: instructor)."""
+        principal = require_course("instructor")
+        if body["id"] != assignment_id:
+            raise ApiError(422, "validation_error", "id must equal the assignment id in the path.",
+                           "id")
+        if state().store.content.assignment(principal.course_id, assignment_id) is None:
+            raise ApiError(404, "assignment_not_found",
+                           f"No assignment with id {assignment_id!r} in this course.",
+                           "assignment_id")
+        return save_assignment(principal, body, 200)
+
+
+@blp.route("/assignments/<assignment_id>/grades.csv")
+class Grades(MethodView):
+    @blp.arguments(GradesArgsSchema, location="query")
+    @blp.response(200, content_type="text/csv")
+    def get(self, args, assignment_id):
+        """Grades as CSV: learner_id, score, max_score, submitted_at, graded_at, status,
+        submission_id. By default the latest graded submission per learner (learners with no
+        graded one show their latest attempt); ``?attempts=all`` lists every attempt (roles: lms,
+        instructor)."""
+        principal = require_course(*READERS)
+        assignment = get_assignment(principal, assignment_id)
+        rows = state().store.submissions_of(principal.course_id, assignment.id)
+        if args["attempts"] == "latest":
+            latest: dict[str, object] = {}
+            for row in rows:  # oldest first: later rows replace earlier ones
+                previous = latest.get(row.learner_id)
+                if row.status == "graded" or previous is None or previous.status != "graded":
+                    latest[row.learner_id] = row
+            rows = sorted(latest.values(), key=lambda r: r.learner_id)
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["learner_id", "score", "max_score", "submitted_at", "graded_at",
+                         "status", "submission_id"])
+        for row in rows:
+            writer.writerow([
+                row.learner_id, "" if row.score is None else f"{row.score:g}",
+                "" if row.max_score is None else f"{row.max_score:g}",
+                _iso(row.received_at), _iso(row.finished_at) if row.status == "graded" else "",
+                row.status, row.id])
+        return Response(out.getvalue(), mimetype="text/csv", headers={
+            "Content-Disposition": f'attachment; filename="{assignment.id}-grades.csv"'})
+
+
+def _iso(value) -> str:
+    from grader.api.submissions import aware
+
+    return aware(value).isoformat() if value is not None else ""
+
+
+@blp.route("/assignments/<assignment_id>/regrades")
+class Regrades(MethodView):
+    @blp.arguments(RegradeCreateSchema)
+    @blp.response(202)
+    def post(self, body, assignment_id):
+        """Regrade every graded submission of the course to this assignment with its current
+        rubrics and tests (role: instructor). ``dry_run`` (default true) reports old score, new
+        score and difference without changing anything; otherwise new results are stored beside
+        the old ones. Poll the ``Location`` for the report."""
+        principal = require_course("instructor")
+        assignment = get_assignment(principal, assignment_id)
+        run = state().store.regrades.create(principal.course_id, assignment.id, body["dry_run"])
+        state().dispatcher.regrade(run.id)
+        location = url_for("assignments.RegradeById", run_id=run.id)
+        return {"id": run.id, "status": run.status, "dry_run": run.dry_run}, 202, {
+            "Location": location}
+
+
+@blp.route("/regrades/<run_id>")
+class RegradeById(MethodView):
+    @blp.response(200)
+    def get(self, run_id):
+        """A regrade run: status and, once done, per submission old score, new score and
+        difference (role: instructor)."""
+        principal = require_course("instructor")
+        run = state().store.regrades.get(run_id)
+        if run is None or run.course_id != principal.course_id:
+            raise ApiError(404, "regrade_not_found", f"No regrade with id {run_id!r}.", "run_id")
+        return {"id": run.id, "assignment_id": run.assignment_id, "dry_run": run.dry_run,
+                "status": run.status, "report": run.report}

@@ -4,6 +4,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 ID = validate.Length(min=1, max=200)
+HTTP_URL = validate.URL(schemes={"http", "https"}, require_tld=False)
 
 
 class SubmissionCreateSchema(Schema):
@@ -19,6 +20,25 @@ class SubmissionCreateSchema(Schema):
                               "quadratic-cost": {"text": "Every pair of positions ..."},
                               "no-positions": {"choice": "B"}}},
     )
+    callback_url = fields.String(
+        validate=[validate.Length(max=2000), HTTP_URL], load_default=None, allow_none=True,
+        metadata={"description": "Receives a signed webhook when the submission is final."})
+
+
+class BatchCreateSchema(Schema):
+    submissions = fields.List(fields.Nested(SubmissionCreateSchema), required=True,
+                              validate=validate.Length(min=1))
+
+
+class PollArgsSchema(Schema):
+    wait = fields.Float(load_default=0.0, validate=validate.Range(min=0, max=3600),
+                        metadata={"description": "Seconds to wait for a final status (max 30)."})
+
+
+class LinkSchema(Schema):
+    url = fields.String()
+    token = fields.String()
+    expires_at = fields.DateTime()
 
 
 class TestResultSchema(Schema):
@@ -51,6 +71,7 @@ class SubmissionSchema(Schema):
 
     id = fields.String()
     assignment_id = fields.String()
+    assignment_version = fields.Integer()
     learner_id = fields.String()
     status = fields.String(metadata={"enum": ["queued", "running", "graded", "failed"]})
     content_sha256 = fields.String()
@@ -69,6 +90,17 @@ class SubmissionCreatedSchema(Schema):
     status = fields.String()
     content_sha256 = fields.String()
     received_at = fields.DateTime()
+    created = fields.Boolean(metadata={"description": "False when an Idempotency-Key replayed "
+                                                      "an earlier submission"})
+
+
+class BatchEntrySchema(SubmissionCreatedSchema):
+    index = fields.Integer()
+    error = fields.Dict()
+
+
+class BatchResultSchema(Schema):
+    submissions = fields.List(fields.Nested(BatchEntrySchema))
 
 
 class ItemSchema(Schema):
@@ -88,6 +120,8 @@ class AssignmentSchema(Schema):
     title = fields.String()
     description = fields.String()
     max_score = fields.Float()
+    version = fields.Integer()
+    due_at = fields.String(allow_none=True)
     items = fields.List(fields.Nested(ItemSchema))
 
 

@@ -1,53 +1,65 @@
-"""``/api/v1/.../submissions``: intake (store first, then queue) and reading results."""
+"""``/api/v1/.../submissions``: intake (store first, then queue), batches, idempotency, long-poll,
+and signed result links for learners."""
 from __future__ import annotations
 
-from datetime import timezone
+import hashlib
+import json
+import time
+from datetime import datetime, timedelta, timezone
 
-from flask import url_for
+from flask import request, url_for
 from flask.views import MethodView
 from flask_smorest import Blueprint
+from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
 from grader.api.assignments import get_assignment
+from grader.api.auth import require_course
 from grader.api.errors import ApiError
-from grader.api.schemas import SubmissionCreatedSchema, SubmissionCreateSchema, SubmissionSchema
+from grader.api.schemas import (BatchCreateSchema, BatchResultSchema, LinkSchema, PollArgsSchema,
+                                SubmissionCreatedSchema, SubmissionCreateSchema, SubmissionSchema)
 from grader.api.state import state
 from grader.items import get_kind
+from grader.store.db import IdempotencyConflict
 
 blp = Blueprint("submissions", __name__, url_prefix="/api/v1",
                 description="Submit responses and read graded results.")
 
+SUBMITTERS = ("lms", "instructor")
+FINAL = ("graded", "failed")
 
-def _aware(value):
+
+def aware(value):
     """Timestamps are UTC; SQLite returns them without a zone."""
     if value is not None and value.tzinfo is None:
         return value.replace(tzinfo=timezone.utc)
     return value
 
 
-def validate_responses(assignment, responses: dict) -> None:
+def validate_responses(assignment, responses: dict, prefix: str = "") -> None:
     """404 for an item the assignment does not have, 422 for a response of the wrong shape."""
     for item_id, response in responses.items():
         item = assignment.items.get(item_id)
+        field = f"{prefix}responses.{item_id}"
         if item is None:
             raise ApiError(404, "item_not_found",
                            f"Assignment {assignment.id!r} has no item {item_id!r}; its items are "
-                           f"{', '.join(assignment.items)}.", f"responses.{item_id}")
+                           f"{', '.join(assignment.items)}.", field)
         problem = get_kind(item.kind).validate_response(item, response)
         if problem:
-            raise ApiError(422, "validation_error", f"responses.{item_id}: {problem}",
-                           f"responses.{item_id}")
+            raise ApiError(422, "validation_error", f"{field}: {problem}", field)
 
 
 def submission_view(submission) -> dict:
     return {
         "id": submission.id,
         "assignment_id": submission.assignment_id,
+        "assignment_version": submission.assignment_version,
         "learner_id": submission.learner_id,
         "status": submission.status,
         "content_sha256": submission.content_sha256,
-        "received_at": _aware(submission.received_at),
-        "started_at": _aware(submission.started_at),
-        "finished_at": _aware(submission.finished_at),
+        "received_at": aware(submission.received_at),
+        "started_at": aware(submission.started_at),
+        "finished_at": aware(submission.finished_at),
         "attempts": submission.attempts,
         "score": submission.score,
         "max_score": submission.max_score,
@@ -56,38 +68,176 @@ def submission_view(submission) -> dict:
     }
 
 
+def created_view(submission, created: bool) -> dict:
+    return {"id": submission.id, "status": submission.status,
+            "content_sha256": submission.content_sha256,
+            "received_at": aware(submission.received_at), "created": created}
+
+
+def request_digest(assignment_id: str, body: dict) -> str:
+    canonical = json.dumps({"assignment_id": assignment_id, **body}, sort_keys=True,
+                           separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def intake(principal, assignment, body: dict, idempotency_key: str | None = None,
+           field_prefix: str = ""):
+    """Validate, store durably, then queue. Returns (submission, created)."""
+    validate_responses(assignment, body["responses"], field_prefix)
+    app_state = state()
+    try:
+        submission, created = app_state.store.create_submission(
+            assignment.id, body["learner_id"], body["responses"], course_id=principal.course_id,
+            assignment_version=assignment.version, callback_url=body.get("callback_url"),
+            idempotency_key=idempotency_key,
+            request_sha256=request_digest(assignment.id, body) if idempotency_key else None)
+    except IdempotencyConflict as conflict:
+        raise ApiError(409, "idempotency_conflict",
+                       "This Idempotency-Key was used with a different request body (submission "
+                       f"{conflict.submission_id}).", "Idempotency-Key") from None
+    if created:
+        app_state.dispatcher.enqueue(submission.id)
+    return submission, created
+
+
+def get_own_submission(principal, submission_id: str):
+    """The submission if it belongs to the caller's course; else 404 (as if it did not exist)."""
+    submission = state().store.get(submission_id)
+    if submission is None or submission.course_id != principal.course_id:
+        raise ApiError(404, "submission_not_found", f"No submission with id {submission_id!r}.",
+                       "submission_id")
+    return submission
+
+
 @blp.route("/assignments/<assignment_id>/submissions")
 class SubmissionIntake(MethodView):
     @blp.arguments(SubmissionCreateSchema)
     @blp.response(202, SubmissionCreatedSchema)
+    @blp.alt_response(200, schema=SubmissionCreatedSchema,
+                      description="Replay of an earlier request with the same Idempotency-Key")
     @blp.alt_response(404, schema="Error", description="Unknown assignment or item")
+    @blp.alt_response(409, schema="Error", description="Idempotency-Key reused with another body")
     @blp.alt_response(413, schema="Error", description="Body over the size limit")
     @blp.alt_response(415, schema="Error", description="Body is not application/json")
     @blp.alt_response(422, schema="Error", description="Malformed submission")
     def post(self, body, assignment_id):
-        """Submit responses. The submission is stored durably before it is queued; the answer is
-        202 with its id and a ``Location`` to poll."""
-        assignment = get_assignment(assignment_id)
-        validate_responses(assignment, body["responses"])
-        app_state = state()
-        submission = app_state.store.create_submission(assignment.id, body["learner_id"],
-                                                       body["responses"])
-        app_state.dispatcher.enqueue(submission.id)
+        """Submit responses (roles: lms, instructor).
+
+        The submission is stored durably (server timestamp, SHA-256 of its content) before it is
+        queued; the answer is 202 with its id and a ``Location`` to poll. With an
+        ``Idempotency-Key`` header, the same key and body return the same submission (200), a
+        different body 409; keys are kept 48 h per course."""
+        principal = require_course(*SUBMITTERS)
+        assignment = get_assignment(principal, assignment_id)
+        key = request.headers.get("Idempotency-Key")
+        if key is not None and not (1 <= len(key) <= 255):
+            raise ApiError(422, "validation_error", "Idempotency-Key must be 1-255 characters.",
+                           "Idempotency-Key")
+        submission, created = intake(principal, assignment, body, key)
         location = url_for("submissions.SubmissionById", submission_id=submission.id)
-        return ({"id": submission.id, "status": submission.status,
-                 "content_sha256": submission.content_sha256,
-                 "received_at": _aware(submission.received_at)},
-                202, {"Location": location})
+        return created_view(submission, created), 202 if created else 200, {"Location": location}
+
+
+@blp.route("/assignments/<assignment_id>/submissions/batch")
+class SubmissionBatch(MethodView):
+    @blp.arguments(BatchCreateSchema)
+    @blp.response(202, BatchResultSchema)
+    @blp.alt_response(404, schema="Error", description="Unknown assignment")
+    @blp.alt_response(422, schema="Error", description="Malformed batch")
+    def post(self, body, assignment_id):
+        """Submit up to ``BATCH_MAX_SUBMISSIONS`` (100) submissions at once (roles: lms,
+        instructor). Each entry gets its own id and status, or its own error; one bad entry does
+        not reject the others."""
+        principal = require_course(*SUBMITTERS)
+        assignment = get_assignment(principal, assignment_id)
+        limit = state().config["BATCH_MAX_SUBMISSIONS"]
+        if len(body["submissions"]) > limit:
+            raise ApiError(422, "validation_error",
+                           f"submissions: at most {limit} per batch, got {len(body['submissions'])}.",
+                           "submissions")
+        results = []
+        for index, entry in enumerate(body["submissions"]):
+            try:
+                submission, created = intake(principal, assignment, entry,
+                                             field_prefix=f"submissions[{index}].")
+                results.append({"index": index, **created_view(submission, created)})
+            except ApiError as error:
+                results.append({"index": index, "error": {"status": error.status,
+                                                          "code": error.code,
+                                                          "message": error.message,
+                                                          "field": error.field}})
+        return {"submissions": results}
 
 
 @blp.route("/submissions/<submission_id>")
 class SubmissionById(MethodView):
+    @blp.arguments(PollArgsSchema, location="query")
     @blp.response(200, SubmissionSchema)
     @blp.alt_response(404, schema="Error", description="Unknown submission")
+    def get(self, args, submission_id):
+        """A submission's status, timestamps, score and results per item (roles: lms,
+        instructor). ``?wait=N`` holds the request up to N seconds (capped at 30) and answers as
+        soon as the submission is final."""
+        principal = require_course(*SUBMITTERS)
+        submission = get_own_submission(principal, submission_id)
+        wait = min(args.get("wait", 0.0), state().config["LONG_POLL_MAX_SECONDS"])
+        deadline = time.monotonic() + wait
+        delay = 0.05
+        while submission.status not in FINAL and time.monotonic() < deadline:
+            time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
+            delay = min(delay * 1.5, 0.5)
+            submission = state().store.get(submission_id)
+        return submission_view(submission)
+
+
+@blp.route("/submissions/<submission_id>/history")
+class SubmissionHistory(MethodView):
+    @blp.response(200)
     def get(self, submission_id):
-        """A submission's status, timestamps, score and results per item."""
-        submission = state().store.get(submission_id)
+        """Every stored grading of the submission (initial and regrades) with the versions it was
+        scored with (role: instructor)."""
+        principal = require_course("instructor")
+        get_own_submission(principal, submission_id)
+        return [{"kind": r.kind, "created_at": aware(r.created_at).isoformat(), "score": r.score,
+                 "max_score": r.max_score, "versions": r.versions}
+                for r in state().store.history(submission_id)]
+
+
+def _link_serializer() -> URLSafeTimedSerializer:
+    return URLSafeTimedSerializer(state().config["GRADER_SECRET_KEY"], salt="result-link")
+
+
+@blp.route("/submissions/<submission_id>/link")
+class SubmissionLink(MethodView):
+    @blp.response(201, LinkSchema)
+    def post(self, submission_id):
+        """A signed, expiring link through which the learner reads their own result without a
+        key (roles: lms, instructor). The link shows what the learner may see, never hidden
+        inputs or expected values."""
+        principal = require_course(*SUBMITTERS)
+        get_own_submission(principal, submission_id)
+        token = _link_serializer().dumps({"s": submission_id})
+        max_age = state().config["RESULT_LINK_MAX_AGE_SECONDS"]
+        return {"url": url_for("submissions.ResultByToken", token=token, _external=True),
+                "token": token,
+                "expires_at": datetime.now(timezone.utc) + timedelta(seconds=max_age)}
+
+
+@blp.route("/results/<token>")
+class ResultByToken(MethodView):
+    @blp.response(200, SubmissionSchema)
+    @blp.alt_response(404, schema="Error", description="Invalid or expired link")
+    def get(self, token):
+        """A learner's own result through a signed link (no key needed)."""
+        try:
+            data = _link_serializer().loads(token,
+                                            max_age=state().config["RESULT_LINK_MAX_AGE_SECONDS"])
+        except SignatureExpired:
+            raise ApiError(404, "link_expired", "This result link has expired; ask for a new one.",
+                           "token") from None
+        except BadSignature:
+            raise ApiError(404, "link_invalid", "This result link is not valid.", "token") from None
+        submission = state().store.get(data.get("s", ""))
         if submission is None:
-            raise ApiError(404, "submission_not_found", f"No submission with id {submission_id!r}.",
-                           "submission_id")
+            raise ApiError(404, "link_invalid", "This result link is not valid.", "token")
         return submission_view(submission)

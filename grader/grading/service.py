@@ -53,8 +53,19 @@ def grade_responses(assignment: Assignment, responses: dict[str, Any], ctx: Grad
         started = time.perf_counter()
         result = get_kind(item.kind).grade(item, response, ctx)
         result.extra_data.setdefault("execution_time", round(time.perf_counter() - started, 4))
-        results.append(result)
+        results.append(round_points(result))
     return results
+
+
+def round_points(result: ItemResult, digits: int = 4) -> ItemResult:
+    """Points are reported to ``digits`` decimals, so thirds of a point add up to whole points
+    (three tests of 1/3 point each show 0.3333 but sum to exactly 1)."""
+    for test in result.tests:
+        test.score = round(test.score, digits)
+        test.max_score = round(test.max_score, digits)
+    result.score = round(result.score, digits)
+    result.max_score = round(result.max_score, digits)
+    return result
 
 
 def scored_versions(assignment: Assignment, results: list[ItemResult]) -> dict[str, Any]:
@@ -100,6 +111,10 @@ class GradingService:
                 raise InfrastructureError(f"sandbox unavailable: {exc}") from exc
         return self._sandbox
 
+    def lazy_sandbox(self) -> "_LazySandbox":
+        """A handle that starts the sandbox only when a code item needs it."""
+        return _LazySandbox(self)
+
     def close(self) -> None:
         if self._sandbox is not None:
             self._sandbox.close()
@@ -117,15 +132,15 @@ class GradingService:
             if assignment is None:
                 raise InfrastructureError(f"assignment {submission.assignment_id!r} is not loaded")
             ctx = GradingContext(seed=submission_seed(self.secret, submission_id),
-                                 sandbox=_LazySandbox(self))
+                                 sandbox=self.lazy_sandbox())
             results = grade_responses(assignment, submission.responses, ctx)
         except InfrastructureError as exc:
             return self._infrastructure_fault(submission, str(exc))
         except Exception as exc:  # a bug of ours is an infrastructure fault, never a zero
             log.exception("grading %s crashed", submission_id)
             return self._infrastructure_fault(submission, f"internal error: {type(exc).__name__}")
-        score = round(sum(r.score for r in results), 6)
-        max_score = round(sum(r.max_score for r in results), 6)
+        score = round(sum(r.score for r in results), 4)
+        max_score = round(sum(r.max_score for r in results), 4)
         if not self.store.finish(submission_id, score, max_score, [r.to_dict() for r in results],
                                  versions=scored_versions(assignment, results)):
             return Outcome("skipped", reason="another run stored the result first")

@@ -9,6 +9,8 @@ from datetime import timedelta
 log = logging.getLogger(__name__)
 
 GRADE_TASK = "workers.tasks.grade_submission"
+WEBHOOK_TASK = "workers.tasks.deliver_webhook"
+REGRADE_TASK = "workers.tasks.regrade"
 
 
 class CeleryDispatcher:
@@ -22,14 +24,23 @@ class CeleryDispatcher:
         self.celery = celery_app
         self.queue = queue
 
-    def enqueue(self, submission_id: str) -> bool:
+    def _send(self, task: str, ident: str) -> bool:
         try:
-            self.celery.send_task(GRADE_TASK, args=[submission_id], queue=self.queue)
+            self.celery.send_task(task, args=[ident], queue=self.queue)
             return True
         except Exception:  # broker down: the sweep will pick it up
-            log.warning("could not queue %s; the sweep will re-queue it", submission_id,
+            log.warning("could not queue %s(%s); the sweep will re-queue it", task, ident,
                         exc_info=True)
             return False
+
+    def enqueue(self, submission_id: str) -> bool:
+        return self._send(GRADE_TASK, submission_id)
+
+    def regrade(self, run_id: str) -> bool:
+        return self._send(REGRADE_TASK, run_id)
+
+    def deliver_webhook(self, delivery_id: str) -> bool:
+        return self._send(WEBHOOK_TASK, delivery_id)
 
     def close(self) -> None:
         pass
@@ -39,8 +50,9 @@ class InlineDispatcher:
     """Grades in this process on a small thread pool (the embedded default), and runs the sweep on
     a timer so a submission left ``queued`` by a restart is graded after the restart."""
 
-    def __init__(self, service, workers: int = 2, sweep_after: int = 120, sweep_every: int = 30):
-        self.service = service
+    def __init__(self, service_factory, workers: int = 2, sweep_after: int = 120,
+                 sweep_every: float = 30):
+        self.service = service_factory(self.deliver_webhook)
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="grade")
         self.sweep_after = timedelta(seconds=sweep_after)
         self.sweep_every = sweep_every
@@ -49,6 +61,14 @@ class InlineDispatcher:
 
     def enqueue(self, submission_id: str) -> Future:
         return self.pool.submit(self._grade, submission_id)
+
+    def deliver_webhook(self, delivery_id: str) -> Future:
+        return self.pool.submit(self.service.notifier.attempt, delivery_id)
+
+    def regrade(self, run_id: str) -> Future:
+        from grader.grading.regrade import run_regrade
+
+        return self.pool.submit(run_regrade, self.service, run_id)
 
     def _grade(self, submission_id: str):
         outcome = self.service.grade(submission_id)
@@ -60,10 +80,14 @@ class InlineDispatcher:
 
     def sweep(self, older_than: timedelta | None = None) -> list[str]:
         """Re-queue submissions left queued/running (e.g. by a restart); returns their ids."""
-        ids = [s.id for s in self.service.store.stale(older_than or self.sweep_after)]
+        store = self.service.store
+        ids = [s.id for s in store.stale(older_than if older_than is not None else self.sweep_after)]
         for submission_id in ids:
-            self.service.store.requeue(submission_id)
+            store.requeue(submission_id)
             self.enqueue(submission_id)
+        for delivery in store.webhooks.due():
+            self.deliver_webhook(delivery.id)
+        store.forget_idempotency_keys(timedelta(hours=48))
         return ids
 
     def start_sweeper(self) -> None:
@@ -85,11 +109,11 @@ class InlineDispatcher:
 
 def make_dispatcher(config, service_factory):
     """The dispatcher the configuration asks for: Celery when ``CELERY_BROKER_URL`` is set, else
-    in-process."""
+    in-process. ``service_factory(schedule_webhook)`` builds the in-process grading service."""
     from grader.config import grading_is_inline
 
     if grading_is_inline(config):
-        return InlineDispatcher(service_factory(), workers=config["INLINE_WORKERS"],
+        return InlineDispatcher(service_factory, workers=config["INLINE_WORKERS"],
                                 sweep_after=config["SWEEP_AFTER_SECONDS"],
                                 sweep_every=config["SWEEP_INTERVAL_SECONDS"])
     from workers.celery_app import make_celery

@@ -63,6 +63,7 @@ class Store:
     def __init__(self, url: str):
         from grader.store.content import ContentRepository
         from grader.store.courses import CourseRepository
+        from grader.store.regrades import RegradeRepository
         from grader.store.webhooks import WebhookRepository
 
         self.engine = make_engine(url)
@@ -70,6 +71,7 @@ class Store:
         self.courses = CourseRepository(self.sessions)
         self.webhooks = WebhookRepository(self.sessions)
         self.content = ContentRepository(self.sessions)
+        self.regrades = RegradeRepository(self.sessions)
 
     def create_all(self) -> None:
         """Create missing tables. On PostgreSQL an advisory lock serialises this step, so several

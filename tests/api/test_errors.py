@@ -4,7 +4,7 @@ import json
 import pytest
 
 
-def post(client, path, body, **kwargs):
+def post(client, path, body=None, **kwargs):
     return client.post(path, data=json.dumps(body), content_type="application/json", **kwargs)
 
 
@@ -69,12 +69,13 @@ def test_non_utf8_body_is_400(client):
     assert resp.get_json()["code"] == "invalid_json"
 
 
-def test_body_over_the_limit_is_413(embedded_config):
+def test_body_over_the_limit_is_413(embedded_config, tmp_path):
     from grader.app import create_app
 
     app = create_app({**embedded_config, "MAX_BODY_BYTES": 1000})
+    key = (tmp_path / "instance" / "local-instructor-key").read_text().strip()
     try:
-        resp = post(app.test_client(), SUBMIT,
+        resp = post(app.test_client(), SUBMIT, headers={"Authorization": f"Bearer {key}"}, body=
                     {"learner_id": "l", "responses": {"quadratic-cost": {"text": "x" * 5000}}})
         assert resp.status_code == 413
         assert resp.get_json()["code"] == "payload_too_large"

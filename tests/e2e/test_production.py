@@ -71,24 +71,41 @@ def production(tmp_path, redis_url, postgres_url):
                 raise AssertionError("gunicorn did not start:\n"
                                      + (tmp_path / "api.log").read_text(errors="replace"))
             time.sleep(0.2)
-        yield base
+        yield base, course_key(base, env)
     finally:
         stop(api)
         stop(worker)
         print((tmp_path / "worker.log").read_text(errors="replace")[-4000:])
 
 
-def submit(base, body):
+def course_key(base, env) -> dict:
+    """An admin key from the CLI, then a course and its lms key through the API; returns the
+    lms key's headers."""
+    admin = subprocess.run([str(BIN / "grader"), "create-admin-key"], env=env, cwd=ROOT,
+                           capture_output=True, text=True, check=True).stdout.strip()
+    auth = {"Authorization": f"Bearer {admin}"}
+    resp = requests.post(f"{base}/api/v1/courses", json={"id": "cs-e2e", "name": "E2E"},
+                         headers=auth, timeout=10)
+    assert resp.status_code == 201, resp.text
+    resp = requests.post(f"{base}/api/v1/courses/cs-e2e/keys", json={"role": "lms"},
+                         headers=auth, timeout=10)
+    assert resp.status_code == 201, resp.text
+    return {"Authorization": f"Bearer {resp.json()['key']}"}
+
+
+def submit(base, headers, body):
     resp = requests.post(f"{base}/api/v1/assignments/attention-basics/submissions", json=body,
-                         timeout=10)
+                         headers=headers, timeout=10)
     assert resp.status_code == 202, resp.text
     return base + resp.headers["Location"]
 
 
 def test_production_stack_grades_exact_scores(production):
-    urls = {name: submit(production, example(name)) for name in
+    base, headers = production
+    urls = {name: submit(base, headers, example(name)) for name in
             ("submission_correct.json", "submission_divides_by_dk.json", "submission_text.json")}
-    results = {name: wait_final(lambda u=url: requests.get(u, timeout=10).json(), timeout=120)
+    results = {name: wait_final(lambda u=url: requests.get(u, headers=headers, timeout=10).json(),
+                                timeout=120)
                for name, url in urls.items()}
     correct = results["submission_correct.json"]
     assert correct["status"] == "graded", correct

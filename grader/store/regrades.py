@@ -1,0 +1,31 @@
+"""Regrade runs and their reports."""
+from __future__ import annotations
+
+import uuid
+
+from sqlalchemy import update
+
+from grader.store.models import RegradeRun, utcnow
+
+
+class RegradeRepository:
+    def __init__(self, sessions):
+        self.sessions = sessions
+
+    def create(self, course_id: str, assignment_id: str, dry_run: bool) -> RegradeRun:
+        row = RegradeRun(id=str(uuid.uuid4()), course_id=course_id, assignment_id=assignment_id,
+                         dry_run=dry_run, status="queued", created_at=utcnow())
+        with self.sessions.begin() as session:
+            session.add(row)
+        return row
+
+    def get(self, run_id: str) -> RegradeRun | None:
+        with self.sessions() as session:
+            return session.get(RegradeRun, run_id)
+
+    def set_status(self, run_id: str, status: str, report: list | None = None) -> None:
+        values = {"status": status}
+        if status in ("done", "failed"):
+            values.update(finished_at=utcnow(), report=report)
+        with self.sessions.begin() as session:
+            session.execute(update(RegradeRun).where(RegradeRun.id == run_id).values(**values))
