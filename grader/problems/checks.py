@@ -9,7 +9,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from grader.problems.base import Check
-from grader.problems.compare import as_array, mismatch, split_return
+from grader.problems.compare import ATOL, as_array, mismatch, split_return
 
 
 def _prefix(n_calls: int, index: int) -> str:
@@ -17,9 +17,11 @@ def _prefix(n_calls: int, index: int) -> str:
 
 
 def values(expected: Sequence[tuple[np.ndarray, np.ndarray | None]],
-           rows: Sequence[np.ndarray | None] | None = None) -> Check:
+           rows: Sequence[np.ndarray | None] | None = None, atol: float = ATOL) -> Check:
     """Each call's output (and its weights, when the learner returns ``(output, weights)`` and the
-    problem has weights) must equal the expected pair within tolerance on the checked rows."""
+    problem has weights) must equal the expected pair within tolerance on the checked rows.
+    ``rows[i]`` selects the output rows of call i; the weights are then checked on the rows where
+    the expected weights are finite (the reference leaves fully masked rows NaN)."""
     rows = list(rows) if rows is not None else [None] * len(expected)
 
     def check(got: list[Any]) -> str | None:
@@ -27,9 +29,10 @@ def values(expected: Sequence[tuple[np.ndarray, np.ndarray | None]],
             learner_out, learner_weights = split_return(value)
             if weights is None:
                 learner_out, learner_weights = value, None
-            message = mismatch(learner_out, out, "output", rows[index])
+            message = mismatch(learner_out, out, "output", rows[index], atol)
             if message is None and learner_weights is not None:
-                message = mismatch(learner_weights, weights, "returned weights", rows[index])
+                weight_rows = None if rows[index] is None else np.isfinite(weights).all(axis=-1)
+                message = mismatch(learner_weights, weights, "returned weights", weight_rows, atol)
             if message:
                 return _prefix(len(expected), index) + message
         return None

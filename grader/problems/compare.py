@@ -53,9 +53,10 @@ def _fmt_index(index: tuple[int, ...]) -> str:
 
 
 def mismatch(got: Any, expected: np.ndarray, what: str = "output",
-             rows: np.ndarray | None = None) -> str | None:
+             rows: np.ndarray | None = None, atol: float = ATOL) -> str | None:
     """Compare ``got`` with ``expected``; None when they agree, else a learner-safe message.
 
+    ``atol`` may be loosened by a problem whose float32 solutions carry more absolute error.
     ``rows`` (optional boolean array of shape ``expected.shape[:-1]``) selects the rows that are
     checked; unchecked rows (e.g. fully masked query rows) may hold anything, NaN included.
     The message gives the shape problem, the NaN/inf count, or the index and size of the largest
@@ -79,14 +80,14 @@ def mismatch(got: Any, expected: np.ndarray, what: str = "output",
         parts = [f"{n} {name}" for n, name in ((n_nan, "NaN"), (n_inf, "inf")) if n]
         return (f"the {what} contains {' and '.join(parts)} in {int(bad_values.sum())} of "
                 f"{int(keep.sum())} checked entries (first at index {first})")
-    close = np.isclose(array, expected, rtol=RTOL, atol=ATOL, equal_nan=True) | ~keep
+    close = np.isclose(array, expected, rtol=RTOL, atol=atol, equal_nan=True) | ~keep
     if close.all():
         return None
     diff = np.where(close, 0.0, np.abs(array - expected))
     worst = np.unravel_index(int(np.argmax(diff)), diff.shape)
     return (f"the {what} differs from the expected values: largest difference "
             f"{float(diff[worst]):.3g} at index {_fmt_index(worst)}; {int((~close).sum())} of "
-            f"{int(keep.sum())} checked entries outside tolerance (rtol {RTOL:g}, atol {ATOL:g})")
+            f"{int(keep.sum())} checked entries outside tolerance (rtol {RTOL:g}, atol {atol:g})")
 
 
 def matches(got: Any, expected: Any, rows: np.ndarray | None = None) -> bool:

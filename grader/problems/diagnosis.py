@@ -52,8 +52,10 @@ def _call_explained(variant: Variant, args: tuple, kwargs: dict, outcome: Any,
     variant_out, variant_weights = split_return(value)
     if not matches(learner_out, variant_out, rows):
         return False
-    return (learner_weights is None or variant_weights is None
-            or matches(learner_weights, variant_weights, rows))
+    if learner_weights is None or variant_weights is None:
+        return True
+    weight_rows = rows if rows is not None and rows.shape == np.shape(variant_weights)[:-1] else None
+    return matches(learner_weights, variant_weights, weight_rows)
 
 
 def explains(variant: Variant, result: CaseResult) -> bool:

@@ -12,7 +12,7 @@ from grader.items.code import CodeKind
 from grader.problems import PROBLEMS
 from grader.results import InfrastructureError
 from grader.sandbox.api import Limits
-from problem_helpers import submission
+from tests.problems.problem_helpers import submission
 
 RAW = {"id": "sdpa", "kind": "code", "points": 10, "problem": "scaled_dot_product_attention",
        "limits": {"wall_seconds": 5}}

@@ -6,83 +6,9 @@ import numpy as np
 import pytest
 
 from grader.problems import PROBLEMS
-from problem_helpers import (category_points, diagnoses, failed_categories, grade_file,
-                             grade_source, submission_names)
+from tests.problems.problem_helpers import diagnoses, grade_file, grade_source
 
 PROBLEM = "scaled_dot_product_attention"
-EVERYTHING_BUT_SHAPES = {"scaling", "softmax", "values", "masking", "stability", "properties",
-                         "dtypes"}
-
-# file -> (diagnosis kind, categories with failing tests). Scaling, stability and masking mistakes
-# are isolated: they lose all of their category's points and nothing else (ISOLATED). Structural
-# mistakes break most categories (a few tests, e.g. length 1, may still pass).
-BUGS = {
-    "bug_scale_by_d_k": ("scale_by_d_k", {"scaling"}),
-    "bug_no_scaling": ("no_scaling", {"scaling"}),
-    "bug_scale_multiplied": ("scale_multiplied", {"scaling"}),
-    "bug_softmax_query_axis": ("softmax_query_axis", EVERYTHING_BUT_SHAPES - {"properties"}),
-    "bug_softmax_batch_axis": ("softmax_batch_axis", EVERYTHING_BUT_SHAPES),
-    "bug_softmax_no_keepdims": ("softmax_no_keepdims", EVERYTHING_BUT_SHAPES | {"shapes"}),
-    "bug_softmax_not_stable": ("softmax_not_stable", {"stability"}),
-    "bug_softmax_global_max": ("softmax_global_max", {"stability"}),
-    "bug_mask_after_softmax": ("mask_after_softmax", {"masking"}),
-    "bug_mask_fill_zero": ("mask_fill_zero", {"masking"}),
-    "bug_mask_multiply": ("mask_fill_zero", {"masking"}),
-    "bug_mask_added_as_float": ("mask_added_as_float", {"masking"}),
-    "bug_mask_inverted": ("mask_inverted", {"masking"}),
-    "bug_mask_times_neg_inf": ("mask_times_neg_inf", {"masking"}),
-    "bug_mask_ignored": ("mask_ignored", {"masking"}),
-    "bug_mask_on_query_axis": ("mask_on_query_axis", {"masking"}),
-    "bug_blends_keys": ("blends_keys", EVERYTHING_BUT_SHAPES | {"shapes"}),
-    "bug_k_transpose_all_axes": ("k_transpose_all_axes", EVERYTHING_BUT_SHAPES | {"shapes"}),
-}
-ISOLATED = {"scaling", "stability", "masking"}
-# file -> (diagnosis kind, which cases fail, from their traits)
-PARTIAL_BUGS = {"bug_assumes_lq_equals_lk": (
-    "assumes_lq_equals_lk", lambda traits: "cross" in traits and "masked" not in traits)}
-
-
-def test_every_bug_file_is_in_the_table():
-    assert set(submission_names(PROBLEM, "bug_")) == set(BUGS) | set(PARTIAL_BUGS)
-
-
-@pytest.mark.parametrize("name", submission_names(PROBLEM, "correct_"))
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_correct_styles_get_full_marks(fake_sandbox, name, seed):
-    result = grade_file(fake_sandbox, PROBLEM, name, seed=seed)
-    assert [t.name for t in result.tests if t.status == "failed"] == []
-    assert result.score == pytest.approx(10.0, abs=1e-4)
-    assert diagnoses(result) == set()
-
-
-@pytest.mark.parametrize("name", sorted(BUGS))
-@pytest.mark.parametrize("seed", [1, 2])
-def test_each_mistake_loses_its_categories_and_is_diagnosed(fake_sandbox, name, seed):
-    kind, lost = BUGS[name]
-    result = grade_file(fake_sandbox, PROBLEM, name, seed=seed)
-    assert failed_categories(result) == lost
-    if lost <= ISOLATED:
-        assert result.score == pytest.approx(10.0 - category_points(result, lost), abs=1e-4)
-    assert_diagnosed(result, kind)
-
-
-def assert_diagnosed(result, kind):
-    failing = [t for t in result.tests if t.status == "failed"]
-    assert all(f"diagnosis:{kind}" in t.tags for t in failing), [t.tags for t in failing]
-    message = next(v.message for v in PROBLEMS[PROBLEM].variants + PROBLEMS[PROBLEM].rules
-                   if v.kind == kind)
-    assert all(message in t.output for t in failing)
-    assert message in result.output
-
-
-@pytest.mark.parametrize("name", sorted(PARTIAL_BUGS))
-def test_mistakes_seen_only_on_some_inputs_fail_exactly_those_tests(fake_sandbox, name):
-    kind, fails = PARTIAL_BUGS[name]
-    result = grade_file(fake_sandbox, PROBLEM, name)
-    cases = {c.name: c for c in PROBLEMS[PROBLEM].cases(7)}
-    failing = {t.name for t in result.tests if t.status == "failed"}
-    assert failing == {name for name, c in cases.items() if fails(c.traits)}
-    assert_diagnosed(result, kind)
 
 
 def test_dividing_by_d_k_loses_exactly_the_scaling_points_and_names_the_scaling(fake_sandbox):

@@ -1,0 +1,116 @@
+"""What each submission file under ``submissions/<problem>/`` must get.
+
+``correct_*`` files get full marks. Every ``bug_*`` file has one entry: the diagnosis kind it must
+get on every failing test, and which tests fail:
+- ``Whole({...})``: exactly these categories fail, entirely (the mistake is isolated to them);
+- ``Some({...})``: exactly these categories have failing tests (a few of their tests may pass);
+- ``Where(predicate)``: exactly the cases whose traits satisfy the predicate fail.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class Whole:
+    categories: frozenset
+
+
+@dataclass(frozen=True)
+class Some:
+    categories: frozenset
+
+
+@dataclass(frozen=True)
+class Where:
+    fails: Callable[[frozenset], bool]
+
+
+def whole(*c):
+    return Whole(frozenset(c))
+
+
+def some(*c):
+    return Some(frozenset(c))
+
+
+SDPA_ALL = ("shapes", "scaling", "softmax", "values", "masking", "stability", "properties",
+            "dtypes")
+MHA_VALUES = ("heads", "scaling", "projections", "masking", "dtypes")
+PE_VALUES = ("values", "odd d_model", "long sequences")
+
+EXPECTED: dict[str, dict[str, tuple[str, object]]] = {
+    "scaled_dot_product_attention": {
+        "bug_scale_by_d_k": ("scale_by_d_k", whole("scaling")),
+        "bug_no_scaling": ("no_scaling", whole("scaling")),
+        "bug_scale_multiplied": ("scale_multiplied", whole("scaling")),
+        "bug_softmax_query_axis": ("softmax_query_axis",
+                                   some(*(set(SDPA_ALL) - {"shapes", "properties"}))),
+        "bug_softmax_batch_axis": ("softmax_batch_axis", some(*(set(SDPA_ALL) - {"shapes"}))),
+        "bug_softmax_no_keepdims": ("softmax_no_keepdims", some(*SDPA_ALL)),
+        "bug_softmax_not_stable": ("softmax_not_stable", whole("stability")),
+        "bug_softmax_global_max": ("softmax_global_max", whole("stability")),
+        "bug_mask_after_softmax": ("mask_after_softmax", whole("masking")),
+        "bug_mask_fill_zero": ("mask_fill_zero", whole("masking")),
+        "bug_mask_multiply": ("mask_fill_zero", whole("masking")),
+        "bug_mask_added_as_float": ("mask_added_as_float", whole("masking")),
+        "bug_mask_inverted": ("mask_inverted", whole("masking")),
+        "bug_mask_times_neg_inf": ("mask_times_neg_inf", whole("masking")),
+        "bug_mask_ignored": ("mask_ignored", whole("masking")),
+        "bug_mask_on_query_axis": ("mask_on_query_axis", whole("masking")),
+        "bug_blends_keys": ("blends_keys", some(*SDPA_ALL)),
+        "bug_k_transpose_all_axes": ("k_transpose_all_axes", some(*SDPA_ALL)),
+        "bug_assumes_lq_equals_lk": ("assumes_lq_equals_lk",
+                                     Where(lambda t: "cross" in t and "masked" not in t)),
+    },
+    "softmax": {
+        "bug_ignores_axis": ("ignores_axis", whole("axis")),
+        "bug_no_keepdims": ("no_keepdims", some("shapes", "axis", "values", "stability",
+                                                "properties", "dtypes")),
+        "bug_not_stable": ("not_stable", whole("stability")),
+        "bug_global_max": ("global_max", some("stability")),
+        "bug_whole_array": ("whole_array", some("axis", "values", "stability", "properties",
+                                                "dtypes")),
+    },
+    "causal_mask": {
+        "bug_mask_inverted": ("mask_inverted", whole("values", "edge cases")),
+        "bug_diagonal_masked": ("diagonal_masked", whole("values", "edge cases")),
+        "bug_off_by_one_future": ("off_by_one_future", some("values", "edge cases")),
+        "bug_transposed": ("transposed", some("values", "edge cases")),
+        "bug_additive_mask": ("additive_mask", whole("values", "edge cases")),
+        "bug_all_true": ("all_true", some("values", "edge cases")),
+    },
+    "multi_head_attention": {
+        "bug_scale_by_sqrt_d_model": ("scale_by_sqrt_d_model", some(*MHA_VALUES)),
+        "bug_scale_by_d_head": ("scale_by_d_head", some(*MHA_VALUES)),
+        "bug_split_without_transpose": ("split_without_transpose",
+                                        some(*MHA_VALUES, "properties")),
+        "bug_merge_without_transpose": ("merge_without_transpose",
+                                        some(*MHA_VALUES, "properties")),
+        "bug_interleaved_heads": ("interleaved_heads", some(*MHA_VALUES, "properties")),
+        "bug_weights_transposed": ("weights_transposed", some(*MHA_VALUES, "properties")),
+        "bug_output_projection_missing": ("output_projection_missing",
+                                          some(*MHA_VALUES, "properties")),
+        "bug_values_projected_with_w_q": ("values_projected_with_w_q",
+                                          some(*MHA_VALUES, "properties")),
+        "bug_mask_without_head_axis": ("mask_without_head_axis", Where(lambda t: "batch-mask" in t)),
+        "bug_softmax_query_axis": ("softmax_query_axis", some(*MHA_VALUES)),
+        "bug_mask_inverted": ("mask_inverted", whole("masking")),
+        "bug_heads_merged_in_reverse": ("fails_with_several_heads",
+                                        some(*MHA_VALUES, "properties")),
+    },
+    "positional_encoding": {
+        "bug_halves_concatenated": ("halves_concatenated", some(*PE_VALUES, "properties")),
+        "bug_sin_cos_swapped": ("sin_cos_swapped", some(*PE_VALUES, "properties")),
+        "bug_raw_column_exponent": ("raw_column_exponent", some(*PE_VALUES, "properties")),
+        "bug_cos_next_pair_exponent": ("cos_next_pair_exponent", some(*PE_VALUES, "properties")),
+        "bug_base_1000": ("base_1000", whole(*PE_VALUES)),
+        "bug_integer_division": ("integer_division", whole(*PE_VALUES)),
+        "bug_exponent_sign_inverted": ("exponent_sign_inverted", whole(*PE_VALUES)),
+        "bug_positions_from_one": ("positions_from_one", some(*PE_VALUES, "properties")),
+        "bug_all_sine": ("all_sine", some(*PE_VALUES, "properties")),
+        "bug_transposed": ("transposed", some(*PE_VALUES, "properties", "shapes")),
+        "bug_odd_d_model_crash": ("odd_d_model_crash", Where(lambda t: "odd" in t)),
+    },
+}

@@ -1,0 +1,9 @@
+import numpy as np
+
+
+def causal_mask(n):
+    mask = np.zeros((n, n), dtype=int)
+    for i in range(n):
+        for j in range(i + 1):
+            mask[i, j] = 1
+    return mask

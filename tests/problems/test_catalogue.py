@@ -1,0 +1,55 @@
+"""Every problem: correct implementations in several styles get full marks; every file with one
+known mistake loses the right tests and gets the right diagnosis on each failing test."""
+from __future__ import annotations
+
+import pytest
+
+from tests.problems.expectations import EXPECTED, Some, Where, Whole
+from grader.problems import PROBLEMS
+from tests.problems.problem_helpers import (category_points, failed_categories, grade_file,
+                             submission_names)
+
+CORRECT = [(p, name) for p in PROBLEMS for name in submission_names(p, "correct_")]
+BUGGY = [(p, name) for p in PROBLEMS for name in submission_names(p, "bug_")]
+
+
+def test_every_problem_has_correct_and_buggy_files_all_with_expectations():
+    for problem in PROBLEMS:
+        assert len(submission_names(problem, "correct_")) >= 3, problem
+        assert set(submission_names(problem, "bug_")) == set(EXPECTED[problem]), problem
+
+
+@pytest.mark.parametrize("problem, name", CORRECT)
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_correct_styles_get_full_marks(fake_sandbox, problem, name, seed):
+    result = grade_file(fake_sandbox, problem, name, seed=seed)
+    assert [t.name for t in result.tests if t.status == "failed"] == []
+    assert result.score == pytest.approx(10.0, abs=1e-4)
+    assert "Diagnosis" not in result.output
+
+
+def _message(problem: str, kind: str) -> str:
+    catalogue = PROBLEMS[problem].variants + PROBLEMS[problem].rules
+    return next(entry.message for entry in catalogue if entry.kind == kind)
+
+
+@pytest.mark.parametrize("problem, name", BUGGY)
+@pytest.mark.parametrize("seed", [1, 2])
+def test_each_mistake_loses_the_right_tests_and_is_named(fake_sandbox, problem, name, seed):
+    kind, expected = EXPECTED[problem][name]
+    result = grade_file(fake_sandbox, problem, name, seed=seed)
+    failing = [t for t in result.tests if t.status == "failed"]
+    if isinstance(expected, Where):
+        traits = {c.name: c.traits for c in PROBLEMS[problem].cases(seed)}
+        assert {t.name for t in failing} == {n for n, tr in traits.items() if expected.fails(tr)}
+    else:
+        assert failed_categories(result) == set(expected.categories)
+    if isinstance(expected, Whole):
+        lost = category_points(result, set(expected.categories))
+        assert result.score == pytest.approx(10.0 - lost, abs=1e-4)
+    assert isinstance(expected, (Whole, Some, Where))
+    assert failing and all(f"diagnosis:{kind}" in t.tags for t in failing), \
+        [(t.name, t.tags) for t in failing]
+    message = _message(problem, kind)
+    assert all(message in t.output for t in failing)
+    assert message in result.output
