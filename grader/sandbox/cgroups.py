@@ -85,6 +85,27 @@ class SlotCgroup:
                 return int(value)
         return 0
 
+    def reset_peak_memory(self) -> None:
+        """Start a new peak-memory measurement (cgroup v1 only; a no-op elsewhere)."""
+        if self.version == 1:
+            (self.memory_dir / "memory.max_usage_in_bytes").write_text("0")
+
+    def peak_memory(self) -> int | None:
+        """Highest memory use of the slot since the last reset, in bytes (``None`` if unknown)."""
+        name = "memory.max_usage_in_bytes" if self.version == 1 else "memory.peak"
+        try:
+            return int((self.memory_dir / name).read_text())
+        except (OSError, ValueError):
+            return None
+
+    def memory_limit(self) -> int | None:
+        """The slot's current memory limit in bytes."""
+        name = "memory.limit_in_bytes" if self.version == 1 else "memory.max"
+        try:
+            return int((self.memory_dir / name).read_text())
+        except (OSError, ValueError):
+            return None
+
     def pids(self) -> list[int]:
         """Every process currently in the slot."""
         found: set[int] = set()

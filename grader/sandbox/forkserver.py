@@ -15,7 +15,9 @@ import json
 import logging
 import os
 import select
+import signal
 import socket
+import subprocess
 import time
 from typing import Sequence
 
@@ -92,23 +94,29 @@ class ForkServerSandbox:
         if started is None:
             return ""
         started.control.close()
+        # Kill the sandbox's PID 1 first (the kernel then kills everything in its namespace) while
+        # bwrap, its parent, is alive to reap it; only then bwrap itself. Killing bwrap first
+        # would leave the server to be reaped by the host's init.
         for pid in (started.sandbox_pid, started.process.pid):
-            if pid:
-                try:
-                    os.kill(pid, 9)
-                except ProcessLookupError:
-                    pass
-        try:
-            started.process.wait(timeout=5)
-        except Exception:  # noqa: BLE001 - a stuck process must not block shutdown
-            pass
-        stderr = ""
-        if started.process.stderr is not None:
+            if not pid:
+                continue
             try:
-                stderr = started.process.stderr.read().decode("utf-8", "replace")[-2000:]
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            try:
+                started.process.wait(timeout=2)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        stderr = ""
+        if started.errors is not None:
+            try:
+                started.errors.seek(0)
+                stderr = started.errors.read().decode("utf-8", "replace")[-2000:]
             except (OSError, ValueError):
                 pass
-            started.process.stderr.close()
+            started.errors.close()
         if self.cgroup is not None:
             self.cgroup.kill_all()
         return stderr.strip()
@@ -143,22 +151,31 @@ class ForkServerSandbox:
         raises ``SandboxUnavailable`` only if the server cannot be (re)started at all."""
         job = encode_job(source, calls)
         with self._lock:
-            self._ensure_server()
-            try:
-                return self._run(job, calls, limits)
-            except ServerDied as error:
-                log.warning("sandbox server died during a job: %s", error)
+            if getattr(self.launcher, "tmp_bytes", limits.tmp_bytes) != limits.tmp_bytes:
+                self.launcher.tmp_bytes = limits.tmp_bytes  # /tmp is sized when the server starts
                 self._stop_server()
-                collector = Collector(calls, limits)
-                return collector.result(Ending(infrastructure=f"sandbox server failed: {error}"), "")
+            self._ensure_server()
+            oom_before = 0
+            if self.cgroup is not None:
+                self.cgroup.set_limits(limits.memory_bytes + SERVER_MEMORY_ALLOWANCE,
+                                       limits.max_processes + SERVER_PROCESSES)
+                oom_before = self.cgroup.oom_kills()
+            collector = Collector(calls, limits)
+            try:
+                return self._run(job, collector, limits, oom_before)
+            except ServerDied as error:
+                self._stop_server()
+                ending = Ending(oom_killed=self._oom_since(oom_before))
+                if not ending.oom_killed:
+                    log.warning("sandbox server died during a job: %s", error)
+                    ending.infrastructure = f"sandbox server failed: {error}"
+                return collector.result(ending, "")
 
-    def _run(self, job: bytes, calls: Sequence[Call], limits: Limits) -> RunResult:
+    def _oom_since(self, before: int) -> bool:
+        return self.cgroup is not None and self.cgroup.oom_kills() > before
+
+    def _run(self, job: bytes, collector: Collector, limits: Limits, oom_before: int) -> RunResult:
         started = self._started
-        oom_before = 0
-        if self.cgroup is not None:
-            self.cgroup.set_limits(limits.memory_bytes + SERVER_MEMORY_ALLOWANCE,
-                                   limits.max_processes + SERVER_PROCESSES)
-            oom_before = self.cgroup.oom_kills()
         nproc = limits.max_processes + 1 if self.cgroup is not None or not self.isolated else 2
         request = {"op": "run", "limits": {
             "memory_bytes": limits.memory_bytes, "cpu_seconds": limits.cpu_seconds,
@@ -166,7 +183,6 @@ class ForkServerSandbox:
         job_r, job_w = os.pipe()
         result_r, result_w = os.pipe()
         output_r, output_w = os.pipe()
-        collector = Collector(calls, limits)
         ending = Ending()
         try:
             try:
@@ -252,8 +268,7 @@ class ForkServerSandbox:
                     os.close(fd)
         if open_fds:
             ending.infrastructure = "job processes outlived the job"
-        if self.cgroup is not None and self.cgroup.oom_kills() > oom_before:
-            ending.oom_killed = True
+        ending.oom_killed = self._oom_since(oom_before)
         stdout = output.decode("utf-8", "replace")
         if output_total > limits.output_bytes:
             stdout += f"\n[output trimmed: more than {format_bytes(limits.output_bytes)} printed]"

@@ -45,12 +45,13 @@ SLOT_LOCK_DIR = Path("/run/grader-sandbox") if os.geteuid() == 0 else Path("/tmp
 
 @dataclass
 class Started:
-    """A running server: the host process we spawned, the control socket, and the host pid of the
-    sandbox's PID 1 (for killing the whole namespace)."""
+    """A running server: the host process we spawned, the control socket, the host pid of the
+    sandbox's PID 1 (for killing the whole namespace) and the file holding the server's stderr."""
 
     process: subprocess.Popen
     control: socket.socket
     sandbox_pid: int | None
+    errors: object = None
 
 
 def interpreter() -> str:
@@ -112,13 +113,15 @@ class DevLauncher:
 
     def start(self) -> Started:
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        errors = _error_file()
         try:
             process = subprocess.Popen(self.command(child.fileno()), env=dict(BASE_ENV), cwd="/",
-                                       stdin=subprocess.DEVNULL, pass_fds=(child.fileno(),),
+                                       stdin=subprocess.DEVNULL, stderr=errors,
+                                       pass_fds=(child.fileno(),),
                                        start_new_session=True)
         finally:
             child.close()
-        return Started(process, parent, process.pid)
+        return Started(process, parent, process.pid, errors)
 
 
 class BwrapLauncher:
@@ -168,8 +171,8 @@ class BwrapLauncher:
             bind(interpreter(), interpreter())
             for key in ("stdlib", "platstdlib"):
                 path = os.path.realpath(sysconfig.get_paths()[key])
-                if str(destination_free := path) not in made:
-                    bind(path, destination_free)
+                if path not in made:
+                    bind(path, path)
         else:
             bind(prefix, prefix)
         for directory in numpy_dirs():
@@ -209,17 +212,26 @@ class BwrapLauncher:
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         seccomp_fd = seccomp_policy.bpf_descriptor()
         info_read, info_write = os.pipe()
+        errors = _error_file()
         try:
             argv = self.command(child.fileno(), seccomp_fd, info_write)
             process = subprocess.Popen(argv, env=dict(BASE_ENV), cwd="/", stdin=subprocess.DEVNULL,
-                                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                       stdout=subprocess.DEVNULL, stderr=errors,
                                        pass_fds=(child.fileno(), seccomp_fd, info_write),
                                        start_new_session=True)
         finally:
             child.close()
             os.close(seccomp_fd)
             os.close(info_write)
-        return Started(process, parent, _read_child_pid(info_read))
+        return Started(process, parent, _read_child_pid(info_read), errors)
+
+
+def _error_file():
+    """An anonymous file for the server's own stderr (a pipe nobody reads could fill and block it).
+    Read back by the caller when the server is stopped."""
+    import tempfile
+
+    return tempfile.TemporaryFile()
 
 
 def _read_child_pid(info_read: int) -> int | None:

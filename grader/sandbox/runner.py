@@ -86,6 +86,27 @@ def describe_syntax_error(error: SyntaxError) -> str:
     return _shorten(message)
 
 
+class ModuleGuard:
+    """Snapshots the namespaces this runner relies on (``builtins``, ``numpy``,
+    ``numpy.lib.format``, ``json``, ``struct``, ``os``, ``wire``) and puts them back after the
+    learner's code ran, so monkeypatching them cannot break the reporting of results. (It could
+    not fool any check: checks run on the trusted side.)"""
+
+    def __init__(self) -> None:
+        import builtins
+        import numpy
+        import numpy.lib.format
+
+        modules = (builtins, numpy, numpy.lib.format, json, struct, os, wire, sys, types)
+        self._saved = [(module.__dict__, dict(module.__dict__)) for module in modules]
+
+    def restore(self) -> None:
+        for namespace, saved in self._saved:
+            if namespace.keys() != saved.keys() or any(namespace[k] is not v for k, v in saved.items()):
+                namespace.clear()
+                namespace.update(saved)
+
+
 def _flush_learner_output() -> None:
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -134,19 +155,23 @@ def run_job(job_fd: int, result_fd: int) -> None:
     sys.modules["submission"] = module
     emit, emit_json, encode, describe = _emit, _emit_json, wire.encode_value, describe_exception
     monotonic, frame = time.monotonic, wire.frame
+    guard = ModuleGuard()
     try:
         exec(code, module.__dict__)
     except SystemExit as error:
+        guard.restore()
         _flush_learner_output()
         emit_json(result_fd, b"IMPT", {"message": f"your code called sys.exit({_safe_str(error)}) "
                                                   "while being imported", "memory": False})
         return
     except BaseException as error:  # noqa: BLE001 - report every learner fault
+        guard.restore()
         _flush_learner_output()
         emit_json(result_fd, b"IMPT", {"message": "your code raised an error while being "
                                                   "imported: " + describe(error),
                                        "memory": isinstance(error, MemoryError)})
         return
+    guard.restore()
     _flush_learner_output()
     for index, (call, args) in enumerate(zip(meta["calls"], arguments)):
         emit_json(result_fd, b"STRT", {"i": index})
@@ -163,6 +188,7 @@ def run_job(job_fd: int, result_fd: int) -> None:
         try:
             value = function(*positional, **keywords)
         except BaseException as error:  # noqa: BLE001 - includes SystemExit/KeyboardInterrupt
+            guard.restore()
             _flush_learner_output()
             memory = isinstance(error, MemoryError)
             emit_json(result_fd, b"FAIL", {"i": index, "status": "exception", "memory": memory,
@@ -171,6 +197,7 @@ def run_job(job_fd: int, result_fd: int) -> None:
                 break
             continue
         seconds = monotonic() - started
+        guard.restore()
         _flush_learner_output()
         try:
             body = encode(value)

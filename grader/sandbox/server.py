@@ -93,8 +93,9 @@ def child_main(limits: dict, job_fd: int, result_fd: int, output_fd: int) -> Non
     try:
         os.setsid()
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        for number in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGXFSZ):
+        for number in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE):
             signal.signal(number, signal.SIG_DFL)
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # RLIMIT_FSIZE shows as OSError(EFBIG)
         os.dup2(job_fd, 0)
         os.dup2(output_fd, 1)
         os.dup2(output_fd, 2)

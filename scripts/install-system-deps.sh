@@ -1,0 +1,29 @@
+#!/bin/sh
+# Installs the Debian packages the grading service needs on the host (idempotent: apt-get runs
+# only when something is missing). Must run as root (CI machines and the Dockerfile do).
+#   bubblewrap  - namespaces + minimal filesystem for the code sandbox (grader/sandbox/launcher.py)
+#   util-linux  - setpriv (drops the sandbox to its unprivileged per-slot uid)
+#   libseccomp2 - compiles the sandbox's seccomp filter (through pyseccomp)
+set -eu
+
+packages="bubblewrap util-linux libseccomp2"
+missing=""
+for package in $packages; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $package"
+    fi
+done
+
+if [ -n "$missing" ]; then
+    echo "installing:$missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    # shellcheck disable=SC2086 - word splitting of the package list is intended
+    apt-get install -y -qq --no-install-recommends $missing
+else
+    echo "system dependencies already installed: $packages"
+fi
+
+for tool in bwrap setpriv; do
+    command -v "$tool" >/dev/null 2>&1 || { echo "error: $tool missing after install" >&2; exit 1; }
+done

@@ -1,0 +1,200 @@
+"""Every payload in payloads/ (one or more per attack class of ../shared/reference/sandbox.md) runs
+through the real isolation and must be contained:
+
+* it reaches a final state within the wall limit plus a small margin;
+* it earns no points: each payload returns the right softmax only if its attack worked, and the
+  points are computed here, on the trusted side;
+* it leaves no process (the slot's cgroup holds only the server again, no process of the slot's
+  uid survives) and no file owned by the sandbox uid in the host's temporary directories;
+* the same sandbox instance then grades a correct submission with full marks.
+"""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from grader.sandbox import Call, Limits
+
+PAYLOADS = Path(__file__).parent / "payloads"
+LIMITS = Limits(wall_seconds=2.0, cpu_seconds=1.5, memory_bytes=256 << 20, output_bytes=16 << 10)
+WALL_MARGIN = 1.0
+CORRECT = """
+import numpy as np
+
+def softmax(x):
+    shifted = x - x.max(axis=-1, keepdims=True)
+    e = np.exp(shifted)
+    return e / e.sum(axis=-1, keepdims=True)
+"""
+
+# Final statuses each payload may end in (None: any contained outcome is acceptable).
+EXPECTED = {
+    "infinite_loop.py": {"timeout"},
+    "sleep_past_limit.py": {"timeout"},
+    "fork_bomb.py": {"ok", "timeout"},
+    "memory_bomb.py": {"memory_limit"},
+    "many_processes_memory.py": {"ok", "memory_limit", "timeout"},
+    "stdout_flood.py": {"output_limit"},
+    "fill_tmp.py": {"ok"},
+    "read_shadow.py": {"ok"},
+    "read_canary_file.py": {"ok"},
+    "read_project_files.py": {"ok"},
+    "import_hidden_tests.py": {"ok"},
+    "read_database.py": {"ok"},
+    "env_os_environ.py": {"ok"},
+    "env_proc_environ.py": {"ok"},
+    "memory_scan.py": {"ok"},
+    "network_redis.py": {"ok"},
+    "network_postgres.py": {"ok"},
+    "network_outside.py": {"ok"},
+    "kill_parent.py": {"ok"},
+    "escape_session.py": {"ok"},
+    "spinning_threads.py": {"timeout"},
+    "ignore_signals.py": {"timeout"},
+    "ctypes_syscalls.py": {"ok"},
+    "monkeypatch_checks.py": {"ok"},
+    "fake_results_file.py": {"ok"},
+    "sys_exit_import.py": {"import_error"},
+    "os_exit_import.py": {"crashed"},
+    "exit_mid_call.py": {"crashed"},
+    "sys_exit_mid_call.py": {"ok"},
+    "print_pass.py": {"ok"},
+    "forge_result_descriptors.py": {"crashed"},
+    "unbounded_recursion.py": {"crashed", "ok", "timeout", "memory_limit"},
+    "other_jobs.py": {"ok"},
+    "proc1_mem.py": {"ok"},
+    "terminal_injection.py": {"ok"},
+    "setuid_binaries.py": {"ok"},
+}
+
+
+def reference_softmax(x: np.ndarray) -> np.ndarray:
+    shifted = x - x.max(axis=-1, keepdims=True)
+    e = np.exp(shifted)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def make_calls(seed: int) -> list[Call]:
+    rng = np.random.default_rng(seed)
+    return [Call(test=f"softmax-{i}", function="softmax", args=(rng.standard_normal((3, 5 + i)),))
+            for i in range(3)]
+
+
+def points(result, calls) -> int:
+    """Trusted-side score: calls that returned an array equal to the reference softmax."""
+    earned = 0
+    for call, outcome in zip(calls, result.calls):
+        expected = reference_softmax(call.args[0])
+        if (outcome.status == "ok" and isinstance(outcome.value, np.ndarray)
+                and outcome.value.shape == expected.shape
+                and np.allclose(outcome.value, expected, rtol=1e-6, atol=1e-9)):
+            earned += 1
+    return earned
+
+
+def processes_of_uid(uid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as status:
+                for line in status:
+                    if line.startswith("Uid:"):
+                        if int(line.split()[1]) == uid:
+                            found.append(int(entry))
+                        break
+        except OSError:
+            pass
+    return found
+
+
+def files_of_uid(uid: int) -> list[str]:
+    found = []
+    for directory in ("/tmp", "/var/tmp", "/dev/shm", "/run"):
+        for root, dirs, files in os.walk(directory):
+            for name in dirs + files:
+                path = os.path.join(root, name)
+                try:
+                    if os.lstat(path).st_uid == uid:
+                        found.append(path)
+                except OSError:
+                    pass
+            if root.count(os.sep) > 3:
+                dirs.clear()
+    return found
+
+
+def wait_for_quiet(sandbox, expected: int, timeout: float = 2.0) -> list[int]:
+    deadline = time.monotonic() + timeout
+    while True:
+        pids = sandbox.cgroup.pids()
+        if len(pids) <= expected or time.monotonic() > deadline:
+            return pids
+        time.sleep(0.02)
+
+
+def load_payload(name: str, canaries: dict) -> str:
+    source = (PAYLOADS / name).read_text()
+    for placeholder, value in canaries.items():
+        source = source.replace(placeholder, value)
+    return source
+
+
+def test_every_payload_file_has_an_expectation():
+    assert sorted(p.name for p in PAYLOADS.glob("*.py")) == sorted(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_payload_is_contained(name, hostile_sandbox, canaries):
+    sandbox = hostile_sandbox
+    sandbox.run(CORRECT, make_calls(0), LIMITS)  # warm, and a baseline for the process count
+    baseline = len(sandbox.cgroup.pids())
+    restarts = sandbox.restarts
+    sandbox.cgroup.reset_peak_memory()
+    calls = make_calls(sum(map(ord, name)))
+
+    started = time.monotonic()
+    result = sandbox.run(load_payload(name, canaries), calls, LIMITS)
+    elapsed = time.monotonic() - started
+
+    assert elapsed <= LIMITS.wall_seconds + WALL_MARGIN, (elapsed, result.status)
+    assert result.status in EXPECTED[name], (result.status, result.message, result.calls)
+    assert points(result, calls) == 0, f"{name} earned points: {result.calls}"
+    assert len(result.calls) == len(calls)
+    assert len(result.stdout) <= LIMITS.output_bytes + 200
+    peak = sandbox.cgroup.peak_memory()
+    assert peak is not None and peak <= sandbox.cgroup.memory_limit()
+    assert len(wait_for_quiet(sandbox, baseline)) == baseline, "processes outlived the job"
+    assert len(processes_of_uid(sandbox.launcher.uid)) == 1, "a process of the sandbox uid survived"
+    assert files_of_uid(sandbox.launcher.uid) == [], "the payload left files on the host"
+    assert not Path("/autograder/results/results.json").exists()
+    assert not (Path(canaries["__PROJECT_DIR__"]) / "results.json").exists()
+    if name == "kill_parent.py":
+        assert sandbox.restarts == restarts, "the payload killed the server"
+
+    follow_up_calls = make_calls(7)
+    follow_up = sandbox.run(CORRECT, follow_up_calls, LIMITS)
+    assert follow_up.status == "ok", (follow_up.status, follow_up.message)
+    assert points(follow_up, follow_up_calls) == 3
+
+
+def test_nothing_survives_into_the_next_job(hostile_sandbox, canaries):
+    """A daemon planted by one job (setsid + double fork) must not be visible to the next job,
+    nor its files: the probe below would earn full marks if anything were left."""
+    sandbox = hostile_sandbox
+    sandbox.run(load_payload("escape_session.py", canaries), make_calls(1), LIMITS)
+    calls = make_calls(2)
+    result = sandbox.run(load_payload("other_jobs.py", canaries), calls, LIMITS)
+    assert result.status == "ok"
+    assert points(result, calls) == 0
+
+
+def test_self_test_still_passes_after_the_attacks(hostile_sandbox):
+    from grader.sandbox import self_test
+
+    assert self_test(hostile_sandbox) == []
