@@ -4,6 +4,7 @@
 - ``grader worker [CELERY ARGS...]``: a Celery worker (production; needs ``CELERY_BROKER_URL``).
 - ``grader beat``: the Celery beat that runs the periodic sweep.
 - ``grader grade ASSIGNMENT_ID ITEM_ID FILE``: grade one response locally, without a server.
+- ``grader rubric trial RUBRIC MARKED_FILE``: agreement of a rubric with human marks.
 - ``grader create-admin-key``: create an admin API key (courses and keys) and print it once.
 - ``grader check-sandbox``: run the sandbox self-test and say whether grading code is possible.
 """
@@ -122,6 +123,60 @@ def cmd_check_sandbox(args) -> int:
     return 0
 
 
+def read_marked(path: str) -> list[dict]:
+    """Marked responses from JSON (a list, or ``{"responses": [...]}``), JSON Lines, or CSV/TSV
+    with ``text`` and ``mark`` columns."""
+    import csv
+
+    raw = Path(path).read_text(encoding="utf-8")
+    if path.endswith((".csv", ".tsv")):
+        rows = csv.DictReader(raw.splitlines(), delimiter="\t" if path.endswith(".tsv") else ",")
+        return [{"id": row.get("id"), "text": row["text"], "mark": float(row["mark"])}
+                for row in rows]
+    if path.endswith(".jsonl"):
+        return [json.loads(line) for line in raw.splitlines() if line.strip()]
+    data = json.loads(raw)
+    return data["responses"] if isinstance(data, dict) else data
+
+
+def cmd_rubric_trial(args) -> int:
+    from grader.items.text import find_rubric_file
+    from grader.rubric import RubricError, load_rubric_file, trial_report
+
+    config = load_config()
+    path = Path(args.rubric)
+    if not path.is_file():
+        try:
+            path = find_rubric_file(args.rubric, Path(config["CONTENT_DIR"]))
+        except ValueError as exc:
+            print(f"grader rubric trial: {exc}", file=sys.stderr)
+            return 2
+    try:
+        compiled = load_rubric_file(path)
+        report = trial_report(compiled, read_marked(args.marked_file), max_mark=args.max_mark)
+    except (RubricError, ValueError, KeyError) as exc:
+        print(f"grader rubric trial: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(report, indent=2, default=str))
+        return 0
+    agreement = report["agreement"]
+    print(f"rubric {report['rubric_id']} v{report['rubric_version']}: "
+          f"{agreement.get('n', '?')} responses")
+    for key in ("pearson_r", "quadratic_weighted_kappa", "exact_agreement",
+                "within_one_agreement", "rmse"):
+        if key in agreement:
+            value = agreement[key]
+            print(f"  {key:26} {value:.3f}" if isinstance(value, float) else f"  {key:26} {value}")
+    print(f"  over-marked: {report['over_marked_count']}, under-marked: "
+          f"{report['under_marked_count']}")
+    for name in ("criteria", "misconceptions"):
+        for entry in report[name]:
+            print(f"  {name[:-1] if name == 'criteria' else 'misconception'} {entry['id']}: "
+                  f"matched {entry['matched']}")
+    return 0
+
+
 def cmd_create_admin_key(args) -> int:
     from grader.bootstrap import create_admin_key
     from grader.store import Store
@@ -158,6 +213,16 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--seed", type=int, default=None,
                        help="seed of the hidden inputs (default: derived from the file)")
     grade.set_defaults(func=cmd_grade)
+
+    rubric = sub.add_parser("rubric", help="rubric tools")
+    rubric_sub = rubric.add_subparsers(dest="rubric_command", required=True)
+    trial = rubric_sub.add_parser("trial", help="agreement of a rubric with human marks")
+    trial.add_argument("rubric", help="a rubric file, or the id of a built-in rubric")
+    trial.add_argument("marked_file", help="JSON, JSON Lines, CSV or TSV with text and mark")
+    trial.add_argument("--max-mark", type=float, default=None,
+                       help="scale of the human marks (default: the rubric's max_points)")
+    trial.add_argument("--json", action="store_true")
+    trial.set_defaults(func=cmd_rubric_trial)
 
     admin = sub.add_parser("create-admin-key", help="create an admin API key (printed once)")
     admin.add_argument("--label", default="created by grader create-admin-key")

@@ -54,7 +54,7 @@ def register_tasks(app: Celery) -> None:
         """One delivery attempt; a failure is retried after the backoff the notifier chose."""
         delivered, delay = service().notifier.attempt(delivery_id)
         if not delivered and delay is not None:
-            raise task.retry(countdown=delay)
+            raise task.retry(countdown=delay + 1)  # just after next_attempt_at
         return delivered
 
     @app.task(name="workers.tasks.regrade", acks_late=True)

@@ -5,7 +5,7 @@ from flask import Flask, request
 from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
 
-from grader.api import assignments, courses, submissions, webhooks
+from grader.api import assignments, courses, rubrics, submissions, webhooks
 from grader.api.auth import authenticate
 from grader.api.errors import ApiError, error_response, handle_api_error, handle_http_exception
 from grader.api.schemas import ErrorSchema
@@ -25,7 +25,8 @@ class GraderApi(Api):
 
 
 def _check_content_type():
-    if request.method in ("POST", "PUT", "PATCH") and request.path.startswith("/api/"):
+    has_body = bool(request.content_length) or request.headers.get("Transfer-Encoding")
+    if request.method in ("POST", "PUT", "PATCH") and request.path.startswith("/api/") and has_body:
         allowed = set(JSON_TYPES)
         for prefix, types in EXTRA_TYPES.items():
             if request.path.startswith(prefix):
@@ -49,7 +50,8 @@ def register_api(app: Flask) -> Api:
     api = GraderApi(app)
     api.spec.components.security_scheme("ApiKey", {"type": "http", "scheme": "bearer"})
     api.spec.options["security"] = [{"ApiKey": []}]
-    for module in (assignments, submissions, courses, webhooks):
+    EXTRA_TYPES["/api/v1/rubrics"] = rubrics.YAML_TYPES
+    for module in (assignments, submissions, courses, rubrics, webhooks):
         api.register_blueprint(module.blp)
     app.register_error_handler(ApiError, handle_api_error)
     app.register_error_handler(HTTPException, handle_http_exception)

@@ -65,8 +65,8 @@ def resolve_rubrics(course_id: str, document: dict) -> dict:
         if item.get("kind") == "text" and isinstance(ref, str):
             record = state().store.content.rubric(course_id, ref)
             if record is not None:
-                item["rubric"] = record.document
-                item["rubric_ref"] = {"id": record.rubric_id, "version": record.version}
+                item["rubric"] = {**record.document, "id": record.rubric_id,
+                                  "version": record.version}
     return document
 
 

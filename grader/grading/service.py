@@ -70,9 +70,11 @@ def round_points(result: ItemResult, digits: int = 4) -> ItemResult:
 
 def scored_versions(assignment: Assignment, results: list[ItemResult]) -> dict[str, Any]:
     """What a result was scored with: the assignment version and each item's rubric or test-suite
-    version (kinds put them in ``extra_data["version"]``)."""
+    version (kinds report them in ``extra_data``)."""
+    keys = ("rubric_id", "rubric_version", "problem", "suite_version")
     return {"assignment": assignment.version,
-            "items": {r.item_id: r.extra_data.get("version") for r in results}}
+            "items": {r.item_id: {k: r.extra_data[k] for k in keys if k in r.extra_data}
+                      for r in results}}
 
 
 @dataclass

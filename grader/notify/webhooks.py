@@ -118,9 +118,10 @@ class Notifier:
 
     def attempt(self, delivery_id: str) -> tuple[bool, float | None]:
         """One delivery attempt. Returns (delivered, seconds until the next try or None)."""
-        delivery = self.store.webhooks.get(delivery_id)
-        if delivery is None or delivery.status != "pending":
+        if not self.store.webhooks.claim(delivery_id, lease_seconds=self.timeout + 30):
+            delivery = self.store.webhooks.get(delivery_id)
             return delivery is not None and delivery.status == "delivered", None
+        delivery = self.store.webhooks.get(delivery_id)
         course = self.store.courses.get_course(delivery.course_id)
         body = json.dumps(delivery.payload, sort_keys=True, separators=(",", ":")).encode()
         timestamp = int(time.time())

@@ -42,6 +42,18 @@ class WebhookRepository:
             query = query.order_by(WebhookDelivery.created_at.desc()).limit(limit)
             return list(session.execute(query).scalars())
 
+    def claim(self, delivery_id: str, lease_seconds: float) -> bool:
+        """Take a pending, due delivery for one attempt by pushing its next attempt time
+        ``lease_seconds`` ahead; False when it is not due or another sender took it first (so the
+        sweep and a scheduled retry never send the same attempt twice)."""
+        now = utcnow()
+        with self.sessions.begin() as session:
+            return session.execute(
+                update(WebhookDelivery)
+                .where(WebhookDelivery.id == delivery_id, WebhookDelivery.status == "pending",
+                       WebhookDelivery.next_attempt_at <= now)
+                .values(next_attempt_at=now + timedelta(seconds=lease_seconds))).rowcount == 1
+
     def record_attempt(self, delivery_id: str, delivered: bool, status_code: int | None,
                        error: str | None, next_attempt_at: datetime | None) -> None:
         """Log one attempt: delivered, or failed with the next attempt time (``None`` = give up)."""

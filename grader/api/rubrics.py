@@ -1,0 +1,150 @@
+"""``/api/v1/rubrics``: instructors upload rubrics (YAML or JSON), version them, and try them
+against responses with human marks before using them (role: instructor)."""
+from __future__ import annotations
+
+from flask import request, url_for
+from flask.views import MethodView
+from flask_smorest import Blueprint
+from marshmallow import Schema, fields, validate
+
+from grader.api.auth import require_course
+from grader.api.errors import ApiError
+from grader.api.state import state
+from grader.rubric import RubricError, compile_rubric, parse_rubric, trial_report
+
+blp = Blueprint("rubrics", __name__, url_prefix="/api/v1/rubrics",
+                description="Instructor rubrics for text items: upload, version, trial.")
+
+YAML_TYPES = {"application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"}
+RUBRIC_BODY = {"content": {
+    "application/yaml": {"schema": {"type": "string"}},
+    "application/json": {"schema": {"type": "object"}},
+}, "required": True, "description": "A rubric document (see rubrics/README.md)."}
+
+
+class TrialResponseSchema(Schema):
+    text = fields.String(required=True, validate=validate.Length(max=100_000))
+    mark = fields.Float(required=True)
+    id = fields.Raw(load_default=None)
+
+
+class TrialSchema(Schema):
+    responses = fields.List(fields.Nested(TrialResponseSchema), required=True,
+                            validate=validate.Length(min=1, max=5000))
+    max_mark = fields.Float(load_default=None, validate=validate.Range(min=0, min_inclusive=False))
+    version = fields.Integer(load_default=None)
+
+
+class VersionArgsSchema(Schema):
+    version = fields.Integer(load_default=None)
+
+
+def read_rubric_body(expected_id: str | None = None) -> tuple[dict, str]:
+    """Parse and compile the request's rubric; 422 listing every error with its path."""
+    source = request.get_data(as_text=True)
+    fmt = "json" if request.mimetype == "application/json" else "yaml"
+    try:
+        document = parse_rubric(source, fmt)
+        if expected_id is not None:
+            document.setdefault("id", expected_id)
+        compile_rubric(document)
+    except RubricError as exc:
+        first = exc.errors[0] if exc.errors else {"path": None, "message": str(exc)}
+        raise ApiError(422, "invalid_rubric", str(exc), first["path"] or None,
+                       errors=exc.errors) from None
+    rubric_id = document.get("id")
+    if not rubric_id:
+        raise ApiError(422, "invalid_rubric", "id: required to upload a rubric", "id")
+    if expected_id is not None and rubric_id != expected_id:
+        raise ApiError(422, "invalid_rubric", f"id: {rubric_id!r} differs from the path's "
+                       f"{expected_id!r}", "id")
+    return document, source
+
+
+def rubric_view(record) -> dict:
+    return {"id": record.rubric_id, "version": record.version,
+            "created_at": record.created_at.isoformat(), "document": record.document}
+
+
+def get_rubric(principal, rubric_id: str, version: int | None = None):
+    record = state().store.content.rubric(principal.course_id, rubric_id, version)
+    if record is None:
+        raise ApiError(404, "rubric_not_found", f"No rubric {rubric_id!r}"
+                       + (f" version {version}" if version else "") + " in this course.",
+                       "rubric_id")
+    return record
+
+
+@blp.route("")
+class Rubrics(MethodView):
+    @blp.response(200)
+    def get(self):
+        """The course's rubrics with their versions."""
+        principal = require_course("instructor")
+        listing: dict[str, dict] = {}
+        for record in state().store.content.rubric_versions(principal.course_id):
+            entry = listing.setdefault(record.rubric_id, {"id": record.rubric_id, "versions": []})
+            entry["versions"].append({"version": record.version,
+                                      "created_at": record.created_at.isoformat()})
+            entry["latest"] = record.version
+        return list(listing.values())
+
+    @blp.doc(requestBody=RUBRIC_BODY)
+    @blp.response(201)
+    @blp.alt_response(409, schema="Error", description="A rubric with this id exists")
+    @blp.alt_response(422, schema="Error", description="Invalid rubric: every error with its path")
+    def post(self):
+        """Upload a new rubric (YAML or JSON body; its ``id`` names it)."""
+        principal = require_course("instructor")
+        document, source = read_rubric_body()
+        content = state().store.content
+        if content.rubric(principal.course_id, document["id"]) is not None:
+            raise ApiError(409, "conflict", f"Rubric {document['id']!r} exists; PUT to add a "
+                           "version.", "id")
+        record = content.add_rubric_version(principal.course_id, document["id"], document, source)
+        return rubric_view(record), 201, {
+            "Location": url_for("rubrics.RubricById", rubric_id=record.rubric_id)}
+
+
+@blp.route("/<rubric_id>")
+class RubricById(MethodView):
+    @blp.arguments(VersionArgsSchema, location="query")
+    @blp.response(200)
+    def get(self, args, rubric_id):
+        """A rubric (latest version, or ``?version=N``) and the list of its versions."""
+        principal = require_course("instructor")
+        record = get_rubric(principal, rubric_id, args["version"])
+        versions = [r.version for r in
+                    state().store.content.rubric_versions(principal.course_id, rubric_id)]
+        return {**rubric_view(record), "versions": versions}
+
+    @blp.doc(requestBody=RUBRIC_BODY)
+    @blp.response(200)
+    @blp.alt_response(422, schema="Error", description="Invalid rubric: every error with its path")
+    def put(self, rubric_id):
+        """Update a rubric: stores a new version (results keep the version they were scored
+        with; regrade an assignment to apply it)."""
+        principal = require_course("instructor")
+        get_rubric(principal, rubric_id)
+        document, source = read_rubric_body(rubric_id)
+        record = state().store.content.add_rubric_version(principal.course_id, rubric_id,
+                                                          document, source)
+        return rubric_view(record)
+
+
+@blp.route("/<rubric_id>/trial")
+class RubricTrial(MethodView):
+    @blp.arguments(TrialSchema)
+    @blp.response(200)
+    def post(self, body, rubric_id):
+        """Score responses with human marks and report agreement: Pearson r, quadratic weighted
+        kappa, exact and within-one agreement, over- and under-marked responses, and how many
+        responses each criterion and misconception matched."""
+        principal = require_course("instructor")
+        record = get_rubric(principal, rubric_id, body["version"])
+        compiled = compile_rubric(record.document)
+        try:
+            report = trial_report(compiled, body["responses"], max_mark=body["max_mark"])
+        except ValueError as exc:
+            raise ApiError(422, "validation_error", str(exc), str(exc).split(":", 1)[0]) from None
+        return {**report, "rubric_version": record.version}
