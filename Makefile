@@ -19,7 +19,8 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 system-deps:
-	bash scripts/install-system-deps.sh
+	@if [ "$$(id -u)" -eq 0 ]; then sh scripts/install-system-deps.sh; \
+	 else sh scripts/install-system-deps.sh 2>/dev/null || sudo sh scripts/install-system-deps.sh; fi
 
 run: install system-deps
 	$(BIN)/grader serve --host $(HOST) --port $(PORT)
