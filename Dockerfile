@@ -13,4 +13,4 @@ COPY scripts ./scripts
 RUN pip install --no-cache-dir -e .
 ENV INSTANCE_PATH=/var/lib/grader
 EXPOSE 8000
-CMD ["gunicorn", "--workers", "4", "--bind", "0.0.0.0:8000", "grader.wsgi:app"]
+CMD ["gunicorn", "--worker-class", "gthread", "--threads", "8", "--workers", "4", "--bind", "0.0.0.0:8000", "grader.wsgi:app"]
