@@ -56,7 +56,8 @@ def production(tmp_path, redis_url, postgres_url):
     }
     worker = start([str(BIN / "grader"), "worker", "--concurrency", "2"], env,
                    tmp_path / "worker.log")
-    api = start([str(BIN / "gunicorn"), "--workers", "2", "--bind", f"127.0.0.1:{port}",
+    api = start([str(BIN / "gunicorn"), "--worker-class", "gthread", "--threads", "4",
+                 "--workers", "2", "--bind", f"127.0.0.1:{port}",
                  "grader.wsgi:app"], env, tmp_path / "api.log")
     base = f"http://127.0.0.1:{port}"
     try:
