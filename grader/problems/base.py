@@ -81,6 +81,7 @@ class CaseResult:
     crashed: bool = False  # a call raised, timed out or returned something unparseable
     diagnosis_kind: str = ""
     diagnosis: str = ""
+    signals: str = ""  # what the numbers show when no known mistake matched
 
 
 @dataclass
@@ -104,6 +105,7 @@ class CodeProblem:
     hidden_cases: Callable[[np.random.Generator], list[Case]]
     variants: list[Variant] = field(default_factory=list)
     rules: list[Rule] = field(default_factory=list)
+    describe: Callable[[Case, list[Any]], "str | None"] | None = None
 
     def cases(self, seed: int) -> list[Case]:
         """Visible examples then hidden cases drawn from ``seed``; every case's category is one of

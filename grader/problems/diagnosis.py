@@ -7,7 +7,8 @@ learner's returned values match the variant's within tolerance (NaN matching NaN
 the same exception type. Variants are ranked by how many failing cases they explain (catalogue order
 breaks ties) and each failing case takes the best variant that explains it. Cases no variant
 explains go through the problem's cross-case :class:`~grader.problems.base.Rule` s. What is left keeps
-the check's own message: which check failed, where (index) and by how much.
+the check's own message (which check failed, where (index) and by how much) plus the problem's
+``describe`` signals (row sums, weight on blocked positions, NaN fraction).
 """
 from __future__ import annotations
 
@@ -98,6 +99,14 @@ def diagnose(problem: CodeProblem, results: list[CaseResult]) -> None:
         for result in failing:
             if result.case.name in names and not result.diagnosis_kind:
                 result.diagnosis_kind, result.diagnosis = rule.kind, rule.message
+    if problem.describe is not None:
+        for result in failing:
+            if not result.diagnosis_kind and not result.crashed:
+                try:
+                    result.signals = problem.describe(result.case,
+                                                      [o.value for o in result.outcomes]) or ""
+                except Exception:  # noqa: BLE001 - signals are a courtesy, never a fault
+                    result.signals = ""
 
 
 def summary(results: list[CaseResult]) -> list[str]:

@@ -119,6 +119,8 @@ def _test_output(result: CaseResult) -> str:
     lines = [f"Failed: {failure}"]
     if result.diagnosis:
         lines.append(f"Diagnosis: {result.diagnosis}")
+    elif result.signals:
+        lines.append(f"What the numbers show: {result.signals}")
     if case.visible and case.public is not None:
         lines.append("Expected output:\n" + _show(case.public["expected_output"]))
         if not result.crashed:

@@ -19,7 +19,9 @@ import numpy as np
 from grader.problems import checks, reference
 from grader.problems.attention_variants import buggy_attention, working_dtype
 from grader.problems.base import Case, CodeProblem, Rule, Variant
+from grader.problems.compare import split_return
 from grader.problems.rules import crashes_only_with, fails_only_with_any
+from grader.problems.signals import output_signals, weight_signals
 
 FUNCTION = "multi_head_attention"
 
@@ -282,8 +284,20 @@ RULES = [
                  "and transpose only the last axes (np.swapaxes)."),
 ]
 
+def describe(case: Case, values: list) -> str | None:
+    """Signals of the first call of a failing case: returned weights (..., H, L, L) with the mask
+    given a head axis, else the output's NaN share."""
+    args = case.calls[0][0]
+    mask = args[6] if len(args) > 6 else None
+    out, weights = split_return(values[0])
+    if mask is not None:
+        mask = np.expand_dims(np.asarray(mask, dtype=bool), -3)
+    found = weight_signals(weights, mask) if weights is not None else []
+    return "; ".join(found or output_signals(out)) or None
+
+
 PROBLEM = CodeProblem(
     id="multi_head_attention", function=FUNCTION, title="Multi-head self-attention",
     contract=CONTRACT, starter=STARTER, categories=CATEGORIES, visible_cases=visible_cases,
-    hidden_cases=hidden_cases, variants=VARIANTS, rules=RULES,
+    hidden_cases=hidden_cases, variants=VARIANTS, rules=RULES, describe=describe,
 )

@@ -15,7 +15,9 @@ import numpy as np
 from grader.problems import checks, reference
 from grader.problems.attention_variants import buggy_attention
 from grader.problems.base import Case, CodeProblem, Rule, Variant
+from grader.problems.compare import split_return
 from grader.problems.rules import crashes_only_with
+from grader.problems.signals import output_signals, weight_signals
 
 FUNCTION = "scaled_dot_product_attention"
 
@@ -185,7 +187,9 @@ def hidden_cases(rng: np.random.Generator) -> list[Case]:
                    *_large_logits(rng, 100.0, 200.0, 8.0, 12.0, np.float32),
                    n(2, 5, 3, dtype=np.float32)),
     ]
-    cases += [_equivariance_case(rng), _length_one_case(rng)]
+    cases += [_equivariance_case(rng), _length_one_case(rng), value_case(
+        "properties: one dominant score gives a one-hot weight row", "properties",
+        Q_dom[:, :3], K_orth, np.broadcast_to(np.eye(4), (2, 4, 4)).copy())]
     cases.append(value_case("dtypes: float32 inputs", "dtypes", n(2, 3, 1, dtype=np.float32),
                             n(2, 4, 1, dtype=np.float32), n(2, 4, 2, dtype=np.float32)))
     return cases
@@ -290,9 +294,24 @@ RULES = [
                  "(..., Lq, Lk); use np.where(mask, scores, -np.inf)."),
 ]
 
+def describe(case: Case, values: list) -> str | None:
+    """Signals of the first call of a failing case: the returned weights (or the output, when
+    V is the identity and the output therefore is the weights), else the output's NaN share."""
+    args = case.calls[0][0]
+    Q, K, V = args[:3]
+    mask = args[3] if len(args) > 3 else None
+    out, weights = split_return(values[0])
+    is_identity = (V.shape[-1] == V.shape[-2]
+                   and np.array_equal(np.asarray(V), np.broadcast_to(np.eye(V.shape[-1]), V.shape)))
+    if weights is None and is_identity:
+        weights = out
+    found = weight_signals(weights, mask) if weights is not None else []
+    return "; ".join(found or output_signals(out)) or None
+
+
 PROBLEM = CodeProblem(
     id="scaled_dot_product_attention", function=FUNCTION,
     title="Scaled dot-product attention", contract=CONTRACT, starter=STARTER,
     categories=CATEGORIES, visible_cases=visible_cases, hidden_cases=hidden_cases,
-    variants=VARIANTS, rules=RULES,
+    variants=VARIANTS, rules=RULES, describe=describe,
 )

@@ -13,6 +13,8 @@ import numpy as np
 
 from grader.problems import checks, reference
 from grader.problems.base import Case, CodeProblem, Variant
+from grader.problems.compare import as_array
+from grader.problems.signals import output_signals
 
 FUNCTION = "softmax"
 
@@ -132,8 +134,22 @@ VARIANTS = [
              "not along the axis: each slice along `axis` must sum to 1.", whole_array=True),
 ]
 
+def describe(case: Case, values: list) -> str | None:
+    """Sums along the requested axis and the NaN share of a failing case's first output."""
+    args = case.calls[0][0]
+    axis = args[1] if len(args) > 1 else -1
+    out = as_array(values[0])
+    found = output_signals(out)
+    if not found and out is not None and out.shape == np.shape(args[0]):
+        sums = out.sum(axis=axis)
+        if np.abs(sums - 1).max() > 1e-3:
+            found.append(f"slices along the axis sum to between {sums.min():.3g} and "
+                         f"{sums.max():.3g} instead of 1")
+    return "; ".join(found) or None
+
+
 PROBLEM = CodeProblem(
     id="softmax", function=FUNCTION, title="Numerically stable softmax", contract=CONTRACT,
     starter=STARTER, categories=CATEGORIES, visible_cases=visible_cases,
-    hidden_cases=hidden_cases, variants=VARIANTS,
+    hidden_cases=hidden_cases, variants=VARIANTS, describe=describe,
 )

@@ -100,3 +100,38 @@ def test_visible_examples_do_not_depend_on_the_seed():
     a = [c.public for c in problem.cases(1) if c.visible]
     b = [c.public for c in problem.cases(2) if c.visible]
     assert a == b and len(a) == 3
+
+
+def test_unmatched_masking_mistake_reports_weight_on_blocked_positions(fake_sandbox):
+    source = (
+        "import numpy as np\n"
+        "def scaled_dot_product_attention(Q, K, V, mask=None):\n"
+        "    s = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n"
+        "    if mask is not None:\n"
+        "        s = np.where(mask, s, -1.0)\n"
+        "    w = np.exp(s - s.max(-1, keepdims=True))\n"
+        "    w = w / w.sum(-1, keepdims=True)\n"
+        "    return w @ V, w\n")
+    result = grade_source(fake_sandbox, PROBLEM, source)
+    failing = [t for t in result.tests if t.status == "failed"]
+    assert failing and {t.tags[0] for t in failing} == {"masking"}
+    assert diagnoses(result) == set()
+    hidden = [t for t in failing if t.visibility == "hidden"]
+    assert all("What the numbers show: blocked positions receive up to" in t.output
+               for t in hidden)
+
+
+def test_unmatched_normalisation_mistake_reports_row_sums(fake_sandbox):
+    source = (
+        "import numpy as np\n"
+        "def scaled_dot_product_attention(Q, K, V, mask=None):\n"
+        "    s = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n"
+        "    if mask is not None:\n"
+        "        s = np.where(mask, s, -np.inf)\n"
+        "    w = np.exp(s - s.max(-1, keepdims=True))\n"
+        "    w = w / (w.sum(-1, keepdims=True) + 1.0)\n"
+        "    return w @ V\n")
+    result = grade_source(fake_sandbox, PROBLEM, source)
+    softmax = [t for t in result.tests if t.tags[0] == "softmax" and t.visibility == "hidden"]
+    assert softmax and all(t.status == "failed" for t in softmax)
+    assert all("rows of the weights sum to between" in t.output for t in softmax)
