@@ -2,7 +2,7 @@
 
 Raw item mapping (from an assignment file)::
 
-    {id, kind: text, points, prompt,
+    {id, kind: text, points, prompt (default: the rubric's question),
      rubric: <id = file stem under rubrics/text/> | <inline rubric mapping>,
      model_answer: optional (never shown to learners; the content tests check it earns full marks)}
 
@@ -54,7 +54,7 @@ class TextKind:
 
     def load(self, item_id: str, raw: dict[str, Any], content_dir: Path) -> Item:
         """Build the item and compile its rubric once. Raises ``ValueError`` naming the field."""
-        for name in ("prompt", "points", "rubric"):
+        for name in ("points", "rubric"):
             if name not in raw:
                 raise ValueError(f"item {item_id}: missing field {name!r}")
         try:
@@ -77,7 +77,7 @@ class TextKind:
             raise ValueError(f"item {item_id}: {details}") from exc
         spec = {"rubric_id": compiled.id, "rubric_version": compiled.version,
                 "model_answer": raw.get("model_answer")}
-        return Item(item_id, self.kind, str(raw["prompt"]), points, spec, compiled)
+        return Item(item_id, self.kind, str(raw.get("prompt") or compiled.question), points, spec, compiled)
 
     def public_view(self, item: Item) -> dict[str, Any]:
         """Prompt and points only: neither the rubric nor the model answer is shown."""

@@ -41,8 +41,8 @@ _ALIASES = {"dk": "d_k", "dmodel": "d_model", "dv": "d_v", "dq": "d_q", "d_{mode
 
 _TOKEN_RE = re.compile(
     r"\d+\.\d+"
-    r"|\\?[a-z0-9]+(?:'[a-z]+)?(?:[_^](?:\{[^{}\s]{1,16}\}|-?\\?[a-z0-9]+))*"
-    r"|\n|[^\sa-z0-9{}]"
+    r"|\\?[^\W_]+(?:'[^\W_]+)?(?:[_^](?:\{[^{}\s]{1,16}\}|-?\\?[^\W_]+))*"
+    r"|\n|[^\s\w{}]|_"
 )
 _REWRITE_TRIGGERS = frozenset(["*", "x", "by", "times", "squared", "^", "sqrt", "square", "root", "("])
 
@@ -63,7 +63,8 @@ class Analysis:
     """The content tokens of one text, as parallel lists indexed by content position.
 
     ``key[i]`` is the stem (or technical token), ``surface[i]`` the lower-case token, ``span[i]``
-    its original ``(start, end)``, ``sent[i]`` its sentence number, ``neg[i]`` the content position
+    its original ``(start, end)``, ``sent[i]`` its sentence number, ``clause[i]`` its clause number
+    (clauses end at any scope punctuation: ``, ; : ( )`` and sentence ends), ``neg[i]`` the content position
     of the negation cue whose scope covers it (``-1`` when none). ``index`` maps every key and alias
     to the sorted content positions holding it.
     """
@@ -73,6 +74,7 @@ class Analysis:
     surface: list[str] = field(default_factory=list)
     span: list[tuple[int, int]] = field(default_factory=list)
     sent: list[int] = field(default_factory=list)
+    clause: list[int] = field(default_factory=list)
     neg: list[int] = field(default_factory=list)
     index: dict[str, list[int]] = field(default_factory=dict)
 
@@ -209,7 +211,9 @@ def analyse(text: str) -> Analysis:
     tokens = tokenize(text)
     a = Analysis(text)
     key, surface, span, sent, neg, index = a.key, a.surface, a.span, a.sent, a.neg, a.index
+    clauses = a.clause
     sentence = 0
+    clause = 0
     cue = -1
     remaining = 0
     prev_word = ""
@@ -220,6 +224,7 @@ def analyse(text: str) -> Analysis:
         if not tok.is_word:
             if w in lexicon.SCOPE_PUNCTUATION:
                 remaining = 0
+                clause += 1
                 if w in lexicon.SENTENCE_END:
                     sentence += 1
             prev_word = ""
@@ -229,7 +234,7 @@ def analyse(text: str) -> Analysis:
         if (prev_word, w) in lexicon.PSEUDO_NEGATIONS:
             remaining = 0
         elif w in lexicon.NEGATION_CUES:
-            cue, remaining = len(key), lexicon.NEGATION_WINDOW
+            cue, remaining = len(key), lexicon.SHORT_CUES.get(w, lexicon.NEGATION_WINDOW)
         elif (prev_word, w) in lexicon.TWO_WORD_CUES:
             cue, remaining = len(key) - 1, lexicon.NEGATION_WINDOW
         elif w in lexicon.SCOPE_TERMINATORS:
@@ -248,6 +253,7 @@ def analyse(text: str) -> Analysis:
         surface.append(w)
         span.append((tok.start, tok.end))
         sent.append(sentence)
+        clauses.append(clause)
         neg.append(covered)
         index.setdefault(k, []).append(pos)
         if w.startswith("o(") and w.endswith(")") and len(w) > 3:

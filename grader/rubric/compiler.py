@@ -4,6 +4,7 @@ Phrase syntax (inside a phrase string, after the same analysis as answers):
 
 - words separated by spaces must appear in that order, stop words ignored on both sides;
 - ``learn|train`` alternatives for one word position; ``comput*`` a prefix wildcard (3+ letters);
+  a hyphenated alternative (``sparse|low-rank``) stands for its words in order (``low rank``);
 - ``@name`` inserts a synonym set (each entry may have several words; nesting allowed, no cycles);
 - math is canonicalised like answers, so ``O(n^2)``, ``n*n``, ``sqrt(d_k)`` in a rubric match every
   spelling a learner may use.
@@ -86,9 +87,20 @@ class PhraseCompiler:
                     alts.append(("syn", tokens[i + 1].text))
                     i += 2
                 else:
-                    wildcard = i + 1 < n and tokens[i + 1].text == "*" and tokens[i + 1].start == tok.end
-                    alts.append(("prefix" if wildcard else "word", tok.text))
-                    i += 2 if wildcard else 1
+                    words = [tok.text]
+                    end = tok.end
+                    while (i + 2 < n and tokens[i + 1].text == "-" and tokens[i + 1].start == end
+                           and tokens[i + 2].is_word and tokens[i + 2].start == tokens[i + 1].end):
+                        words.append(tokens[i + 2].text)
+                        end = tokens[i + 2].end
+                        i += 2
+                    wildcard = i + 1 < n and tokens[i + 1].text == "*" and tokens[i + 1].start == end
+                    if len(words) > 1:
+                        alts.append(("seq", " ".join(words)))
+                        i += 1
+                    else:
+                        alts.append(("prefix" if wildcard else "word", tok.text))
+                        i += 2 if wildcard else 1
                 if i + 1 < n and tokens[i].text == "|":
                     tok = tokens[i + 1]
                     i += 1
@@ -116,6 +128,16 @@ class PhraseCompiler:
                 if expanded is None:
                     return None
                 sequences.extend(expanded)
+            elif kind == "seq":  # a hyphenated word: "one-hot" is the words "one" "hot"
+                seq = []
+                for part in word.split():
+                    if part in lexicon.STOPWORDS:
+                        continue
+                    key = lexicon.stem(part)
+                    self.vocab.add(part, key)
+                    seq.append(Slot(((key, min(fuzzy, fuzz_budget(part))),)))
+                if seq:
+                    sequences.append(seq)
             elif kind == "prefix":
                 if len(word) < 3:
                     self.error(path, f"wildcard {word + '*'!r} needs at least 3 letters before '*'")

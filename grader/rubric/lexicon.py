@@ -55,6 +55,9 @@ CLAUSE_STARTERS = frozenset(
 SENTENCE_END = frozenset(".!?\n")
 SCOPE_PUNCTUATION = frozenset(".!?\n,;:()[]—–\"")
 
+#: Cues with a shorter reach: "without" negates its object only ("without scaling the variance grows").
+SHORT_CUES = {"without": 2}
+
 #: Words a negation cue reaches at most (NegEx uses a five-word window; six tolerates a stop word).
 NEGATION_WINDOW = 6
 

@@ -136,7 +136,7 @@ def _polarity_ok(view: AnswerView, match: Match, polarity: str) -> bool:
 class Phrase:
     """Words in order (``order="fixed"``) with at most ``gap`` extra content words between
     consecutive words, or in any order within ``len + gap`` words (``order="any"``); always
-    inside one sentence."""
+    inside one clause (no sentence end, comma, semicolon, colon or bracket in between)."""
 
     slots: tuple[Slot, ...]
     gap: int = 0
@@ -160,7 +160,7 @@ class Phrase:
         return [m for m in found if _polarity_ok(view, m, self.polarity)][:MAX_MATCHES]
 
     def _ordered(self, view: AnswerView, cands: list[list[int]]) -> list[Match]:
-        sent, gap, last_slot = view.a.sent, self.gap, len(cands) - 1
+        sent, gap, last_slot = view.a.clause, self.gap, len(cands) - 1
         out: list[Match] = []
 
         def extend(k: int, path: list[int]) -> None:
@@ -186,7 +186,7 @@ class Phrase:
         return out
 
     def _unordered(self, view: AnswerView, cands: list[list[int]]) -> list[Match]:
-        sent, width = view.a.sent, len(cands) - 1 + self.gap
+        sent, width = view.a.clause, len(cands) - 1 + self.gap
         out: list[Match] = []
         for combo in itertools.product(*(c[:MAX_MATCHES] for c in cands)):
             if len(set(combo)) != len(combo) or max(combo) - min(combo) > width:

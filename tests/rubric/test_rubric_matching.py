@@ -160,3 +160,18 @@ def test_scoring_is_deterministic():
     r = rubric({"any": ["softmax keys", "weights sum one"]})
     text = "softmax over keys so weights sum to one"
     assert r.score(text).to_dict() == r.score(text).to_dict()
+
+
+def test_hyphenated_alternative_is_a_word_sequence():
+    r = rubric("softmax one-hot|peaked")
+    assert met(r, "the softmax is one-hot")
+    assert met(r, "softmax one hot")
+    assert met(r, "softmax peaked")
+    assert not met(r, "softmax hot")
+
+
+def test_phrases_do_not_cross_commas_or_brackets():
+    r = rubric({"phrase": "attention linear", "gap": 2})
+    assert met(r, "self-attention is linear in n")
+    assert not met(r, "sparse attention, linear attention")
+    assert not met(r, "attention (linear)")
