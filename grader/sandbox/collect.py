@@ -60,9 +60,11 @@ class Collector:
     import_failure: str | None = None
     memory_failure: str | None = None
     violation: str | None = None
+    received: int = 0
 
     def feed(self, tag: bytes, body: bytes) -> None:
         """Record one frame; a protocol violation is remembered (and further frames ignored)."""
+        self.received += 1
         if self.violation is not None:
             return
         try:
@@ -148,6 +150,13 @@ class Collector:
                              calls=[CallOutcome(status="skipped", error="not run: grading "
                                                 "infrastructure problem") for _ in self.calls],
                              message=ending.infrastructure, stdout="", seconds=seconds)
+        if ending.oom_killed or self.memory_failure is not None:
+            where = f"test '{running_test}'" if running_test else "your code"
+            if self.memory_failure is not None and self.outcomes and self.current is None:
+                where = f"test '{self.calls[len(self.outcomes) - 1].test}'"
+            message = f"{where} exceeded the memory limit ({format_bytes(limits.memory_bytes)})"
+            running = CallOutcome(status="exception", error=message)
+            return finish("memory_limit", message, running if running_test else None)
         if ending.wall_timeout or self._cpu_killed(ending):
             which = (f"{limits.wall_seconds:g} s wall-clock" if ending.wall_timeout
                      else f"{limits.cpu_seconds:g} s CPU")
@@ -156,13 +165,6 @@ class Collector:
             running = CallOutcome(status="timeout", error=message,
                                   seconds=time.monotonic() - self.current_started)
             return finish("timeout", message, running if running_test else None)
-        if ending.oom_killed or self.memory_failure is not None:
-            where = f"test '{running_test}'" if running_test else "your code"
-            if self.memory_failure is not None and self.outcomes and self.current is None:
-                where = f"test '{self.calls[len(self.outcomes) - 1].test}'"
-            message = f"{where} exceeded the memory limit ({format_bytes(limits.memory_bytes)})"
-            running = CallOutcome(status="exception", error=message)
-            return finish("memory_limit", message, running if running_test else None)
         if ending.output_flood:
             message = (f"your code printed far more than the output limit "
                        f"({format_bytes(limits.output_bytes)}) and was stopped")

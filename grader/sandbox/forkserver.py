@@ -154,22 +154,29 @@ class ForkServerSandbox:
             if getattr(self.launcher, "tmp_bytes", limits.tmp_bytes) != limits.tmp_bytes:
                 self.launcher.tmp_bytes = limits.tmp_bytes  # /tmp is sized when the server starts
                 self._stop_server()
-            self._ensure_server()
-            oom_before = 0
-            if self.cgroup is not None:
-                self.cgroup.set_limits(limits.memory_bytes + SERVER_MEMORY_ALLOWANCE,
-                                       limits.max_processes + SERVER_PROCESSES)
-                oom_before = self.cgroup.oom_kills()
-            collector = Collector(calls, limits)
-            try:
-                return self._run(job, collector, limits, oom_before)
-            except ServerDied as error:
-                self._stop_server()
-                ending = Ending(oom_killed=self._oom_since(oom_before))
-                if not ending.oom_killed:
-                    log.warning("sandbox server died during a job: %s", error)
-                    ending.infrastructure = f"sandbox server failed: {error}"
-                return collector.result(ending, "")
+            for attempt in (1, 2):
+                self._ensure_server()
+                oom_before = 0
+                if self.cgroup is not None:
+                    self.cgroup.set_limits(limits.memory_bytes + SERVER_MEMORY_ALLOWANCE,
+                                           limits.max_processes + SERVER_PROCESSES)
+                    oom_before = self.cgroup.oom_kills()
+                collector = Collector(calls, limits)
+                try:
+                    return self._run(job, collector, limits, oom_before)
+                except ServerDied as error:
+                    self._stop_server()
+                    self.restarts += 1
+                    ending = Ending(oom_killed=self._oom_since(oom_before))
+                    if not ending.oom_killed and not collector.received and attempt == 1:
+                        log.warning("sandbox server was dead before the job started (%s); "
+                                    "restarting it", error)
+                        continue  # it died between jobs: a fresh server runs the job
+                    if not ending.oom_killed:
+                        log.warning("sandbox server died during a job: %s", error)
+                        ending.infrastructure = f"sandbox server failed: {error}"
+                    return collector.result(ending, "")
+            raise AssertionError("unreachable")
 
     def _oom_since(self, before: int) -> bool:
         return self.cgroup is not None and self.cgroup.oom_kills() > before
@@ -275,6 +282,7 @@ class ForkServerSandbox:
         result = collector.result(ending, stdout)
         if open_fds:
             self._stop_server()
+            self.restarts += 1
         return result
 
     def _request_kill(self, control: socket.socket) -> float:

@@ -123,7 +123,9 @@ def _add_array(array: np.ndarray, blobs: list) -> int:
     if len(blobs) >= MAX_ARRAYS:
         raise EncodeError(f"more than {MAX_ARRAYS} arrays")
     buffer = io.BytesIO()
-    npy_format.write_array(buffer, np.ascontiguousarray(array), version=(1, 0), allow_pickle=False)
+    if not array.flags.c_contiguous:  # (np.ascontiguousarray would turn 0-d into 1-d)
+        array = array.copy(order="C")
+    npy_format.write_array(buffer, array, version=(1, 0), allow_pickle=False)
     blobs.append(buffer.getvalue())
     return len(blobs) - 1
 

@@ -1,0 +1,163 @@
+"""What a learner is told, through the real sandbox: each fault gets its own status and a message
+naming the line, the test or the limit involved."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from grader.sandbox import Call, Limits
+
+FAST = Limits(wall_seconds=1.5, cpu_seconds=1.0, memory_bytes=256 << 20)
+
+
+def calls(n: int = 2, function: str = "softmax") -> list[Call]:
+    return [Call(test=f"visible-{i}", function=function, args=(np.arange(6.0).reshape(2, 3),))
+            for i in range(n)]
+
+
+def test_correct_code_returns_arrays_with_the_right_values(sandbox):
+    source = "import numpy as np\ndef softmax(x):\n    e = np.exp(x - x.max(-1, keepdims=True))\n" \
+             "    return e / e.sum(-1, keepdims=True)\n"
+    result = sandbox.run(source, calls(), FAST)
+    assert result.status == "ok"
+    x = np.arange(6.0).reshape(2, 3)
+    expected = np.exp(x - x.max(-1, keepdims=True))
+    expected /= expected.sum(-1, keepdims=True)
+    assert [c.status for c in result.calls] == ["ok", "ok"]
+    assert np.allclose(result.calls[1].value, expected)
+
+
+def test_keyword_arguments_and_scalar_and_tuple_returns(sandbox):
+    source = "import numpy as np\ndef f(x, scale=1.0, flag=None):\n" \
+             "    return (x * scale, float(x.sum()), np.float32(2.5), int(x.size), flag is None, [1, 2])\n"
+    call = Call(test="t", function="f", args=(np.ones(3),), kwargs={"scale": 2.0, "flag": None})
+    result = sandbox.run(source, [call], FAST)
+    value = result.calls[0].value
+    assert result.status == "ok" and isinstance(value, tuple)
+    assert np.array_equal(value[0], np.full(3, 2.0))
+    assert value[1:] == (3.0, 2.5, 3, True, (1, 2))
+    assert type(value[2]) is float and type(value[3]) is int
+
+
+def test_syntax_error_names_the_line(sandbox):
+    result = sandbox.run("import numpy as np\n\ndef softmax(x)\n    return x\n", calls(), FAST)
+    assert result.status == "syntax_error"
+    assert "line 3 of your code" in result.message
+    assert "def softmax(x)" in result.message
+    assert all(c.status == "skipped" for c in result.calls)
+
+
+def test_exception_names_type_line_and_trims_the_traceback_to_learner_frames(sandbox):
+    source = "import numpy as np\n\ndef helper(x):\n    return x / 0 if False else 1 / 0\n\n" \
+             "def softmax(x):\n    return helper(x)\n"
+    result = sandbox.run(source, calls(1), FAST)
+    error = result.calls[0].error
+    assert result.status == "ok" and result.calls[0].status == "exception"
+    assert error.startswith("ZeroDivisionError: division by zero (line 4 of your code)")
+    assert 'File "submission.py", line 7, in softmax' in error
+    assert 'File "submission.py", line 4, in helper' in error
+    assert "runner.py" not in error and "/sandbox/" not in error
+
+
+def test_exception_inside_numpy_points_at_the_learners_line(sandbox):
+    source = "import numpy as np\ndef softmax(x):\n    return x @ np.ones((5, 5))\n"
+    error = sandbox.run(source, calls(1), FAST).calls[0].error
+    assert error.startswith("ValueError: matmul") and "(line 3 of your code)" in error
+    assert "numpy" not in error.split("\n", 1)[1].split("ValueError")[0]
+
+
+def test_missing_function_is_reported_by_name(sandbox):
+    result = sandbox.run("def soft_max(x):\n    return x\n", calls(1), FAST)
+    assert result.calls[0].status == "missing_function"
+    assert result.calls[0].error == "function 'softmax' is not defined in your code"
+
+
+@pytest.mark.parametrize("body, named", [
+    ("return 'text'", "returned str"), ("return {'a': x}", "returned dict"),
+    ("pass", "returned None"), ("return np.array([x], dtype=object)", "ndarray of dtype object"),
+    ("return x.astype(complex)", "complex128"),
+])
+def test_bad_return_type_names_the_type_and_what_was_expected(sandbox, body, named):
+    result = sandbox.run(f"import numpy as np\ndef softmax(x):\n    {body}\n", calls(1), FAST)
+    outcome = result.calls[0]
+    assert outcome.status == "bad_return"
+    assert named in outcome.error and "expected a NumPy array" in outcome.error
+
+
+def test_missing_return_gets_a_hint(sandbox):
+    error = sandbox.run("def softmax(x):\n    y = x\n", calls(1), FAST).calls[0].error
+    assert "did you forget a return statement?" in error
+
+
+def test_timeout_names_the_test_and_the_limit_and_skips_the_rest(sandbox):
+    source = "def softmax(x):\n    if x.sum() > 0:\n        while True:\n            pass\n    return x\n"
+    work = [Call(test="quick", function="softmax", args=(np.zeros(2),)),
+            Call(test="hidden-slow", function="softmax", args=(np.ones(2),)),
+            Call(test="after", function="softmax", args=(np.zeros(2),))]
+    result = sandbox.run(source, work, Limits(wall_seconds=1.5, cpu_seconds=3.0))
+    assert result.status == "timeout"
+    assert [c.status for c in result.calls] == ["ok", "timeout", "skipped"]
+    assert "test 'hidden-slow'" in result.message and "1.5 s wall-clock" in result.message
+    assert result.calls[1].error == result.message
+
+
+def test_cpu_limit_is_reported_as_cpu_time(sandbox):
+    limits = Limits(wall_seconds=4.0, cpu_seconds=1.0)
+    result = sandbox.run("def softmax(x):\n    while True:\n        pass\n", calls(1), limits)
+    assert result.status == "timeout" and "1 s CPU" in result.message
+    assert result.seconds < 3.5
+
+
+def test_memory_limit_is_named(sandbox):
+    source = "import numpy as np\ndef softmax(x):\n    return np.ones((1 << 30,), dtype=np.uint8)\n"
+    result = sandbox.run(source, calls(2), FAST)
+    assert result.status == "memory_limit"
+    assert result.message == "test 'visible-0' exceeded the memory limit (256 MiB)"
+    assert [c.status for c in result.calls] == ["exception", "skipped"]
+
+
+def test_memory_under_the_limit_is_fine(sandbox):
+    source = "import numpy as np\ndef softmax(x):\n    big = np.ones(100 << 20, dtype=np.uint8)\n" \
+             "    return np.array([big.sum()])\n"
+    result = sandbox.run(source, calls(1), FAST)
+    assert result.status == "ok" and result.calls[0].value[0] == 100 << 20
+
+
+def test_output_is_kept_up_to_the_limit_and_marked_as_trimmed(sandbox):
+    limits = Limits(wall_seconds=2.0, output_bytes=1000)
+    source = "def softmax(x):\n    print('y' * 5000)\n    return x\n"
+    result = sandbox.run(source, calls(1), limits)
+    assert result.status == "ok" and result.calls[0].status == "ok"
+    assert result.stdout.split("\n")[0] == "y" * 1000
+    assert result.stdout.endswith("[output trimmed: more than 1000 bytes printed]")
+
+
+def test_printing_without_end_is_stopped_with_the_output_limit(sandbox):
+    limits = Limits(wall_seconds=2.0, output_bytes=1024)
+    result = sandbox.run("def softmax(x):\n    while True:\n        print('z' * 100)\n", calls(1), limits)
+    assert result.status == "output_limit"
+    assert "output limit (1 KiB)" in result.message
+    assert len(result.stdout) < 1200
+
+
+def test_error_at_import_is_an_import_error(sandbox):
+    result = sandbox.run("import numpy as np\nraise RuntimeError('boom')\n", calls(1), FAST)
+    assert result.status == "import_error"
+    assert "RuntimeError: boom (line 2 of your code)" in result.message
+
+
+def test_file_size_limit_shows_as_an_error_in_the_learners_code(sandbox):
+    limits = Limits(wall_seconds=2.0, file_bytes=1 << 20)
+    source = "def softmax(x):\n    open('/tmp/big', 'wb').write(b'0' * (2 << 20))\n    return x\n"
+    error = sandbox.run(source, calls(1), limits).calls[0].error
+    assert error.startswith("OSError: [Errno 27] File too large (line 2 of your code)")
+
+
+def test_server_that_dies_between_jobs_is_replaced(sandbox):
+    import os
+    import signal
+
+    before = sandbox.restarts
+    os.kill(sandbox._started.sandbox_pid, signal.SIGKILL)
+    result = sandbox.run("def softmax(x):\n    return x\n", calls(1), FAST)
+    assert result.status == "ok" and sandbox.restarts == before + 1

@@ -1,0 +1,156 @@
+"""The wire format: values survive a round trip exactly, and the strict parser rejects every
+malformed input instead of guessing."""
+from __future__ import annotations
+
+import io
+import json
+import math
+import struct
+
+import numpy as np
+import pytest
+from numpy.lib import format as npy_format
+
+from grader.sandbox import wire
+
+
+def npy_bytes(array: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    npy_format.write_array(buffer, array, allow_pickle=True)
+    return buffer.getvalue()
+
+
+def value_body(structure, blobs) -> bytes:
+    header = json.dumps(structure).encode()
+    parts = [struct.pack("!I", len(header)), header]
+    for blob in blobs:
+        parts += [struct.pack("!Q", len(blob)), blob]
+    return b"".join(parts)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "int64", "int8", "uint16", "bool"])
+def test_array_round_trip_keeps_dtype_shape_and_values(dtype):
+    array = (np.arange(24).reshape(2, 3, 4) % 3).astype(dtype)
+    decoded = wire.decode_value(wire.encode_value(array))
+    assert decoded.dtype == np.dtype(dtype)
+    assert decoded.shape == (2, 3, 4)
+    assert np.array_equal(decoded, array)
+    assert decoded.flags.writeable
+
+
+def test_non_contiguous_and_fortran_arrays_round_trip():
+    base = np.arange(30.0).reshape(5, 6)
+    for array in (base[:, ::2], np.asfortranarray(base), base.T):
+        assert np.array_equal(wire.decode_value(wire.encode_value(array)), array)
+
+
+def test_scalars_come_back_as_python_scalars():
+    decoded = wire.decode_value(wire.encode_value((1.5, 7, True, np.float32(0.25), np.int64(-3), np.bool_(False))))
+    assert decoded == (1.5, 7, True, 0.25, -3, False)
+    assert [type(v) for v in decoded] == [float, int, bool, float, int, bool]
+
+
+def test_special_floats_survive_exactly():
+    nan, inf, negative_zero = wire.decode_value(wire.encode_value((math.nan, -math.inf, -0.0)))
+    assert math.isnan(nan) and inf == -math.inf and math.copysign(1.0, negative_zero) == -1.0
+
+
+def test_lists_and_nested_tuples_become_tuples():
+    value = [np.zeros(2), (1, [2.0, np.ones((1, 1))])]
+    decoded = wire.decode_value(wire.encode_value(value))
+    assert isinstance(decoded, tuple) and isinstance(decoded[1][1], tuple)
+    assert np.array_equal(decoded[1][1][1], np.ones((1, 1)))
+
+
+def test_none_only_crosses_when_allowed():
+    assert wire.decode_value(wire.encode_value((None, 1), allow_none=True), allow_none=True) == (None, 1)
+    with pytest.raises(wire.EncodeError, match="None"):
+        wire.encode_value(None)
+    with pytest.raises(wire.WireError):
+        wire.decode_value(wire.encode_value(None, allow_none=True))
+
+
+@pytest.mark.parametrize("value, named", [
+    ("text", "str"), ({"a": 1}, "dict"), (np.array([object()]), "ndarray of dtype object"),
+    (np.array(["a"]), "ndarray of dtype <U1"), (1 + 2j, "complex"), (np.zeros(2, complex), "complex128"),
+])
+def test_values_of_other_types_are_refused_with_their_type(value, named):
+    with pytest.raises(wire.EncodeError, match=named.replace("(", r"\(")):
+        wire.encode_value(value)
+
+
+def test_object_array_blob_is_rejected():
+    blob = npy_bytes(np.array([1, "x"], dtype=object))
+    with pytest.raises(wire.WireError, match="dtype"):
+        wire.decode_value(value_body({"a": 0}, [blob]))
+
+
+@pytest.mark.parametrize("array", [np.array(["ab"]), np.zeros(2, complex), np.zeros(2, "M8[s]"),
+                                   np.zeros(2, [("a", "f8"), ("b", "i4")])])
+def test_blobs_with_disallowed_dtypes_are_rejected(array):
+    with pytest.raises(wire.WireError):
+        wire.decode_value(value_body({"a": 0}, [npy_bytes(array)]))
+
+
+def test_blob_whose_data_length_does_not_match_its_shape_is_rejected():
+    blob = npy_bytes(np.zeros((3, 3)))
+    with pytest.raises(wire.WireError, match="needs 72"):
+        wire.decode_value(value_body({"a": 0}, [blob[:-8]]))
+    with pytest.raises(wire.WireError, match="needs 72"):
+        wire.decode_value(value_body({"a": 0}, [blob + b"\0" * 8]))
+
+
+def test_declared_blob_length_beyond_the_value_is_rejected():
+    body = wire.encode_value(np.zeros(4))
+    with pytest.raises(wire.WireError):
+        wire.decode_value(body[:-1])
+
+
+def test_oversize_value_is_rejected():
+    body = wire.encode_value(np.zeros(1000))
+    with pytest.raises(wire.WireError, match="exceeds the limit"):
+        wire.decode_value(body, max_bytes=1000)
+
+
+def test_unreferenced_or_doubly_referenced_arrays_are_rejected():
+    blob = npy_bytes(np.zeros(2))
+    with pytest.raises(wire.WireError, match="not referenced"):
+        wire.decode_value(value_body({"i": "1"}, [blob]))
+    with pytest.raises(wire.WireError, match="reference"):
+        wire.decode_value(value_body({"t": [{"a": 0}, {"a": 0}]}, [blob]))
+
+
+@pytest.mark.parametrize("structure", [
+    {"x": 1}, {"a": 0, "b": True}, {"i": "1e5"}, {"f": "not a float"}, {"b": 1}, [1], {"s": 5},
+    {"t": [{"t": [{"t": [{"t": [{"t": [{"t": [{"b": True}]}]}]}]}]}]},
+])
+def test_malformed_structures_are_rejected(structure):
+    with pytest.raises(wire.WireError):
+        wire.decode_value(value_body(structure, []))
+
+
+def test_scalar_node_must_hold_a_zero_dimensional_array():
+    with pytest.raises(wire.WireError, match="scalar"):
+        wire.decode_value(value_body({"s": 0}, [npy_bytes(np.zeros(2))]))
+
+
+def test_frame_reader_reassembles_frames_split_anywhere():
+    stream = wire.frame(b"STRT", b"abc") + wire.frame(b"DONE", b"")
+    reader = wire.FrameReader(frozenset({b"STRT", b"DONE"}), 1 << 20)
+    frames = []
+    for index in range(len(stream)):
+        frames += reader.feed(stream[index:index + 1])
+    reader.finish()
+    assert frames == [(b"STRT", b"abc"), (b"DONE", b"")]
+
+
+def test_frame_reader_rejects_unknown_tags_oversize_streams_and_truncation():
+    reader = wire.FrameReader(frozenset({b"DONE"}), 100)
+    with pytest.raises(wire.WireError, match="unknown frame tag"):
+        reader.feed(wire.frame(b"PASS", b""))
+    with pytest.raises(wire.WireError, match="more than 100 bytes"):
+        wire.FrameReader(frozenset({b"DONE"}), 100).feed(wire.frame(b"DONE", b"x" * 200))
+    truncated = wire.FrameReader(frozenset({b"DONE"}), 100)
+    truncated.feed(wire.frame(b"DONE", b"xyz")[:-1])
+    with pytest.raises(wire.WireError, match="inside a frame"):
+        truncated.finish()
