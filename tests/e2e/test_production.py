@@ -64,9 +64,9 @@ def production(tmp_path, redis_url, postgres_url):
         deadline = time.monotonic() + 60
         while True:
             try:
-                if requests.get(f"{base}/healthz", timeout=1).status_code == 200:
+                if requests.get(f"{base}/healthz", timeout=5).status_code == 200:
                     break
-            except requests.ConnectionError:
+            except requests.RequestException:  # not accepting yet, or workers still booting
                 pass
             if time.monotonic() > deadline or api.poll() is not None:
                 raise AssertionError("gunicorn did not start:\n"
