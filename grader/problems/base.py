@@ -25,6 +25,9 @@ class Case:
     used both by ``check`` and when matching variants. ``traits`` describe the inputs for
     submission-level rules (e.g. ``"cross"`` when Lq != Lk, ``"multihead"``, ``"odd"``).
     ``public`` is set on visible examples only: what learners may see (inputs and expected value).
+    ``wrapped`` cases call the learner's function through :data:`grader.problems.inputs.WRAPPER`,
+    which also returns the array arguments after the call; ``check`` then receives
+    ``(result, arrays_after)`` per call.
     """
 
     name: str
@@ -35,6 +38,7 @@ class Case:
     traits: frozenset[str] = frozenset()
     visible: bool = False
     public: dict[str, Any] | None = None
+    wrapped: bool = False  # calls go through grader.problems.inputs.WRAPPER (inputs check)
 
     def rows_for(self, index: int) -> np.ndarray | None:
         return self.rows[index] if index < len(self.rows) else None

@@ -18,6 +18,7 @@ import numpy as np
 
 from grader.problems.base import CaseResult, CodeProblem, Variant
 from grader.problems.compare import matches, split_return
+from grader.problems.inputs import unwrap
 
 _NO_VALUE = object()
 
@@ -41,7 +42,7 @@ def _has_float32(args: tuple, kwargs: dict) -> bool:
 
 
 def _call_explained(variant: Variant, args: tuple, kwargs: dict, outcome: Any,
-                    rows: np.ndarray | None) -> bool:
+                    rows: np.ndarray | None, wrapped: bool) -> bool:
     value, error = _variant_value(variant, args, kwargs)
     status = getattr(outcome, "status", "")
     if error is not None:
@@ -49,7 +50,8 @@ def _call_explained(variant: Variant, args: tuple, kwargs: dict, outcome: Any,
         return status == "exception" and f"{type(error).__name__}: {error}" in (outcome.error or "")
     if status != "ok":
         return False
-    learner_out, learner_weights = split_return(outcome.value)
+    learned = unwrap(outcome.value) if wrapped else outcome.value
+    learner_out, learner_weights = split_return(learned)
     variant_out, variant_weights = split_return(value)
     if not matches(learner_out, variant_out, rows):
         return False
@@ -69,13 +71,13 @@ def explains(variant: Variant, result: CaseResult) -> bool:
         return False
     for index, ((args, kwargs), outcome) in enumerate(zip(result.case.calls, result.outcomes)):
         rows = result.case.rows_for(index)
-        if _call_explained(variant, args, kwargs, outcome, rows):
+        if _call_explained(variant, args, kwargs, outcome, rows, result.case.wrapped):
             continue
         if not _has_float32(args, kwargs):
             return False
         args64 = tuple(_upcast(a) for a in args)
         kwargs64 = {k: _upcast(v) for k, v in kwargs.items()}
-        if not _call_explained(variant, args64, kwargs64, outcome, rows):
+        if not _call_explained(variant, args64, kwargs64, outcome, rows, result.case.wrapped):
             return False
     return True
 
@@ -87,7 +89,10 @@ def diagnose(problem: CodeProblem, results: list[CaseResult]) -> None:
         return
     explained: list[tuple[int, int, Variant, list[CaseResult]]] = []
     for order, variant in enumerate(problem.variants):
-        hits = [r for r in failing if explains(variant, r)]
+        # Wrapped (inputs) cases judge in-place changes, not values: variants only explain
+        # their crashes; the rules name in-place changes.
+        hits = [r for r in failing
+                if (r.crashed or not r.case.wrapped) and explains(variant, r)]
         if hits:
             explained.append((-len(hits), order, variant, hits))
     for _, _, variant, hits in sorted(explained, key=lambda t: (t[0], t[1])):
@@ -103,8 +108,9 @@ def diagnose(problem: CodeProblem, results: list[CaseResult]) -> None:
         for result in failing:
             if not result.diagnosis_kind and not result.crashed:
                 try:
-                    result.signals = problem.describe(result.case,
-                                                      [o.value for o in result.outcomes]) or ""
+                    values = [unwrap(o.value) if result.case.wrapped else o.value
+                              for o in result.outcomes]
+                    result.signals = problem.describe(result.case, values) or ""
                 except Exception:  # noqa: BLE001 - signals are a courtesy, never a fault
                     result.signals = ""
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.problems import diagnosis
+from grader.problems import diagnosis, inputs
 from grader.problems.base import Case, CaseResult, CodeProblem
 from grader.problems.compare import split_return
 from grader.results import InfrastructureError, ItemResult, TestResult
@@ -25,8 +25,17 @@ _MAX_ERROR = 240
 
 def build_calls(problem: CodeProblem, cases: list[Case]) -> list[Call]:
     """Every call of every case, in order, for one sandbox run."""
-    return [Call(test=case.name, function=problem.function, args=tuple(args), kwargs=dict(kwargs))
+    return [Call(test=case.name, function=inputs.WRAPPER if case.wrapped else problem.function,
+                 args=tuple(args), kwargs=dict(kwargs))
             for case in cases for args, kwargs in case.calls]
+
+
+def run_source(problem: CodeProblem, source: str, cases: list[Case]) -> str:
+    """The learner's source, plus the inputs-check wrapper when a case needs it (appended, so the
+    learner's line numbers are unchanged)."""
+    if any(case.wrapped for case in cases):
+        return source.rstrip("\n") + "\n" + inputs.wrapper_source(problem.function)
+    return source
 
 
 def _call_failure(outcome: CallOutcome | None, run: RunResult, function: str) -> str:
@@ -66,7 +75,7 @@ def evaluate(problem: CodeProblem, source: str, sandbox: Any, limits: Limits, se
     """Run every case in one sandbox run and judge it. Raises :class:`InfrastructureError` when the
     sandbox reports a fault that is not the learner's (never scored)."""
     cases = problem.cases(seed)
-    run = sandbox.run(source, build_calls(problem, cases), limits)
+    run = sandbox.run(run_source(problem, source, cases), build_calls(problem, cases), limits)
     if run.status == "infrastructure_error":
         raise InfrastructureError(f"sandbox: {run.message or 'infrastructure error'}")
     results, position = [], 0

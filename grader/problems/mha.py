@@ -16,11 +16,11 @@ from functools import partial
 
 import numpy as np
 
-from grader.problems import checks, reference
+from grader.problems import checks, inputs, reference
 from grader.problems.attention_variants import buggy_attention, working_dtype
 from grader.problems.base import Case, CodeProblem, Rule, Variant
 from grader.problems.compare import split_return
-from grader.problems.rules import crashes_only_with, fails_only_with_any
+from grader.problems.rules import crashes_only_with, failed_in_category, fails_only_with_any
 from grader.problems.signals import output_signals, weight_signals
 
 FUNCTION = "multi_head_attention"
@@ -51,7 +51,7 @@ def multi_head_attention(X, W_q, W_k, W_v, W_o, num_heads, mask=None):
 '''
 
 CATEGORIES = {"shapes": 1.0, "scaling": 1.5, "heads": 2.0, "projections": 1.5, "masking": 1.5,
-              "properties": 1.5, "dtypes": 1.0}
+              "properties": 1.5, "dtypes": 0.5, "inputs": 0.5}
 
 
 def _weights(rng, d_model, dtype=np.float64):
@@ -139,6 +139,10 @@ def hidden_cases(rng: np.random.Generator) -> list[Case]:
         "properties: a sequence of length 1", "properties", n(3, 1, 8), W(8), 2)]
     cases.append(value_case("dtypes: float32 inputs", "dtypes", n(2, 5, 12, dtype=np.float32),
                             W(12, np.float32), 3))
+    X, mask = n(2, 5, 8), reference.causal_mask(5)
+    cases.append(inputs.case("inputs: X, the W matrices and the mask are not modified in place",
+                             _args(X, W(8), 2, mask),
+                             ("X", "W_q", "W_k", "W_v", "W_o", "mask"), _traits(X, 2, mask)))
     return cases
 
 
@@ -271,6 +275,7 @@ VARIANTS = [
 ]
 
 RULES = [
+    Rule(kind="modifies_inputs", explains=failed_in_category("inputs"), message=inputs.MESSAGE),
     Rule(kind="fails_with_several_heads", explains=fails_only_with_any("multihead"),
          message="Your code is right with one head but wrong with several: check that the "
                  "features are split into contiguous blocks of d_head (reshape to "

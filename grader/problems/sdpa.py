@@ -12,11 +12,11 @@ from functools import partial
 
 import numpy as np
 
-from grader.problems import checks, reference
+from grader.problems import checks, inputs, reference
 from grader.problems.attention_variants import buggy_attention
 from grader.problems.base import Case, CodeProblem, Rule, Variant
 from grader.problems.compare import split_return
-from grader.problems.rules import crashes_only_with
+from grader.problems.rules import crashes_only_with, failed_in_category
 from grader.problems.signals import output_signals, weight_signals
 
 FUNCTION = "scaled_dot_product_attention"
@@ -48,8 +48,8 @@ def scaled_dot_product_attention(Q, K, V, mask=None):
     raise NotImplementedError
 '''
 
-CATEGORIES = {"shapes": 1.5, "scaling": 2.0, "softmax": 1.5, "values": 1.0, "masking": 2.0,
-              "stability": 1.0, "properties": 0.5, "dtypes": 0.5}
+CATEGORIES = {"shapes": 1.0, "scaling": 2.0, "softmax": 1.5, "values": 1.0, "masking": 2.0,
+              "stability": 1.0, "properties": 0.5, "dtypes": 0.5, "inputs": 0.5}
 
 
 def _traits(Q, K, mask) -> frozenset[str]:
@@ -192,6 +192,10 @@ def hidden_cases(rng: np.random.Generator) -> list[Case]:
         Q_dom[:, :3], K_orth, np.broadcast_to(np.eye(4), (2, 4, 4)).copy())]
     cases.append(value_case("dtypes: float32 inputs", "dtypes", n(2, 3, 1, dtype=np.float32),
                             n(2, 4, 1, dtype=np.float32), n(2, 4, 2, dtype=np.float32)))
+    Q, K, V = n(2, 5, 4), n(2, 5, 4), n(2, 5, 3)
+    cases.append(inputs.case("inputs: Q, K, V and mask are not modified in place",
+                             _args(Q, K, V, reference.causal_mask(5)), ("Q", "K", "V", "mask"),
+                             _traits(Q, K, True)))
     return cases
 
 
@@ -283,6 +287,7 @@ VARIANTS = [
 ]
 
 RULES = [
+    Rule(kind="modifies_inputs", explains=failed_in_category("inputs"), message=inputs.MESSAGE),
     Rule(kind="assumes_lq_equals_lk", bug="22", explains=crashes_only_with("cross"),
          message="Your code fails exactly when the query and key lengths differ (Lq != Lk, as in "
                  "cross-attention): take Lk from K.shape[-2], not from Q."),

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from grader.problems import checks, reference
-from grader.problems.base import Case, CodeProblem, Variant
+from grader.problems import checks, inputs, reference
+from grader.problems.base import Case, CodeProblem, Rule, Variant
 from grader.problems.compare import as_array
+from grader.problems.rules import failed_in_category
 from grader.problems.signals import output_signals
 
 FUNCTION = "softmax"
@@ -37,8 +38,8 @@ def softmax(x, axis=-1):
     raise NotImplementedError
 '''
 
-CATEGORIES = {"shapes": 1.0, "axis": 2.5, "values": 2.0, "stability": 2.0, "properties": 1.5,
-              "dtypes": 1.0}
+CATEGORIES = {"shapes": 1.0, "axis": 2.5, "values": 2.0, "stability": 2.0, "properties": 1.0,
+              "dtypes": 1.0, "inputs": 0.5}
 
 
 def _call(x, axis):
@@ -94,6 +95,7 @@ def hidden_cases(rng: np.random.Generator) -> list[Case]:
         value_case("properties: one dominant entry gives a one-hot row", "properties",
                    n(3, 5) + 500.0 * np.eye(3, 5)),
         value_case("dtypes: float32 input", "dtypes", n(4, 5).astype(np.float32)),
+        inputs.case("inputs: x is not modified in place", _call(10.0 * n(4, 5), 0), ("x",)),
     ]
     return cases
 
@@ -148,8 +150,12 @@ def describe(case: Case, values: list) -> str | None:
     return "; ".join(found) or None
 
 
+RULES = [
+    Rule(kind="modifies_inputs", explains=failed_in_category("inputs"), message=inputs.MESSAGE),
+]
+
 PROBLEM = CodeProblem(
     id="softmax", function=FUNCTION, title="Numerically stable softmax", contract=CONTRACT,
     starter=STARTER, categories=CATEGORIES, visible_cases=visible_cases,
-    hidden_cases=hidden_cases, variants=VARIANTS, describe=describe,
+    hidden_cases=hidden_cases, variants=VARIANTS, rules=RULES, describe=describe,
 )

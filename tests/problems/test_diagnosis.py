@@ -1,0 +1,83 @@
+"""Unit behaviour of the comparison and diagnosis helpers."""
+from __future__ import annotations
+
+import numpy as np
+
+from grader.problems import PROBLEMS
+from grader.problems.base import CaseResult
+from grader.problems.compare import matches, mismatch, split_return
+from grader.problems.diagnosis import explains
+from grader.problems.grading import safe_error
+from grader.sandbox.api import CallOutcome
+
+
+def _scaling_case():
+    problem = PROBLEMS["scaled_dot_product_attention"]
+    case = next(c for c in problem.cases(4) if c.category == "scaling" and not c.visible)
+    variant = {v.kind: v for v in problem.variants}["scale_by_d_k"]
+    return case, variant
+
+
+def test_a_variant_explains_only_outputs_it_reproduces():
+    case, variant = _scaling_case()
+    args, kwargs = case.calls[0]
+    buggy_out, _ = variant.fn(*args, **kwargs)
+    hit = CaseResult(case, [CallOutcome("ok", value=buggy_out)], passed=False)
+    off = CaseResult(case, [CallOutcome("ok", value=buggy_out + 0.01)], passed=False)
+    nan = CaseResult(case, [CallOutcome("ok", value=np.full_like(buggy_out, np.nan))],
+                     passed=False)
+    assert explains(variant, hit)
+    assert not explains(variant, off)
+    assert not explains(variant, nan)
+
+
+def test_a_crash_is_explained_only_by_the_same_exception_and_message():
+    case, variant = _scaling_case()
+    other = CaseResult(case, [CallOutcome("exception", error="ValueError: something else")],
+                       passed=False, crashed=True)
+    assert not explains(variant, other)
+
+
+def test_mismatch_reports_index_size_and_count_but_no_values():
+    expected = np.zeros((2, 3))
+    got = expected.copy()
+    got[1, 2] = 0.25
+    message = mismatch(got, expected)
+    assert message == ("the output differs from the expected values: largest difference 0.25 at "
+                       "index (1, 2); 1 of 6 checked entries outside tolerance "
+                       "(rtol 0.0001, atol 1e-05)")
+
+
+def test_mismatch_names_nan_and_inf_and_ignores_unchecked_rows():
+    expected = np.zeros((2, 3))
+    got = np.array([[np.nan, 0.0, np.inf], [0.0, 0.0, 0.0]])
+    assert "1 NaN and 1 inf in 2 of 6 checked entries (first at index (0, 0))" in mismatch(
+        got, expected)
+    assert mismatch(got, expected, rows=np.array([False, True])) is None
+
+
+def test_mismatch_tolerance_accepts_float32_rounding_and_not_a_one_percent_error():
+    expected = np.random.default_rng(0).standard_normal((4, 5))
+    assert mismatch(expected.astype(np.float32), expected) is None
+    assert mismatch(expected * 1.01, expected) is not None
+
+
+def test_split_return_accepts_output_or_output_and_weights():
+    out, weights = np.zeros((2, 3)), np.ones((2, 4))
+    assert split_return(out)[1] is None
+    assert split_return((out, weights))[1] is weights
+    assert split_return([out, weights])[1] is weights
+    assert split_return([[1.0, 2.0], [3.0, 4.0]])[1] is None
+
+
+def test_matches_treats_nan_as_equal_to_nan():
+    assert matches(np.array([np.nan, 1.0]), np.array([np.nan, 1.0]))
+    assert not matches(np.array([np.nan, 1.0]), np.array([0.0, 1.0]))
+
+
+def test_safe_error_keeps_the_last_line_and_line_numbers_and_withholds_numbers():
+    trace = ("ValueError: shapes (3,5) (7,) (line 4 of your code)\nTraceback ...\n"
+             "ValueError: operands could not be broadcast")
+    assert safe_error(trace) == "ValueError: operands could not be broadcast (line 4)"
+    leaked = "ValueError: [0.123, -1.5, 2.25, 3.75, 4.5, 6.0]"
+    assert "withheld" in safe_error(leaked) and "0.123" not in safe_error(leaked)
