@@ -1,0 +1,33 @@
+#!/usr/bin/env python
+"""Evaluate the Mohler rubrics (before and after refinement) against human marks.
+
+Usage: python scripts/evaluate_mohler.py [--data DIR] [--rubrics DIR] [--json]
+Prints Pearson r and RMSE (0-5 scale) per question and overall for the keyword-overlap baseline and
+each rubric variant (rubrics/mohler/before, rubrics/mohler/after). See grader/rubric/evaluate.py.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from grader.rubric.evaluate import DEFAULT_DATA, DEFAULT_RUBRICS, evaluate, format_report  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default=str(DEFAULT_DATA), help="folder with questions.tsv and answers.tsv")
+    parser.add_argument("--rubrics", default=str(DEFAULT_RUBRICS), help="folder with before/ and after/")
+    parser.add_argument("--variants", nargs="+", default=["before", "after"])
+    parser.add_argument("--json", action="store_true", help="print the full report as JSON")
+    args = parser.parse_args(argv)
+    report = evaluate(args.data, args.rubrics, tuple(args.variants))
+    print(json.dumps(report, indent=2) if args.json else format_report(report))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
