@@ -34,6 +34,7 @@ FLOOD_FACTOR = 16
 SERVER_MEMORY_ALLOWANCE = 192 << 20  # the pre-imported interpreter itself, on top of the job's
 SERVER_PROCESSES = 3  # sh/bwrap on the host side of the cgroup, the server, the job's child
 READ_CHUNK = 1 << 16
+MAX_JOB_BYTES = 256 << 20  # runner.MAX_JOB_BYTES
 
 
 class ServerDied(RuntimeError):
@@ -55,6 +56,7 @@ class ForkServerSandbox:
         self._on_close = on_close
         self._lock = threading.Lock()
         self._started = None
+        self._owner_pid = os.getpid()
         self.restarts = 0
 
     # -- server lifecycle ----------------------------------------------------------------------
@@ -149,6 +151,9 @@ class ForkServerSandbox:
     def run(self, source: str, calls: Sequence[Call], limits: Limits = Limits()) -> RunResult:
         """Import ``source`` in the sandbox and make ``calls``. Never raises for learner faults;
         raises ``SandboxUnavailable`` only if the server cannot be (re)started at all."""
+        if os.getpid() != self._owner_pid:
+            raise SandboxUnavailable("this sandbox was created in another process (before a fork); "
+                                     "create one per worker process, e.g. in worker_process_init")
         job = encode_job(source, calls)
         with self._lock:
             if getattr(self.launcher, "tmp_bytes", limits.tmp_bytes) != limits.tmp_bytes:
@@ -222,12 +227,11 @@ class ForkServerSandbox:
                     kill_sent_at = self._request_kill(control)
                 if kill_sent_at is not None and not exited and now > kill_sent_at + KILL_GRACE:
                     raise ServerDied("the server did not stop a job it was asked to kill")
-                readers = list(open_fds) + ([] if exited else [control])
+                readers = list(open_fds) + ([] if exited else [control.fileno()])
                 writers = [job_w] if pending and job_w >= 0 else []
                 wait_until = exit_deadline if exited else (
                     kill_sent_at + KILL_GRACE if kill_sent_at is not None else deadline)
-                readable, writable, _ = select.select(readers, writers, [],
-                                                      max(0.0, wait_until - now))
+                readable, writable = _poll(readers, writers, max(0.0, wait_until - now))
                 if writable:
                     try:
                         written = os.write(job_w, pending[:READ_CHUNK * 16])
@@ -239,7 +243,7 @@ class ForkServerSandbox:
                         os.close(job_w)
                         job_w = -1
                 for fd in readable:
-                    if fd == control:
+                    if fd == control.fileno():
                         message = _read_control(control)
                         if message.get("op") == "exit":
                             exited = True
@@ -294,7 +298,9 @@ class ForkServerSandbox:
 
 
 def encode_job(source: str, calls: Sequence[Call]) -> bytes:
-    """The job stream: a ``JOB_`` frame (source, call names) and one ``ARGS`` frame per call."""
+    """The job stream: a ``JOB_`` frame (source, call names) and one ``ARGS`` frame per call.
+    Raises ``wire.EncodeError`` for arguments that cannot cross the boundary and ``ValueError``
+    for a job larger than :data:`MAX_JOB_BYTES`."""
     meta = {"source": source, "calls": [
         {"test": call.test, "function": call.function, "kwnames": list(call.kwargs)}
         for call in calls]}
@@ -302,7 +308,27 @@ def encode_job(source: str, calls: Sequence[Call]) -> bytes:
     for call in calls:
         values = tuple(call.args) + tuple(call.kwargs.values())
         parts.append(wire.frame(b"ARGS", wire.encode_value(values, allow_none=True)))
-    return b"".join(parts)
+    job = b"".join(parts)
+    if len(job) > MAX_JOB_BYTES:
+        raise ValueError(f"job of {len(job)} bytes exceeds {MAX_JOB_BYTES} (source plus arguments)")
+    return job
+
+
+def _poll(readers: list[int], writers: list[int], timeout: float) -> tuple[list[int], list[int]]:
+    """``select`` for any descriptor number (``select.select`` fails above 1023). A descriptor
+    at end of file or in error counts as readable, so the caller's read sees it."""
+    poller = select.poll()
+    for fd in readers:
+        poller.register(fd, select.POLLIN)
+    for fd in writers:
+        poller.register(fd, select.POLLOUT)
+    readable, writable = [], []
+    for fd, events in poller.poll(timeout * 1000):
+        if fd in readers and events & (select.POLLIN | select.POLLHUP | select.POLLERR | select.POLLNVAL):
+            readable.append(fd)
+        if fd in writers and events & (select.POLLOUT | select.POLLERR | select.POLLHUP):
+            writable.append(fd)
+    return readable, writable
 
 
 def _fd_bytes(*fds: int) -> bytes:
