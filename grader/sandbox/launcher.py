@@ -27,7 +27,7 @@ import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
-SANDBOX_FILES = ("wire.py", "runner.py", "server.py")
+SANDBOX_FILES = ("wire.py", "runner.py", "server.py", "confine.py")
 SANDBOX_LIB = "/sandbox/lib"
 SANDBOX_SITE = "/sandbox/site"
 BASE_ENV = {
@@ -195,11 +195,11 @@ class BwrapLauncher:
             "--remount-ro", "/",
             "--chdir", "/tmp",
             "--cap-add", "CAP_SETUID,CAP_SETGID,CAP_SETPCAP",
-            "--seccomp", str(seccomp_fd), "--info-fd", str(info_fd),
+            "--info-fd", str(info_fd),
             "/usr/bin/setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups",
             "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
             interpreter(), "-I", "-S", f"{SANDBOX_LIB}/server.py", "--control-fd", str(control_fd),
-            "--path", SANDBOX_SITE, "--path", SANDBOX_LIB, "--pid1",
+            "--path", SANDBOX_SITE, "--path", SANDBOX_LIB, "--pid1", "--seccomp-fd", str(seccomp_fd),
         ]
         if self.cgroup is None:
             return bwrap

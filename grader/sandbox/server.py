@@ -1,7 +1,8 @@
 """The pre-forked server that runs inside the sandbox and forks one child per job.
 
 Started (by ``launcher.py``) from an empty environment, inside bubblewrap's namespaces as an
-unprivileged uid, with the seccomp filter already loaded. It imports NumPy and the runner once,
+unprivileged uid; with ``--seccomp-fd`` it first enters its own user namespace, drops every
+capability and loads the seccomp filter (``confine.py``). It imports NumPy and the runner once,
 then loops on its control socket (``--control-fd``, an ``AF_UNIX`` ``SOCK_SEQPACKET`` socket):
 
 * ``{"op": "run", "limits": {...}}`` with three descriptors attached (``SCM_RIGHTS``): job pipe
@@ -194,11 +195,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--control-fd", type=int, required=True)
     parser.add_argument("--path", action="append", default=[])
     parser.add_argument("--pid1", action="store_true")
+    parser.add_argument("--seccomp-fd", type=int, default=None)
     options = parser.parse_args(argv)
     if options.pid1 and os.getpid() != 1:
         raise SystemExit("--pid1 given but this process is not PID 1 of its namespace")
     for path in reversed(options.path):
         sys.path.insert(0, path)
+    if options.seccomp_fd is not None:
+        import confine
+
+        confine.confine(options.seccomp_fd)
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # as PID 1, default-action signals are ignored
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     _prctl(PR_SET_DUMPABLE, 0)  # no /proc/1/mem or /proc/1/environ for the jobs
