@@ -112,9 +112,13 @@ class CodeProblem:
     describe: Callable[[Case, list[Any]], "str | None"] | None = None
 
     def cases(self, seed: int) -> list[Case]:
-        """Visible examples then hidden cases drawn from ``seed``; every case's category is one of
-        ``categories`` (ValueError otherwise, a bug in the problem definition)."""
+        """Visible examples then hidden cases drawn from ``seed``. Case names are unique and every
+        case's category is one of ``categories`` (ValueError otherwise, a bug in the problem
+        definition)."""
         cases = list(self.visible_cases()) + list(self.hidden_cases(np.random.default_rng(seed)))
+        names = [case.name for case in cases]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{self.id}: duplicate case names")
         for case in cases:
             if case.category not in self.categories:
                 raise ValueError(f"{self.id}: case {case.name!r} has unknown category "

@@ -53,3 +53,13 @@ def test_each_mistake_loses_the_right_tests_and_is_named(fake_sandbox, problem, 
     message = _message(problem, kind)
     assert all(message in t.output for t in failing)
     assert message in result.output
+
+
+def test_catalogue_document_is_in_sync_with_the_code():
+    from pathlib import Path
+
+    from grader.problems import catalogue
+
+    document = Path(catalogue.__file__).with_name("CATALOGUE.md").read_text(encoding="utf-8")
+    assert document == catalogue.markdown(), \
+        "regenerate: python -m grader.problems.catalogue > grader/problems/CATALOGUE.md"
