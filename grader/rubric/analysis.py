@@ -77,6 +77,7 @@ class Analysis:
     clause: list[int] = field(default_factory=list)
     neg: list[int] = field(default_factory=list)
     index: dict[str, list[int]] = field(default_factory=dict)
+    compounds: list[tuple[int, str, str]] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.key)
@@ -258,4 +259,12 @@ def analyse(text: str) -> Analysis:
         index.setdefault(k, []).append(pos)
         if w.startswith("o(") and w.endswith(")") and len(w) > 3:
             index.setdefault(w[2:-1], []).append(pos)
+        if (ti >= 2 and tokens[ti - 1].text == "-" and tokens[ti - 1].start == tokens[ti - 2].end
+                and tok.start == tokens[ti - 1].end and tokens[ti - 2].is_word and w.isalpha()
+                and tokens[ti - 2].text.isalpha()):
+            joined = tokens[ti - 2].text + w
+            jkey = lexicon.stem(joined)
+            a.compounds.append((pos, joined, jkey))
+            if jkey != k:
+                index.setdefault(jkey, []).append(pos)
     return a

@@ -6,6 +6,7 @@ Phrase syntax (inside a phrase string, after the same analysis as answers):
 - ``learn|train`` alternatives for one word position; ``comput*`` a prefix wildcard (3+ letters);
   a hyphenated alternative (``sparse|low-rank``) stands for its words in order (``low rank``);
 - ``@name`` inserts a synonym set (each entry may have several words; nesting allowed, no cycles);
+  ``@not`` is built in: every negation word (not, no, never, without, don't, doesn't, isn't...);
 - math is canonicalised like answers, so ``O(n^2)``, ``n*n``, ``sqrt(d_k)`` in a rubric match every
   spelling a learner may use.
 
@@ -23,6 +24,8 @@ from grader.rubric.analysis import tokenize
 from grader.rubric.matching import AllOf, AnyOf, FuzzyVocabulary, NoneOf, Phrase, Regex, Slot, fuzz_budget
 
 MAX_VARIANTS = 64
+#: Synonym sets every rubric can use without defining them (a rubric's own set of the same name wins).
+BUILTIN_SYNONYMS = {"not": sorted(lexicon.NEGATION_CUES)}
 
 
 class PhraseCompiler:
@@ -35,7 +38,9 @@ class PhraseCompiler:
         self._syn_cache: dict[str, list[list[tuple]]] = {}
 
     def error(self, path: str, message: str) -> None:
-        self.errors.append({"path": path, "message": message})
+        entry = {"path": path, "message": message}
+        if entry not in self.errors:  # a synonym used twice reports its error once
+            self.errors.append(entry)
 
     # -- concepts -------------------------------------------------------------------------------
     def concept(self, spec: dict[str, Any], options: dict[str, Any], path: str):
@@ -120,7 +125,7 @@ class PhraseCompiler:
 
     def _alternatives(self, alts, fuzzy, path, text, stack):
         keys: list[tuple[str, int]] = []
-        prefixes: list[str] = []
+        prefixes: list[tuple[str, int]] = []
         sequences: list[list[Slot]] = []
         for kind, word in alts:
             if kind == "syn":
@@ -142,7 +147,8 @@ class PhraseCompiler:
                 if len(word) < 3:
                     self.error(path, f"wildcard {word + '*'!r} needs at least 3 letters before '*'")
                     return None
-                prefixes.append(word)
+                self.vocab.add_prefix(word)
+                prefixes.append((word, min(fuzzy, self.vocab.prefixes[word])))
             elif word in lexicon.STOPWORDS:
                 if len(alts) > 1:
                     self.error(path, f"alternative {word!r} in {text!r} is a stop word and never matches")
@@ -159,7 +165,7 @@ class PhraseCompiler:
         if name in stack:
             self.error(path, f"synonym @{name} refers to itself")
             return None
-        entries = self.synonyms.get(name)
+        entries = self.synonyms.get(name, BUILTIN_SYNONYMS.get(name))
         if entries is None:
             known = ", ".join(sorted(self.synonyms)) or "none defined"
             self.error(path, f"unknown synonym @{name} (known: {known})")

@@ -29,27 +29,33 @@ def fuzz_budget(word: str) -> int:
     return 2 if len(word) >= 8 else 1
 
 
-class AnswerView:
-    """An analysed answer plus the misspelling index for one compiled rubric.
+def prefix_budget(prefix: str) -> int:
+    """Misspellings tolerated in the stem of a prefix wildcard (``simulat*`` also takes
+    ``stimulates``): one from 5 letters, none below."""
+    return 1 if len(prefix) >= 5 and prefix.isalpha() else 0
 
-    ``fuzzy[key]`` lists ``(position, distance)`` for answer words within the edit-distance budget
-    of a rubric word with that key (optimal string alignment distance, i.e. Damerau-Levenshtein
-    with adjacent transpositions; rapidfuzz).
+
+class AnswerView:
+    """An analysed answer plus its extra index for one compiled rubric.
+
+    ``extra[key]`` lists ``(position, distance)`` for answer words (and hyphenated compounds) that
+    are within the misspelling budget of a rubric word with that key (optimal string alignment
+    distance, i.e. Damerau-Levenshtein with adjacent transpositions; rapidfuzz), and, under
+    ``"*" + prefix``, the words a prefix wildcard covers (distance 0 for a true prefix).
     """
 
-    __slots__ = ("a", "fuzzy")
+    __slots__ = ("a", "extra")
 
     def __init__(self, analysis: Analysis, vocab: "FuzzyVocabulary | None"):
         self.a = analysis
-        self.fuzzy: dict[str, list[tuple[int, int]]] = {}
-        if vocab is not None and vocab.words:
-            index = analysis.index
-            for pos, (surface, key) in enumerate(zip(analysis.surface, analysis.key)):
-                if key in vocab.exact or len(surface) < 4 or not surface.isalpha():
-                    continue
-                for fkey, dist in vocab.lookup(surface, key):
-                    if fkey not in index or pos not in index[fkey]:
-                        self.fuzzy.setdefault(fkey, []).append((pos, dist))
+        self.extra: dict[str, list[tuple[int, int]]] = {}
+        if vocab is None or not (vocab.words or vocab.prefixes):
+            return
+        words = list(enumerate(zip(analysis.surface, analysis.key)))
+        words.extend((pos, (surface, key)) for pos, surface, key in analysis.compounds)
+        for pos, (surface, key) in words:
+            for fkey, dist in vocab.lookup(surface, key):
+                self.extra.setdefault(fkey, []).append((pos, dist))
 
     def negated(self, match: Match) -> bool:
         """True when a position of ``match`` lies in a negation scope whose cue is outside it."""
@@ -63,14 +69,15 @@ class AnswerView:
 
 @dataclass
 class FuzzyVocabulary:
-    """The rubric's alphabetic pattern words, searched for answer words that are not exact hits.
+    """The rubric's pattern words and prefix wildcards, searched once per distinct answer word.
 
-    Results are cached per answer word (answers share most of their vocabulary), so the search
-    cost is paid once per distinct word, not per answer.
+    ``lookup`` results are cached per answer word (answers share most of their vocabulary), so
+    the search cost is paid once per distinct word, not per answer.
     """
 
     exact: set[str] = field(default_factory=set)
     words: dict[str, tuple[str, int]] = field(default_factory=dict)  # word or stem -> (key, budget)
+    prefixes: dict[str, int] = field(default_factory=dict)           # prefix -> misspelling budget
     _choices: list[str] = field(default_factory=list)
     _cache: dict[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
 
@@ -82,18 +89,30 @@ class FuzzyVocabulary:
                 self.words[w] = (key, budget)
         self._choices = list(self.words)
 
+    def add_prefix(self, prefix: str) -> None:
+        self.prefixes[prefix] = prefix_budget(prefix)
+
     def lookup(self, surface: str, key: str) -> tuple[tuple[str, int], ...]:
         cached = self._cache.get(surface)
         if cached is not None:
             return cached
-        own = fuzz_budget(surface)
         best: dict[str, int] = {}
-        for probe in {surface, key}:
-            for choice, dist, _ in process.extract(probe, self._choices, scorer=OSA.distance,
-                                                   score_cutoff=2, limit=None):
-                fkey, budget = self.words[choice]
-                if 0 < dist <= min(budget, own) and dist < best.get(fkey, 99):
-                    best[fkey] = int(dist)
+        own = fuzz_budget(surface)
+        if own and key not in self.exact and self._choices:
+            for probe in {surface, key}:
+                for choice, dist, _ in process.extract(probe, self._choices, scorer=OSA.distance,
+                                                       score_cutoff=2, limit=None):
+                    fkey, budget = self.words[choice]
+                    if 0 < dist <= min(budget, own) and dist < best.get(fkey, 99):
+                        best[fkey] = int(dist)
+        for prefix, budget in self.prefixes.items():
+            if surface.startswith(prefix):
+                best["*" + prefix] = 0
+            elif budget and own and len(surface) >= len(prefix):
+                n = len(prefix)
+                dist = min(OSA.distance(surface[:m], prefix) for m in (n - 1, n, n + 1))
+                if dist <= budget:
+                    best["*" + prefix] = int(dist)
         result = tuple(sorted(best.items()))
         if len(self._cache) < 100_000:
             self._cache[surface] = result
@@ -102,27 +121,27 @@ class FuzzyVocabulary:
 
 @dataclass(frozen=True)
 class Slot:
-    """One word position of a phrase: alternative keys (each with its misspelling budget) and
-    prefix wildcards (``comput*``)."""
+    """One word position of a phrase: alternative keys and prefix wildcards (``comput*``), each
+    with its misspelling budget."""
 
     keys: tuple[tuple[str, int], ...]
-    prefixes: tuple[str, ...] = ()
+    prefixes: tuple[tuple[str, int], ...] = ()
 
     def positions(self, view: AnswerView) -> list[int]:
-        index = view.a.index
+        index, extra = view.a.index, view.extra
         if len(self.keys) == 1 and not self.prefixes:
             key, budget = self.keys[0]
             found = index.get(key, _EMPTY)
-            if budget and key in view.fuzzy:
-                found = sorted(set(found).union(p for p, d in view.fuzzy[key] if d <= budget))
+            if budget and key in extra:
+                found = sorted(set(found).union(p for p, d in extra[key] if d <= budget))
             return found
         hits: set[int] = set()
         for key, budget in self.keys:
             hits.update(index.get(key, _EMPTY))
-            if budget and key in view.fuzzy:
-                hits.update(p for p, d in view.fuzzy[key] if d <= budget)
-        for prefix in self.prefixes:
-            hits.update(i for i, s in enumerate(view.a.surface) if s.startswith(prefix))
+            if budget and key in extra:
+                hits.update(p for p, d in extra[key] if d <= budget)
+        for prefix, budget in self.prefixes:
+            hits.update(p for p, d in extra.get("*" + prefix, _EMPTY) if d <= budget)
         return sorted(hits)
 
 

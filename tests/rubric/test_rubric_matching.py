@@ -175,3 +175,22 @@ def test_phrases_do_not_cross_commas_or_brackets():
     assert met(r, "self-attention is linear in n")
     assert not met(r, "sparse attention, linear attention")
     assert not met(r, "attention (linear)")
+
+
+def test_prefix_wildcard_tolerates_one_misspelling_in_long_stems():
+    r = rubric("simulat*")
+    assert met(r, "it stimulates the product")
+    assert met(r, "a simulation")
+    assert not met(rubric("comp*"), "camputer")
+
+
+def test_hyphenated_answer_word_also_matches_the_joined_word():
+    assert met(rubric("reusability"), "Re-usability and maintenance")
+    assert met(rubric("reus*"), "re-usable code")
+    assert met(rubric("usability"), "re-usability")
+
+
+def test_builtin_not_synonym_covers_contractions():
+    r = rubric({"phrase": "@not provid*|defin* constructor", "gap": 2})
+    for text in ["if you don't define a constructor", "when it doesn't provide a constructor", "no constructor"]:
+        assert met(r, text) == (text != "no constructor"), text
