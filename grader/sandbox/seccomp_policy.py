@@ -3,7 +3,8 @@ sandboxed process.
 
 A deny-list, following ../shared/reference/sandbox.md ("made every ctypes system-call attack fail
 with EPERM"): tracing and cross-process memory access, every mount and namespace call, BPF,
-perf, io_uring, keyrings, kernel modules and other administrative calls, sockets other than
+perf, io_uring, keyrings, kernel modules and other administrative calls, System V IPC and POSIX
+message queues (they would outlive a job), sockets other than
 ``AF_UNIX``, and the terminal-injection ioctls ``TIOCSTI``/``TIOCLINUX`` (CVE-2017-5226 class).
 ``clone`` with any namespace flag is refused; ``clone3`` returns ``ENOSYS`` so the C library
 falls back to ``clone``, whose flags the filter can inspect. System calls of other
@@ -27,6 +28,11 @@ DENIED = (
     "fanotify_init", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
     "iopl", "ioperm", "vhangup", "setdomainname", "sethostname", "uselib", "nfsservctl",
     "landlock_create_ruleset", "memfd_secret",
+    # System V IPC and POSIX message queues: objects that would outlive a job in the slot's IPC
+    # namespace and could carry one job's inputs to the next.
+    "shmget", "shmat", "shmdt", "shmctl", "semget", "semop", "semtimedop", "semctl",
+    "msgget", "msgsnd", "msgrcv", "msgctl", "mq_open", "mq_unlink", "mq_timedsend",
+    "mq_timedreceive", "mq_notify", "mq_getsetattr",
 )
 CLONE_NAMESPACE_FLAGS = (
     0x10000000,  # CLONE_NEWUSER

@@ -69,6 +69,7 @@ EXPECTED = {
     "proc1_mem.py": {"ok"},
     "terminal_injection.py": {"ok"},
     "setuid_binaries.py": {"ok"},
+    "ipc_stash.py": {"ok"},
 }
 
 
