@@ -10,26 +10,14 @@ through the real isolation and must be contained:
 """
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from grader.sandbox import Call, Limits
-
-PAYLOADS = Path(__file__).parent / "payloads"
-LIMITS = Limits(wall_seconds=2.0, cpu_seconds=1.5, memory_bytes=256 << 20, output_bytes=16 << 10)
-WALL_MARGIN = 1.0
-CORRECT = """
-import numpy as np
-
-def softmax(x):
-    shifted = x - x.max(axis=-1, keepdims=True)
-    e = np.exp(shifted)
-    return e / e.sum(axis=-1, keepdims=True)
-"""
+from tests.hostile.payload_support import (CORRECT, LIMITS, PAYLOADS, WALL_MARGIN, files_of_uid,
+                                           load_payload, make_calls, points, processes_of_uid,
+                                           wait_for_quiet)
 
 # Final statuses each payload may end in (None: any contained outcome is acceptable).
 EXPECTED = {
@@ -71,79 +59,6 @@ EXPECTED = {
     "setuid_binaries.py": {"ok"},
     "ipc_stash.py": {"ok"},
 }
-
-
-def reference_softmax(x: np.ndarray) -> np.ndarray:
-    shifted = x - x.max(axis=-1, keepdims=True)
-    e = np.exp(shifted)
-    return e / e.sum(axis=-1, keepdims=True)
-
-
-def make_calls(seed: int) -> list[Call]:
-    rng = np.random.default_rng(seed)
-    return [Call(test=f"softmax-{i}", function="softmax", args=(rng.standard_normal((3, 5 + i)),))
-            for i in range(3)]
-
-
-def points(result, calls) -> int:
-    """Trusted-side score: calls that returned an array equal to the reference softmax."""
-    earned = 0
-    for call, outcome in zip(calls, result.calls):
-        expected = reference_softmax(call.args[0])
-        if (outcome.status == "ok" and isinstance(outcome.value, np.ndarray)
-                and outcome.value.shape == expected.shape
-                and np.allclose(outcome.value, expected, rtol=1e-6, atol=1e-9)):
-            earned += 1
-    return earned
-
-
-def processes_of_uid(uid: int) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/status") as status:
-                for line in status:
-                    if line.startswith("Uid:"):
-                        if int(line.split()[1]) == uid:
-                            found.append(int(entry))
-                        break
-        except OSError:
-            pass
-    return found
-
-
-def files_of_uid(uid: int) -> list[str]:
-    found = []
-    for directory in ("/tmp", "/var/tmp", "/dev/shm", "/run"):
-        for root, dirs, files in os.walk(directory):
-            for name in dirs + files:
-                path = os.path.join(root, name)
-                try:
-                    if os.lstat(path).st_uid == uid:
-                        found.append(path)
-                except OSError:
-                    pass
-            if root.count(os.sep) > 3:
-                dirs.clear()
-    return found
-
-
-def wait_for_quiet(sandbox, expected: int, timeout: float = 2.0) -> list[int]:
-    deadline = time.monotonic() + timeout
-    while True:
-        pids = sandbox.cgroup.pids()
-        if len(pids) <= expected or time.monotonic() > deadline:
-            return pids
-        time.sleep(0.02)
-
-
-def load_payload(name: str, canaries: dict) -> str:
-    source = (PAYLOADS / name).read_text()
-    for placeholder, value in canaries.items():
-        source = source.replace(placeholder, value)
-    return source
 
 
 def test_every_payload_file_has_an_expectation():
