@@ -23,7 +23,16 @@ RESPONSE_FIELD = {"code": "code", "text": "text", "choice": "choice"}
 
 def cmd_serve(args) -> int:
     from grader.app import create_app
+    from grader.runtime import check_sandbox
+    from grader.sandbox import SandboxUnavailable
 
+    config = load_config()
+    try:
+        check_sandbox(config)
+    except SandboxUnavailable as exc:  # fail closed: code items will be marked failed, not zero
+        print(f"\n*** SANDBOX UNAVAILABLE: code submissions will fail (not score 0) until this is "
+              f"fixed: {exc}\n*** Run `make system-deps` (installs bubblewrap) as root.\n",
+              file=sys.stderr)
     app = create_app()
     print(f"Serving the attention grader on http://{args.host}:{args.port}/api/v1 "
           f"(docs: /api/v1/docs)", file=sys.stderr)
