@@ -83,31 +83,49 @@ class Analysis:
         return len(self.key)
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
+def _map_char(ch: str, prev_super: bool) -> str:
+    if ch in _SUPERSCRIPTS:
+        return ("" if prev_super else "^") + _SUPERSCRIPTS[ch]
+    piece = _SYMBOLS.get(ch)
+    if piece is None:
+        piece = unicodedata.normalize("NFKC", ch)
+        if not piece.isascii():
+            piece = "".join(_SYMBOLS.get(c, c) for c in piece)
+    return piece.lower()
+
+
 def normalise(text: str) -> tuple[str, list[int] | None, list[int] | None]:
     """Return ``(normalised, starts, ends)``: the canonical lower-case string and, for each of its
     characters, the original ``[start, end)`` it came from (``None`` when identical positions, i.e.
-    the text was ASCII)."""
+    the text was ASCII). ASCII runs are copied whole; only non-ASCII characters are mapped."""
     if text.isascii():
         return text.lower(), None, None
     out: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
-    prev_super = False
-    for i, ch in enumerate(text):
-        if ch in _SUPERSCRIPTS:
-            piece = ("" if prev_super else "^") + _SUPERSCRIPTS[ch]
-            prev_super = True
-        else:
-            prev_super = False
-            piece = _SYMBOLS.get(ch)
-            if piece is None:
-                piece = unicodedata.normalize("NFKC", ch)
-                piece = "".join(_SYMBOLS.get(c, c) for c in piece)
-            piece = piece.lower()
-        for c in piece:
-            out.append(c)
-            starts.append(i)
-            ends.append(i + 1)
+    pos = 0
+    for m in _NON_ASCII.finditer(text):
+        a, b = m.span()
+        if a > pos:
+            out.append(text[pos:a].lower())
+            starts.extend(range(pos, a))
+            ends.extend(range(pos + 1, a + 1))
+        prev_super = False
+        for i in range(a, b):
+            ch = text[i]
+            piece = _map_char(ch, prev_super)
+            prev_super = ch in _SUPERSCRIPTS
+            out.append(piece)
+            starts.extend([i] * len(piece))
+            ends.extend([i + 1] * len(piece))
+        pos = b
+    if pos < len(text):
+        out.append(text[pos:].lower())
+        starts.extend(range(pos, len(text)))
+        ends.extend(range(pos + 1, len(text) + 1))
     return "".join(out), starts, ends
 
 
@@ -124,14 +142,20 @@ def tokenize(text: str) -> list[Token]:
     """Split ``text`` into canonical tokens with original character spans (steps 1-2)."""
     norm, starts, ends = normalise(text)
     tokens: list[Token] = []
+    append = tokens.append
+    aliases = _ALIASES
     for m in _TOKEN_RE.finditer(norm):
-        raw = m.group()
-        if starts is None:
-            s, e = m.start(), m.end()
+        s, e = m.span()
+        raw = norm[s:e]
+        if starts is not None:
+            s, e = starts[s], ends[e - 1]
+        c = raw[0]
+        if c.isalnum() or c == "\\":
+            if "{" in raw or "\\" in raw:
+                raw = _canonical(raw)
+            append(Token(aliases.get(raw, raw), s, e, True))
         else:
-            s, e = starts[m.start()], ends[m.end() - 1]
-        is_word = raw[0].isalnum() or raw[0] == "\\"
-        tokens.append(Token(_canonical(raw) if is_word else raw, s, e, is_word))
+            append(Token(raw, s, e, False))
     if _REWRITE_TRIGGERS.isdisjoint(t.text for t in tokens):
         return tokens
     return rewrite_math(tokens)
@@ -219,28 +243,33 @@ def analyse(text: str) -> Analysis:
     remaining = 0
     prev_word = ""
     stop = lexicon.STOPWORDS
+    scope_punct, sentence_end = lexicon.SCOPE_PUNCTUATION, lexicon.SENTENCE_END
+    cues, terminators = lexicon.NEGATION_CUES, lexicon.SCOPE_TERMINATORS
+    pseudo, two_word = lexicon.PSEUDO_NEGATIONS, lexicon.TWO_WORD_CUES
+    second_words = lexicon.PAIR_SECOND_WORDS
+    stem = lexicon.stem
     n = len(tokens)
     for ti, tok in enumerate(tokens):
         w = tok.text
         if not tok.is_word:
-            if w in lexicon.SCOPE_PUNCTUATION:
+            if w in scope_punct:
                 remaining = 0
                 clause += 1
-                if w in lexicon.SENTENCE_END:
+                if w in sentence_end:
                     sentence += 1
             prev_word = ""
             continue
         content = w not in stop
         covered = -1
-        if (prev_word, w) in lexicon.PSEUDO_NEGATIONS:
+        if w in second_words and (prev_word, w) in pseudo:
             remaining = 0
-        elif w in lexicon.NEGATION_CUES:
+        elif w in cues:
             cue, remaining = len(key), lexicon.SHORT_CUES.get(w, lexicon.NEGATION_WINDOW)
-        elif (prev_word, w) in lexicon.TWO_WORD_CUES:
+        elif w in second_words and (prev_word, w) in two_word:
             cue, remaining = len(key) - 1, lexicon.NEGATION_WINDOW
-        elif w in lexicon.SCOPE_TERMINATORS:
+        elif w in terminators:
             remaining = 0
-        elif w in ("and", "or") and ti + 1 < n and tokens[ti + 1].text in lexicon.CLAUSE_STARTERS:
+        elif (w == "and" or w == "or") and ti + 1 < n and tokens[ti + 1].text in lexicon.CLAUSE_STARTERS:
             remaining = 0
         elif remaining > 0 and content:
             covered = cue
@@ -249,7 +278,7 @@ def analyse(text: str) -> Analysis:
         if not content:
             continue
         pos = len(key)
-        k = lexicon.stem(w)
+        k = stem(w)
         key.append(k)
         surface.append(w)
         span.append((tok.start, tok.end))
@@ -257,7 +286,7 @@ def analyse(text: str) -> Analysis:
         clauses.append(clause)
         neg.append(covered)
         index.setdefault(k, []).append(pos)
-        if w.startswith("o(") and w.endswith(")") and len(w) > 3:
+        if w[0] == "o" and w[1:2] == "(" and w[-1] == ")" and len(w) > 3:
             index.setdefault(w[2:-1], []).append(pos)
         if (ti >= 2 and tokens[ti - 1].text == "-" and tokens[ti - 1].start == tokens[ti - 2].end
                 and tok.start == tokens[ti - 1].end and tokens[ti - 2].is_word and w.isalpha()

@@ -39,6 +39,9 @@ PSEUDO_NEGATIONS = frozenset(
 #: Two-word cues whose second word starts the negated scope: "rather than X", "instead of X".
 TWO_WORD_CUES = frozenset([("rather", "than"), ("instead", "of")])
 
+#: Second words of the two-word cues and pseudo-negations (a cheap pre-check).
+PAIR_SECOND_WORDS = frozenset(w for _, w in PSEUDO_NEGATIONS | TWO_WORD_CUES)
+
 #: Words that end a negation scope (NegEx "conjunctions"/termination terms).
 SCOPE_TERMINATORS = frozenset(
     """but however although though yet whereas while except because since so therefore hence
@@ -58,7 +61,7 @@ SCOPE_PUNCTUATION = frozenset(".!?\n,;:()[]—–\"")
 #: Cues with a shorter reach: "without" negates its object only ("without scaling the variance grows").
 SHORT_CUES = {"without": 2}
 
-#: Words a negation cue reaches at most (NegEx uses a five-word window; six tolerates a stop word).
+#: Content words a negation cue reaches at most (NegEx uses a five-word window; stop words are not counted).
 NEGATION_WINDOW = 6
 
 _STEMMER = snowballstemmer.stemmer("english")

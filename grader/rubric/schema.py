@@ -165,7 +165,8 @@ class RubricSchema(Schema):
     reference_answer = fields.String()
     max_points = fields.Float(required=True, validate=validate.Range(min=0, min_inclusive=False))
     defaults = fields.Nested(DefaultsSchema, load_default=dict)
-    synonyms = fields.Dict(keys=fields.String(validate=validate.Regexp(r"^[A-Za-z][A-Za-z0-9_-]*$")),
+    synonyms = fields.Dict(keys=fields.String(validate=validate.Regexp(
+        r"^[A-Za-z][A-Za-z0-9_]*$", error="a synonym name is letters, digits and _ (used as @name)")),
                            values=fields.Function(deserialize=_synonym_list), load_default=dict)
     criteria = fields.List(fields.Nested(CriterionSchema), required=True, validate=validate.Length(min=1))
     misconceptions = fields.List(fields.Nested(MisconceptionSchema), load_default=list)
