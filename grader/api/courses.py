@@ -19,32 +19,19 @@ class CourseCreateSchema(Schema):
     name = fields.String(required=True, validate=validate.Length(min=1, max=200))
 
 
-class CourseSchema(Schema):
-    id = fields.String()
-    name = fields.String()
-    created_at = fields.DateTime()
-    webhook_secret = fields.String(metadata={"description": "Shown at creation only"})
-
-
 class CourseSummarySchema(Schema):
     id = fields.String()
     name = fields.String()
     created_at = fields.DateTime()
 
 
+class CourseSchema(CourseSummarySchema):
+    webhook_secret = fields.String(metadata={"description": "Shown at creation only"})
+
+
 class KeyCreateSchema(Schema):
     role = fields.String(required=True, validate=validate.OneOf(["instructor", "lms"]))
     label = fields.String(load_default="", validate=validate.Length(max=200))
-
-
-class KeySchema(Schema):
-    id = fields.String()
-    role = fields.String()
-    course_id = fields.String(allow_none=True)
-    label = fields.String()
-    created_at = fields.DateTime()
-    revoked = fields.Boolean()
-    key = fields.String(metadata={"description": "The key itself: shown once, at creation"})
 
 
 class KeySummarySchema(Schema):
@@ -54,6 +41,10 @@ class KeySummarySchema(Schema):
     label = fields.String()
     created_at = fields.DateTime()
     revoked = fields.Boolean()
+
+
+class KeySchema(KeySummarySchema):
+    key = fields.String(metadata={"description": "The key itself: shown once, at creation"})
 
 
 def _course_or_404(course_id: str):
