@@ -14,8 +14,8 @@ The rubric language is documented in :mod:`grader.rubric.schema` and ``rubrics/R
 """
 from grader.rubric.agreement import agreement, trial_report
 from grader.rubric.engine import CompiledRubric, RubricScore, compile_rubric
-from grader.rubric.files import load_rubric_file
+from grader.rubric.files import load_marked_responses, load_rubric_file
 from grader.rubric.schema import RubricError, parse_rubric
 
 __all__ = ["CompiledRubric", "RubricError", "RubricScore", "agreement", "compile_rubric",
-           "load_rubric_file", "parse_rubric", "trial_report"]
+           "load_marked_responses", "load_rubric_file", "parse_rubric", "trial_report"]

@@ -1,6 +1,6 @@
 """The rubric document: parsing (YAML or JSON), marshmallow validation, error paths.
 
-A rubric document (full reference in ``rubrics/README.md``)::
+A rubric document (full reference: ``rubrics/README.md``)::
 
     id: seed000-q5-quadratic-cost        # optional, file stem by default
     version: 1

@@ -91,3 +91,15 @@ def test_evaluate_reports_per_question_and_overall(tmp_path):
     assert rep["overall"]["before"]["rmse"] == pytest.approx(0.0)
     assert rep["overall"]["before"]["r"] == pytest.approx(1.0)
     assert rep["per_question"][0]["n"] == 3
+
+
+def test_marked_responses_load_from_json_and_tsv(tmp_path):
+    from grader.rubric import load_marked_responses
+
+    (tmp_path / "m.json").write_text('[{"text": "variance", "mark": 1}]')
+    (tmp_path / "m.tsv").write_text("answer_id\tstudent_answer\tscore_avg\n7\tvariance grows\t4.5\n")
+    assert load_marked_responses(tmp_path / "m.json") == [{"text": "variance", "mark": 1.0, "id": 0}]
+    assert load_marked_responses(tmp_path / "m.tsv") == [{"text": "variance grows", "mark": 4.5, "id": "7"}]
+    (tmp_path / "bad.jsonl").write_text('{"text": "x", "mark": "high"}\n')
+    with pytest.raises(ValueError, match=r"responses\[0\]\.mark"):
+        load_marked_responses(tmp_path / "bad.jsonl")
