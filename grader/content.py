@@ -16,6 +16,11 @@ import yaml
 from grader.items import Item, get_kind
 
 
+#: How an item's hidden tests are shown: ``hidden`` (name, points, pass/fail and diagnosis, never
+#: inputs), or ``after_due_date`` (only name, points and pass/fail until the assignment's due date).
+HIDDEN_TEST_MODES = ("hidden", "after_due_date")
+
+
 class ContentError(ValueError):
     """A content file is invalid; the message names the file and the field."""
 
@@ -78,10 +83,16 @@ def compile_assignment(raw: Any, content_dir: Path, where: str = "assignment",
         points = item_raw.get("points")
         if isinstance(points, bool) or not isinstance(points, (int, float)) or points < 0:
             raise ContentError(f"{here}.points: required non-negative number")
+        hidden_tests = item_raw.get("hidden_tests", "hidden")
+        if hidden_tests not in HIDDEN_TEST_MODES:
+            raise ContentError(f"{here}.hidden_tests: one of {', '.join(HIDDEN_TEST_MODES)}")
+        loadable = {k: v for k, v in item_raw.items() if k != "hidden_tests"}
         try:
-            assignment.items[item_id] = kind.load(item_id, item_raw, content_dir)
+            item = kind.load(item_id, loadable, content_dir)
         except (ValueError, KeyError, TypeError) as exc:
             raise ContentError(f"{here} ({item_id}): {exc}") from exc
+        item.spec["hidden_tests"] = hidden_tests
+        assignment.items[item_id] = item
     return assignment
 
 

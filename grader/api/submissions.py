@@ -49,6 +49,26 @@ def validate_responses(assignment, responses: dict, prefix: str = "") -> None:
             raise ApiError(422, "validation_error", f"{field}: {problem}", field)
 
 
+BEFORE_DUE = "Details of this test are shown after the due date."
+
+
+def learner_items(submission) -> list[dict]:
+    """Item results as the caller may see them: a test marked ``after_due_date`` shows only its
+    name, points and pass/fail until the assignment's due date has passed."""
+    items = submission.results or []
+    if not any(t.get("visibility") == "after_due_date" for i in items for t in i["tests"]):
+        return items
+    assignment = state().catalog.get(submission.course_id, submission.assignment_id,
+                                     submission.assignment_version or None)
+    due = datetime.fromisoformat(assignment.due_at) if assignment and assignment.due_at else None
+    if due is not None and aware(due) <= datetime.now(timezone.utc):
+        return items
+    return [{**item, "tests": [
+        {**t, "output": BEFORE_DUE, "tags": [g for g in t["tags"] if not g.startswith("diagnosis")]}
+        if t.get("visibility") == "after_due_date" else t for t in item["tests"]]}
+        for item in items]
+
+
 def submission_view(submission) -> dict:
     return {
         "id": submission.id,
@@ -64,7 +84,7 @@ def submission_view(submission) -> dict:
         "score": submission.score,
         "max_score": submission.max_score,
         "failure_reason": submission.failure_reason,
-        "items": submission.results or [],
+        "items": learner_items(submission),
     }
 
 

@@ -53,6 +53,10 @@ def grade_responses(assignment: Assignment, responses: dict[str, Any], ctx: Grad
         started = time.perf_counter()
         result = get_kind(item.kind).grade(item, response, ctx)
         result.extra_data.setdefault("execution_time", round(time.perf_counter() - started, 4))
+        if item.spec.get("hidden_tests") == "after_due_date":
+            for test in result.tests:
+                if test.visibility == "hidden":
+                    test.visibility = "after_due_date"
         results.append(round_points(result))
     return results
 

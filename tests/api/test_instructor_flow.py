@@ -2,6 +2,8 @@
 them, and regrade (dry run, then apply) with history kept."""
 import pytest
 
+from tests.conftest import EXAMPLES
+
 RUBRIC_V1 = """
 id: heads-why
 question: Why split attention into several heads?
@@ -141,3 +143,29 @@ def test_assignment_with_a_bad_item_is_422_naming_it(client):
 def test_built_in_assignment_ids_are_reserved(client):
     resp = client.post("/api/v1/assignments", json={**ASSIGNMENT, "id": "attention-basics"})
     assert resp.status_code == 409
+
+
+def test_hidden_test_details_wait_for_the_due_date(client):
+    bug = (EXAMPLES / "sdpa_divides_by_dk.py").read_text()
+
+    def make(assignment_id, due_at):
+        doc = {"id": assignment_id, "title": "Due", "due_at": due_at, "items": [
+            {"id": "sdpa", "kind": "code", "points": 10, "problem": "scaled_dot_product_attention",
+             "hidden_tests": "after_due_date"}]}
+        assert client.post("/api/v1/assignments", json=doc).status_code == 201
+        sid = client.post(f"/api/v1/assignments/{assignment_id}/submissions",
+                          json={"learner_id": "l", "responses": {"sdpa": {"code": bug}}}
+                          ).get_json()["id"]
+        return client.get(f"/api/v1/submissions/{sid}?wait=30").get_json()
+
+    future = make("due-later", "2999-01-01T00:00:00+00:00")
+    past = make("due-before", "2000-01-01T00:00:00+00:00")
+
+    def failed_hidden(result):
+        return [t for t in result["items"][0]["tests"]
+                if t["visibility"] == "after_due_date" and t["status"] == "failed"]
+    assert failed_hidden(future) and failed_hidden(past)
+    assert all(t["output"] == "Details of this test are shown after the due date."
+               for t in failed_hidden(future))
+    assert all("sqrt(d_k)" in t["output"] for t in failed_hidden(past))
+    assert future["score"] == past["score"] < 10
