@@ -18,6 +18,7 @@ from grader.rubric.analysis import Analysis
 
 Match = tuple[int, ...]
 MAX_MATCHES = 12
+MAX_COMBINATIONS = 2000  # bounds the work of any-order phrases and proximity groups on long answers
 _EMPTY: list[Match] = []
 
 
@@ -181,9 +182,13 @@ class Phrase:
     def _ordered(self, view: AnswerView, cands: list[list[int]]) -> list[Match]:
         sent, gap, last_slot = view.a.clause, self.gap, len(cands) - 1
         out: list[Match] = []
+        dead: set[tuple[int, int]] = set()  # (slot, position) from which no completion exists
 
         def extend(k: int, path: list[int]) -> None:
             last = path[-1]
+            if (k, last) in dead:
+                return
+            before = len(out)
             for p in cands[k]:
                 if p <= last:
                     continue
@@ -197,6 +202,8 @@ class Phrase:
                 path.pop()
                 if len(out) >= MAX_MATCHES:
                     return
+            if len(out) == before:
+                dead.add((k, last))
 
         for start in cands[0]:
             extend(1, [start])
@@ -207,7 +214,7 @@ class Phrase:
     def _unordered(self, view: AnswerView, cands: list[list[int]]) -> list[Match]:
         sent, width = view.a.clause, len(cands) - 1 + self.gap
         out: list[Match] = []
-        for combo in itertools.product(*(c[:MAX_MATCHES] for c in cands)):
+        for combo in itertools.islice(itertools.product(*(c[:MAX_MATCHES] for c in cands)), MAX_COMBINATIONS):
             if len(set(combo)) != len(combo) or max(combo) - min(combo) > width:
                 continue
             if len({sent[p] for p in combo}) != 1:
@@ -274,7 +281,7 @@ class AllOf:
             return [tuple(sorted(set().union(*(f[0] for f in per_child))))]
         sent = view.a.sent
         out: list[Match] = []
-        for combo in itertools.product(*(f[:6] for f in per_child)):
+        for combo in itertools.islice(itertools.product(*(f[:6] for f in per_child)), MAX_COMBINATIONS):
             merged = sorted(set().union(*combo))
             if not merged:
                 out.append(())

@@ -194,3 +194,16 @@ def test_builtin_not_synonym_covers_contractions():
     r = rubric({"phrase": "@not provid*|defin* constructor", "gap": 2})
     for text in ["if you don't define a constructor", "when it doesn't provide a constructor", "no constructor"]:
         assert met(r, text) == (text != "no constructor"), text
+
+
+def test_long_repetitive_answer_is_scored_quickly():
+    import time
+
+    r = rubric({"phrase": "token attends every token value", "gap": 10},
+               {"all": ["token", "attends", "every", "value", "key", "query"], "within": 3},
+               {"phrase": "token attends every value", "gap": 5, "order": "any"})
+    text = "token attends every token " * 1200   # 20,000 characters, the text item limit
+    start = time.process_time()
+    result = r.score(text)
+    assert time.process_time() - start < 2.0
+    assert not result.criteria[0].met
