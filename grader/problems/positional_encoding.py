@@ -84,7 +84,8 @@ def visible_cases() -> list[Case]:
 def hidden_cases(rng: np.random.Generator) -> list[Case]:
     even = lambda low, high: int(rng.integers(low // 2, high // 2)) * 2  # noqa: E731
     odd = lambda low, high: even(low, high) + 1  # noqa: E731
-    L, d = int(rng.integers(5, 12)), even(6, 16)
+    d = even(6, 16)
+    L = d + int(rng.integers(1, 6))  # L != d, so a transposed result has the wrong shape
     return [
         Case(name="shapes: (seq_len, d_model)", category="shapes", calls=[((L, d), {})],
              check=checks.shapes([((L, d), None)])),

@@ -200,11 +200,17 @@ def hidden_cases(rng: np.random.Generator) -> list[Case]:
 
 
 def _large_logits(rng, q_low, q_high, k_low, k_high, dtype):
-    """Q (2, 4, 1) and K (2, 5, 1) with |q| in [q_low, q_high], |k| in [k_low, k_high] and keys
-    of both signs, so every query row has a logit of at least q_low * k_low."""
-    q = rng.uniform(q_low, q_high, (2, 4, 1)) * rng.choice([-1.0, 1.0], (2, 4, 1))
-    k = rng.uniform(k_low, k_high, (2, 5, 1)) * np.array([1.0, -1.0, 1.0, -1.0, 1.0])[:, None]
-    return q.astype(dtype), rng.permuted(k, axis=1).astype(dtype)
+    """Q (2, 4, 1) and K (2, 5, 1) (d_k = 1) for huge logits: |q| spans [q_low, q_high] (both ends
+    present in each example, so row maxima differ by far more than exp's range), the keys have
+    both signs and distinct magnitudes evenly spaced in [k_low, k_high], so every row has one
+    clear winner (gap >= q_low * spacing) and a logit of at least q_low * k_low. Results are then
+    insensitive to float32 rounding of the scores."""
+    q = np.concatenate([np.full((2, 1, 1), q_low), np.full((2, 1, 1), q_high),
+                        rng.uniform(q_low, q_high, (2, 2, 1))], axis=1)
+    q = rng.permuted(q * rng.choice([-1.0, 1.0], (2, 4, 1)), axis=1)
+    magnitudes = np.linspace(k_low, k_high, 5) * np.array([1.0, -1.0, 1.0, -1.0, 1.0])
+    k = np.stack([rng.permutation(magnitudes) for _ in range(2)])[..., None]
+    return q.astype(dtype), k.astype(dtype)
 
 
 def _equivariance_case(rng) -> Case:
