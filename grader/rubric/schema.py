@@ -35,13 +35,24 @@ trailing space crashed a page).
 from __future__ import annotations
 
 import json
-import re
+from contextvars import ContextVar
 from typing import Any
 
 import yaml
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+from grader.rubric.regex_safety import regex_problem
+
 ID_RE = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$"
+# Size limits: a rubric is compiled per upload and scored per answer, so its size is bounded.
+MAX_CRITERIA = 100
+MAX_MISCONCEPTIONS = 50
+MAX_CONCEPTS = 50          # per criterion / misconception, and children per any/all group
+MAX_DEPTH = 8              # nesting of any/all/not groups
+MAX_PHRASE_CHARS = 300
+MAX_SYNONYM_SETS = 100
+MAX_SYNONYMS = 100         # entries per set
+_depth: ContextVar[int] = ContextVar("rubric_concept_depth", default=0)
 _OPTIONS = ("gap", "order", "fuzzy", "polarity")
 
 
@@ -73,17 +84,26 @@ class ConceptField(fields.Field):
             text = value.strip()
             if not text:
                 raise ValidationError("empty phrase")
+            if len(text) > MAX_PHRASE_CHARS:
+                raise ValidationError(f"a phrase is at most {MAX_PHRASE_CHARS} characters")
             return {"phrase": text}
         if isinstance(value, dict):
-            return ConceptSchema().load(value)
+            depth = _depth.get()
+            if depth >= MAX_DEPTH:
+                raise ValidationError(f"concepts nest at most {MAX_DEPTH} levels deep")
+            token = _depth.set(depth + 1)
+            try:
+                return ConceptSchema().load(value)
+            finally:
+                _depth.reset(token)
         raise ValidationError("a concept is a phrase (string) or a mapping")
 
 
 class ConceptSchema(Schema):
-    phrase = fields.String()
+    phrase = fields.String(validate=validate.Length(max=MAX_PHRASE_CHARS))
     regex = fields.String()
-    any = fields.List(ConceptField(), validate=validate.Length(min=1))
-    all = fields.List(ConceptField(), validate=validate.Length(min=1))
+    any = fields.List(ConceptField(), validate=validate.Length(min=1, max=MAX_CONCEPTS))
+    all = fields.List(ConceptField(), validate=validate.Length(min=1, max=MAX_CONCEPTS))
     not_ = fields.Function(data_key="not", deserialize=lambda v: ConceptField().deserialize(v))
     within = fields.Integer(validate=validate.Range(0, 200))
     same_sentence = fields.Boolean()
@@ -101,10 +121,9 @@ class ConceptSchema(Schema):
         if ("within" in data or "same_sentence" in data) and "all" not in data:
             raise ValidationError("within/same_sentence apply to an 'all' group", "within")
         if "regex" in data:
-            try:
-                re.compile(data["regex"])
-            except re.error as exc:
-                raise ValidationError(f"invalid regular expression: {exc}", "regex") from exc
+            problem = regex_problem(data["regex"])
+            if problem:
+                raise ValidationError(problem, "regex")
 
 
 class FeedbackSchema(Schema):
@@ -116,7 +135,7 @@ class CriterionSchema(Schema):
     id = fields.String(required=True, validate=validate.Regexp(ID_RE))
     description = fields.String(required=True, validate=validate.Length(min=1))
     points = fields.Float(required=True, validate=validate.Range(min=0, min_inclusive=False))
-    concepts = fields.List(ConceptField(), required=True, validate=validate.Length(min=1))
+    concepts = fields.List(ConceptField(), required=True, validate=validate.Length(min=1, max=MAX_CONCEPTS))
     require = fields.Raw(load_default="all")
     partial = fields.Boolean(load_default=False)
     question_words = fields.String(validate=validate.OneOf(["discount", "allow"]))
@@ -136,7 +155,7 @@ class CriterionSchema(Schema):
 class MisconceptionSchema(Schema):
     id = fields.String(required=True, validate=validate.Regexp(ID_RE))
     description = fields.String()
-    patterns = fields.List(ConceptField(), required=True, validate=validate.Length(min=1))
+    patterns = fields.List(ConceptField(), required=True, validate=validate.Length(min=1, max=MAX_CONCEPTS))
     penalty = fields.Float(required=True, validate=validate.Range(min=0))
     message = fields.String(required=True, validate=validate.Length(min=1))
     question_words = fields.String(validate=validate.OneOf(["discount", "allow"]))
@@ -151,6 +170,8 @@ class DefaultsSchema(Schema):
 def _synonym_list(value: Any) -> list[str]:
     if not isinstance(value, list) or not value:
         raise ValidationError("a synonym set is a non-empty list of phrases")
+    if len(value) > MAX_SYNONYMS:
+        raise ValidationError(f"a synonym set has at most {MAX_SYNONYMS} phrases")
     errors = {i: ["empty phrase"] for i, v in enumerate(value) if not isinstance(v, str) or not v.strip()}
     if errors:
         raise ValidationError(errors)
@@ -168,11 +189,15 @@ class RubricSchema(Schema):
     synonyms = fields.Dict(keys=fields.String(validate=validate.Regexp(
         r"^[A-Za-z][A-Za-z0-9_]*$", error="a synonym name is letters, digits and _ (used as @name)")),
                            values=fields.Function(deserialize=_synonym_list), load_default=dict)
-    criteria = fields.List(fields.Nested(CriterionSchema), required=True, validate=validate.Length(min=1))
-    misconceptions = fields.List(fields.Nested(MisconceptionSchema), load_default=list)
+    criteria = fields.List(fields.Nested(CriterionSchema), required=True,
+                           validate=validate.Length(min=1, max=MAX_CRITERIA))
+    misconceptions = fields.List(fields.Nested(MisconceptionSchema), load_default=list,
+                                 validate=validate.Length(max=MAX_MISCONCEPTIONS))
 
     @validates_schema
     def _totals_and_ids(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if len(data.get("synonyms") or {}) > MAX_SYNONYM_SETS:
+            raise ValidationError(f"at most {MAX_SYNONYM_SETS} synonym sets", "synonyms")
         criteria = data.get("criteria") or []
         total = sum(c.get("points", 0) for c in criteria)
         if "max_points" in data and criteria and abs(total - data["max_points"]) > 1e-9:
@@ -221,6 +246,8 @@ def parse_rubric(text: str, fmt: str | None = None) -> dict[str, Any]:
             doc = yaml.safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         raise RubricError([{"path": "", "message": f"cannot parse rubric: {exc}"}]) from exc
+    except RecursionError:
+        raise RubricError([{"path": "", "message": "cannot parse rubric: nested too deeply"}]) from None
     if not isinstance(doc, dict):
         raise RubricError([{"path": "", "message": "a rubric document is a mapping"}])
     return doc

@@ -83,3 +83,38 @@ def test_duplicate_criterion_ids_rejected():
     doc = parse_rubric(VALID)
     doc["criteria"][1]["id"] = "variance"
     assert ("criteria[1].id", "duplicate id 'variance'") in errors_of(doc)
+
+
+@pytest.mark.parametrize("pattern", ["(a+)+$", "(a|aa)*", r"(.)\1", "x" * 400])
+def test_dangerous_or_oversized_regex_is_refused(pattern):
+    doc = parse_rubric(VALID)
+    doc["criteria"][0]["concepts"] = [{"regex": pattern}]
+    assert {p for p, _ in errors_of(doc)} == {"criteria[0].concepts[0].regex"}
+
+
+def test_ordinary_regex_is_accepted():
+    doc = parse_rubric(VALID)
+    doc["criteria"][0]["concepts"] = [{"regex": r"\bn\s*\^\s*2\b"}]
+    assert compile_rubric(doc).score("cost n ^ 2 and softmax saturates").points == 2
+
+
+def test_oversized_rubrics_are_refused_with_the_field():
+    doc = parse_rubric(VALID)
+    doc["criteria"] = [{"id": f"c{i}", "description": "d", "points": 1, "concepts": [f"word{i}"]}
+                       for i in range(101)]
+    doc["max_points"] = 101
+    assert "criteria" in {p for p, _ in errors_of(doc)}
+
+
+def test_deeply_nested_concepts_are_refused():
+    concept = "leaf"
+    for _ in range(20):
+        concept = {"any": [concept]}
+    doc = parse_rubric(VALID)
+    doc["criteria"][0]["concepts"] = [concept]
+    assert any("nest at most" in m for _, m in errors_of(doc))
+
+
+def test_absurdly_nested_document_is_a_rubric_error_not_a_crash():
+    with pytest.raises(RubricError, match="nested too deeply"):
+        parse_rubric("[" * 50_000 + "]" * 50_000, "json")
