@@ -25,7 +25,11 @@ DEFAULT_OPTIONS = {"gap": 0, "order": "fixed", "fuzzy": 1, "polarity": "affirmed
 
 @dataclass
 class CriterionResult:
-    """One criterion's outcome; ``evidence`` holds ``[start, end)`` character spans of the answer."""
+    """One criterion's outcome; ``evidence`` holds ``[start, end)`` character spans of the answer.
+
+    ``negated_evidence`` (missed criteria only) points at mentions that would have earned the
+    criterion but are negated ("it is *not quadratic*"); the feedback then says so.
+    """
 
     id: str
     description: str
@@ -36,6 +40,7 @@ class CriterionResult:
     feedback: str
     concepts_matched: int = 0
     concepts_required: int = 0
+    negated_evidence: list[list[int]] = field(default_factory=list)
 
 
 @dataclass
@@ -138,10 +143,27 @@ class CompiledRubric:
         keys, qk = view.a.key, self._question_keys
         return [m for m in matches if not m or any(keys[p] not in qk for p in m)]
 
+    def _negated_mentions(self, view: AnswerView, c: _Criterion) -> list[list[int]]:
+        """Spans of the whole negated phrases (cue included) that would have matched ``c``."""
+        view.ignore_negation = True
+        positions: set[int] = set()
+        try:
+            for concept in c.concepts:
+                for m in self._qualifying(view, concept.find(view), c.allow_question_words):
+                    if view.negated(m):
+                        cues = [view.a.neg[p] for p in m if view.a.neg[p] >= 0]
+                        positions.update(range(min(cues + list(m)), max(m) + 1))
+                        break
+        finally:
+            view.ignore_negation = False
+        return _spans(view, positions)
+
     def score(self, answer: str) -> RubricScore:
         """Score one answer. Pure and deterministic; cost linear in the answer's length times the
         rubric's size (no per-answer compilation)."""
-        view = AnswerView(analyse(answer or ""), self._vocab)
+        answer = answer or ""
+        view = AnswerView(analyse(answer), self._vocab)
+        has_negation = any(n >= 0 for n in view.a.neg)
         total = 0.0
         criteria: list[CriterionResult] = []
         for c in self._criteria:
@@ -160,9 +182,16 @@ class CompiledRubric:
             else:
                 pts = 0.0
             total += pts
+            feedback = c.met_text if met else c.missed_text
+            negated: list[list[int]] = []
+            if not met and has_negation:
+                negated = self._negated_mentions(view, c)
+                if negated:
+                    quoted = "; ".join(f'"{answer[s:e]}"' for s, e in negated[:3])
+                    feedback = f"{feedback} Your answer mentions this only in a negated form ({quoted})."
             criteria.append(CriterionResult(
                 c.id, c.description, pts, c.points, met, _spans(view, evidence) if (met or pts) else [],
-                c.met_text if met else c.missed_text, matched, c.required))
+                feedback, matched, c.required, negated))
         misconceptions: list[MisconceptionResult] = []
         for m in self._misconceptions:
             hit: list[Match] = []

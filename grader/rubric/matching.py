@@ -45,10 +45,11 @@ class AnswerView:
     ``"*" + prefix``, the words a prefix wildcard covers (distance 0 for a true prefix).
     """
 
-    __slots__ = ("a", "extra")
+    __slots__ = ("a", "extra", "ignore_negation")
 
     def __init__(self, analysis: Analysis, vocab: "FuzzyVocabulary | None"):
         self.a = analysis
+        self.ignore_negation = False  # set to find mentions that only negation kept from counting
         self.extra: dict[str, list[tuple[int, int]]] = {}
         if vocab is None or not (vocab.words or vocab.prefixes):
             return
@@ -147,7 +148,7 @@ class Slot:
 
 
 def _polarity_ok(view: AnswerView, match: Match, polarity: str) -> bool:
-    if polarity == "any":
+    if polarity == "any" or view.ignore_negation:
         return True
     return view.negated(match) == (polarity == "negated")
 

@@ -207,3 +207,12 @@ def test_long_repetitive_answer_is_scored_quickly():
     result = r.score(text)
     assert time.process_time() - start < 2.0
     assert not result.criteria[0].met
+
+
+def test_negated_mention_is_pointed_out_in_the_feedback():
+    r = rubric("quadratic")
+    text = "Honestly, it is not quadratic at all."
+    c = r.score(text).criteria[0]
+    assert not c.met
+    assert [text[s:e] for s, e in c.negated_evidence] == ["not quadratic"]
+    assert '"not quadratic"' in c.feedback
