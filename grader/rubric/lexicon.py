@@ -68,13 +68,21 @@ _STEMMER = snowballstemmer.stemmer("english")
 _STEM_CACHE: dict[str, str] = {}
 
 
+#: Number words are compared as numbers (pmatch compares numbers numerically): "one" = "1".
+NUMBER_WORDS = {w: str(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+
+
 def stem(word: str) -> str:
-    """Snowball (Porter2) stem of a lower-case word; technical tokens (digits, ``_``, ``^``,
-    brackets) are returned unchanged so ``d_k`` and ``n^2`` are never altered."""
+    """Snowball (Porter2) stem of a lower-case word; number words become digits; technical
+    tokens (digits, ``_``, ``^``, brackets) are returned unchanged so ``d_k`` and ``n^2`` are
+    never altered."""
     cached = _STEM_CACHE.get(word)
     if cached is not None:
         return cached
-    if word.isalpha():
+    if word in NUMBER_WORDS:
+        result = NUMBER_WORDS[word]
+    elif word.isalpha():
         result = _STEMMER.stemWord(word)
     elif "'" in word and word.replace("'", "").isalpha():
         result = _STEMMER.stemWord(word.split("'")[0])

@@ -216,3 +216,9 @@ def test_negated_mention_is_pointed_out_in_the_feedback():
     assert not c.met
     assert [text[s:e] for s, e in c.negated_evidence] == ["not quadratic"]
     assert '"not quadratic"' in c.feedback
+
+
+def test_number_words_and_digits_are_the_same_number():
+    assert met(rubric("weights sum to 1"), "the weights sum to one")
+    assert met(rubric("sum to one"), "they sum to 1")
+    assert not met(rubric("sum to one"), "they sum to 2")
