@@ -97,6 +97,12 @@ class CodeProblem:
     category name to its weight (an item's points are split across categories by weight, then
     equally across the category's tests); ``visible_cases()`` are fixed examples;
     ``hidden_cases(rng)`` draws the hidden ones from ``np.random.default_rng(seed)``.
+    ``variants`` and ``rules`` are the known mistakes (see :mod:`grader.problems.diagnosis`);
+    ``reference`` is the trusted implementation with the learner's signature: a variant that
+    agrees with it on a case cannot explain that case's failure. ``describe(case, values)``, when
+    given, summarises the signals in a failing case's numbers that no known mistake explained
+    (row sums, weight on blocked positions, NaN fraction), in words that reveal no input or
+    expected value.
     """
 
     id: str
@@ -110,6 +116,7 @@ class CodeProblem:
     variants: list[Variant] = field(default_factory=list)
     rules: list[Rule] = field(default_factory=list)
     describe: Callable[[Case, list[Any]], "str | None"] | None = None
+    reference: Callable[..., Any] | None = None
 
     def cases(self, seed: int) -> list[Case]:
         """Visible examples then hidden cases drawn from ``seed``. Case names are unique and every

@@ -93,4 +93,5 @@ PROBLEM = CodeProblem(
     id="causal_mask", function=FUNCTION, title="Causal (look-ahead) mask", contract=CONTRACT,
     starter=STARTER, categories=CATEGORIES, visible_cases=visible_cases,
     hidden_cases=hidden_cases, variants=VARIANTS,
+    reference=reference.causal_mask,
 )

@@ -17,11 +17,15 @@ def _prefix(n_calls: int, index: int) -> str:
 
 
 def values(expected: Sequence[tuple[np.ndarray, np.ndarray | None]],
-           rows: Sequence[np.ndarray | None] | None = None, atol: float = ATOL) -> Check:
+           rows: Sequence[np.ndarray | None] | None = None, atol: float = ATOL,
+           alternative_weights: Sequence[np.ndarray | None] | None = None) -> Check:
     """Each call's output (and its weights, when the learner returns ``(output, weights)`` and the
     problem has weights) must equal the expected pair within tolerance on the checked rows.
     ``rows[i]`` selects the output rows of call i; the weights are then checked on the rows where
-    the expected weights are finite (the reference leaves fully masked rows NaN)."""
+    the expected weights are finite (the reference leaves fully masked rows NaN).
+    ``alternative_weights[i]``, when given, is another accepted form of call i's weights (e.g.
+    averaged over heads, as PyTorch returns them), used when the returned weights have its shape."""
+    alternatives = list(alternative_weights or [None] * len(expected))
     rows = list(rows) if rows is not None else [None] * len(expected)
 
     def check(got: list[Any]) -> str | None:
@@ -31,6 +35,9 @@ def values(expected: Sequence[tuple[np.ndarray, np.ndarray | None]],
                 learner_out, learner_weights = value, None
             message = mismatch(learner_out, out, "output", rows[index], atol)
             if message is None and learner_weights is not None:
+                alternative = alternatives[index]
+                if alternative is not None and np.shape(learner_weights) == alternative.shape:
+                    weights = alternative
                 weight_rows = None if rows[index] is None else np.isfinite(weights).all(axis=-1)
                 message = mismatch(learner_weights, weights, "returned weights", weight_rows, atol)
             if message:
@@ -40,12 +47,17 @@ def values(expected: Sequence[tuple[np.ndarray, np.ndarray | None]],
     return check
 
 
-def shapes(expected: Sequence[tuple[tuple[int, ...], tuple[int, ...] | None]]) -> Check:
-    """Only the output shape (and the weights' shape, when returned) is judged."""
+def shapes(expected: Sequence[tuple[tuple[int, ...], tuple[int, ...] | None]],
+           alternative_weight_shapes: Sequence[tuple[int, ...]] = ()) -> Check:
+    """Only the output shape (and the weights' shape, when returned) is judged; a weights shape in
+    ``alternative_weight_shapes`` (one per call) is accepted too."""
 
     def check(got: list[Any]) -> str | None:
         for index, (value, (out_shape, weights_shape)) in enumerate(zip(got, expected)):
             out, weights = split_return(value) if weights_shape is not None else (value, None)
+            if (weights is not None and index < len(alternative_weight_shapes)
+                    and np.shape(weights) == tuple(alternative_weight_shapes[index])):
+                weights_shape = alternative_weight_shapes[index]
             for what, array, shape in (("output", out, out_shape),
                                        ("returned weights", weights, weights_shape)):
                 if array is None or shape is None:

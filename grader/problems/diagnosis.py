@@ -41,9 +41,9 @@ def _has_float32(args: tuple, kwargs: dict) -> bool:
                for a in (*args, *kwargs.values()))
 
 
-def _call_explained(variant: Variant, args: tuple, kwargs: dict, outcome: Any,
+def _call_explained(computed: tuple[Any, BaseException | None], outcome: Any,
                     rows: np.ndarray | None, wrapped: bool) -> bool:
-    value, error = _variant_value(variant, args, kwargs)
+    value, error = computed
     status = getattr(outcome, "status", "")
     if error is not None:
         # Same exception type and message (a broadcasting error names the shapes involved).
@@ -55,29 +55,48 @@ def _call_explained(variant: Variant, args: tuple, kwargs: dict, outcome: Any,
     variant_out, variant_weights = split_return(value)
     if not matches(learner_out, variant_out, rows):
         return False
-    if learner_weights is None or variant_weights is None:
-        return True
+    if (learner_weights is None or variant_weights is None
+            or np.shape(learner_weights) != np.shape(variant_weights)):
+        return True  # weights are extra evidence; another accepted layout is not compared
     weight_rows = rows if rows is not None and rows.shape == np.shape(variant_weights)[:-1] else None
     return matches(learner_weights, variant_weights, weight_rows)
 
 
-def explains(variant: Variant, result: CaseResult) -> bool:
+def reference_outputs(reference: Any, result: CaseResult) -> list[Any] | None:
+    """The reference's output for every call of the case (None if it cannot be computed)."""
+    outputs = []
+    for args, kwargs in result.case.calls:
+        try:
+            outputs.append(split_return(reference(*args, **kwargs))[0])
+        except Exception:  # noqa: BLE001 - never let the reference break a diagnosis
+            return None
+    return outputs
+
+
+def explains(variant: Variant, result: CaseResult, expected: list[Any] | None = None) -> bool:
     """True when ``variant`` reproduces what the learner's code did on every call of the case.
 
     Float32 inputs are tried as given and upcast to float64: NumPy promotes float32 code to
     float64 as soon as a float64 scalar enters (e.g. ``/ np.sqrt(d_k)``), which moves the point
-    where an unstable softmax overflows."""
+    where an unstable softmax overflows. ``expected`` (the reference's outputs per call) rules out
+    a variant that coincides with the correct computation on this case (e.g. a masking mistake on
+    a case without a mask)."""
     if len(result.outcomes) != len(result.case.calls):
+        return False
+    computed = [_variant_value(variant, args, kwargs) for args, kwargs in result.case.calls]
+    if expected is not None and all(
+            error is None and matches(split_return(value)[0], output)
+            for (value, error), output in zip(computed, expected)):
         return False
     for index, ((args, kwargs), outcome) in enumerate(zip(result.case.calls, result.outcomes)):
         rows = result.case.rows_for(index)
-        if _call_explained(variant, args, kwargs, outcome, rows, result.case.wrapped):
+        if _call_explained(computed[index], outcome, rows, result.case.wrapped):
             continue
         if not _has_float32(args, kwargs):
             return False
-        args64 = tuple(_upcast(a) for a in args)
-        kwargs64 = {k: _upcast(v) for k, v in kwargs.items()}
-        if not _call_explained(variant, args64, kwargs64, outcome, rows, result.case.wrapped):
+        upcast = _variant_value(variant, tuple(_upcast(a) for a in args),
+                                {k: _upcast(v) for k, v in kwargs.items()})
+        if not _call_explained(upcast, outcome, rows, result.case.wrapped):
             return False
     return True
 
@@ -87,12 +106,14 @@ def diagnose(problem: CodeProblem, results: list[CaseResult]) -> None:
     failing = [r for r in results if not r.passed]
     if not failing:
         return
+    expected = {id(r): reference_outputs(problem.reference, r) if problem.reference else None
+                for r in failing}
     explained: list[tuple[int, int, Variant, list[CaseResult]]] = []
     for order, variant in enumerate(problem.variants):
         # Wrapped (inputs) cases judge in-place changes, not values: variants only explain
         # their crashes; the rules name in-place changes.
         hits = [r for r in failing
-                if (r.crashed or not r.case.wrapped) and explains(variant, r)]
+                if (r.crashed or not r.case.wrapped) and explains(variant, r, expected[id(r)])]
         if hits:
             explained.append((-len(hits), order, variant, hits))
     for _, _, variant, hits in sorted(explained, key=lambda t: (t[0], t[1])):

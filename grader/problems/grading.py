@@ -19,7 +19,8 @@ from grader.problems.compare import split_return
 from grader.results import InfrastructureError, ItemResult, TestResult
 from grader.sandbox.api import Call, CallOutcome, Limits, RunResult
 
-_NUMBER = re.compile(r"[-+]?\d*\.\d+(?:[eE][-+]?\d+)?|\b\d+\b")
+_DECIMAL = re.compile(r"[-+]?\d*\.\d+(?:[eE][-+]?\d+)?")
+_INTEGER = re.compile(r"(?<![\d.])\d+(?![\d.])")
 _MAX_ERROR = 240
 
 
@@ -57,13 +58,14 @@ def _call_failure(outcome: CallOutcome | None, run: RunResult, function: str) ->
 def safe_error(text: str) -> str:
     """A learner error shown for a hidden test: the last line (exception type and message) plus the
     learner's line numbers, shortened; a message carrying many numbers (which could be hidden
-    inputs printed into the exception) is withheld."""
+    inputs printed into the exception) is withheld: more than 4 decimals or more than 12
+    integers (shapes in a broadcasting error stay visible)."""
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     if not lines:
         return "raised an exception"
     last = lines[-1]
     where = ", ".join(dict.fromkeys(re.findall(r"line \d+", text)))
-    if len(_NUMBER.findall(last)) > 4:
+    if len(_DECIMAL.findall(last)) > 4 or len(_INTEGER.findall(last)) > 12:
         last = last.split(":", 1)[0] + ": (message withheld for a hidden test: it contains numbers)"
     if len(last) > _MAX_ERROR:
         last = last[:_MAX_ERROR] + "..."

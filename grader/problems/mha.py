@@ -37,7 +37,8 @@ softmax(Q_h K_h^T / sqrt(d_head)) V_h over the key axis; concatenate the heads b
 (..., L, d_model) and return concat @ W_o, shape (..., L, d_model).
 mask: None, or a boolean array broadcastable to (..., L, L), True where position i MAY attend to
 position j, shared by all heads (shapes (L, L), (B, L, L) and (B, 1, L) occur).
-Returning (output, weights) with weights (..., H, L, L) is accepted; weights are then checked too.
+Returning (output, weights) is accepted, with weights (..., H, L, L) or averaged over the heads
+(..., L, L) as PyTorch returns them; returned weights are checked too.
 Do not modify the inputs. Use NumPy only. Outputs are compared in float64 with rtol 1e-4,
 atol 1e-5; the dtype is not judged."""
 
@@ -82,8 +83,10 @@ def value_case(name: str, category: str, X, Ws, num_heads: int, mask=None,
     rows = None
     if mask is not None:
         rows = np.broadcast_to(np.asarray(mask, bool), out.shape[:-1] + (X.shape[-2],)).any(-1)
+    averaged = weights.mean(axis=-3)
     case = Case(name=name, category=category, calls=[_args(X, Ws, num_heads, mask)],
-                check=checks.values([(out, weights)], [rows]), rows=[rows],
+                check=checks.values([(out, weights)], [rows], alternative_weights=[averaged]),
+                rows=[rows],
                 traits=_traits(X, num_heads, mask), visible=visible)
     if visible:
         case.public = {"inputs": {"X": np.asarray(X).tolist(),
@@ -150,7 +153,7 @@ def _shape_case(name: str, X, Ws, num_heads: int) -> Case:
     *batch, L, d_model = X.shape
     shapes = [(tuple(X.shape), (*batch, num_heads, L, L))]
     return Case(name=name, category="shapes", calls=[_args(X, Ws, num_heads, None)],
-                check=checks.shapes(shapes), traits=_traits(X, num_heads, None))
+                check=checks.shapes(shapes, [(*batch, L, L)]), traits=_traits(X, num_heads, None))
 
 
 def _equivariance_case(rng) -> Case:
@@ -305,4 +308,5 @@ PROBLEM = CodeProblem(
     id="multi_head_attention", function=FUNCTION, title="Multi-head self-attention",
     contract=CONTRACT, starter=STARTER, categories=CATEGORIES, visible_cases=visible_cases,
     hidden_cases=hidden_cases, variants=VARIANTS, rules=RULES, describe=describe,
+    reference=reference.multi_head_attention,
 )

@@ -189,4 +189,5 @@ PROBLEM = CodeProblem(
     id="positional_encoding", function=FUNCTION, title="Sinusoidal positional encoding",
     contract=CONTRACT, starter=STARTER, categories=CATEGORIES, visible_cases=visible_cases,
     hidden_cases=hidden_cases, variants=VARIANTS, rules=RULES,
+    reference=reference.positional_encoding,
 )

@@ -325,4 +325,5 @@ PROBLEM = CodeProblem(
     title="Scaled dot-product attention", contract=CONTRACT, starter=STARTER,
     categories=CATEGORIES, visible_cases=visible_cases, hidden_cases=hidden_cases,
     variants=VARIANTS, rules=RULES, describe=describe,
+    reference=reference.attention,
 )

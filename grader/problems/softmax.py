@@ -158,4 +158,5 @@ PROBLEM = CodeProblem(
     id="softmax", function=FUNCTION, title="Numerically stable softmax", contract=CONTRACT,
     starter=STARTER, categories=CATEGORIES, visible_cases=visible_cases,
     hidden_cases=hidden_cases, variants=VARIANTS, rules=RULES, describe=describe,
+    reference=reference.softmax,
 )

@@ -81,3 +81,9 @@ def test_safe_error_keeps_the_last_line_and_line_numbers_and_withholds_numbers()
     assert safe_error(trace) == "ValueError: operands could not be broadcast (line 4)"
     leaked = "ValueError: [0.123, -1.5, 2.25, 3.75, 4.5, 6.0]"
     assert "withheld" in safe_error(leaked) and "0.123" not in safe_error(leaked)
+
+
+def test_broadcasting_errors_keep_their_shapes_for_hidden_tests():
+    error = ("ValueError: operands could not be broadcast together with shapes (3,5,7) (3,5) "
+             "(line 6 of your code)")
+    assert "(3,5,7) (3,5)" in safe_error(error)
