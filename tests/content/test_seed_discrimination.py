@@ -110,3 +110,18 @@ def test_denying_the_trap_does_not_trigger_its_misconception():
     assert "weights-learned" not in found
     _, found = grade("seed-001", "err04-knows-order", "Attention does not know the order; positional encodings add it.")
     assert "knows-order" not in found
+
+
+@pytest.mark.parametrize("text", ["The cost is O(n*n).", "It grows as n squared.", "Attention is quadratic.",
+                                  "It costs O(n²) in memory.", "The cost is O(n**2)."])
+def test_every_spelling_of_quadratic_earns_the_cost_criterion(text):
+    result, _ = grade("seed-000", "q5-quadratic-cost", text)
+    cost = next(t for t in result.tests if "criterion:quadratic-growth" in t.tags)
+    assert cost.status == "passed" and cost.score == cost.max_score
+
+
+@pytest.mark.parametrize("text", ["It is not quadratic.", "The cost isn't O(n^2).", "It is never n squared."])
+def test_negated_quadratic_does_not_earn_the_cost_criterion(text):
+    result, _ = grade("seed-000", "q5-quadratic-cost", text)
+    cost = next(t for t in result.tests if "criterion:quadratic-growth" in t.tags)
+    assert cost.score == 0 and "negated" in cost.output
