@@ -3,8 +3,9 @@
 ``ForkServerSandbox.run`` hands the server three fresh pipes (job, results, output) over the
 control socket, streams the job in, reads results and output with its own wall clock, and turns
 what it saw into a :class:`RunResult` (``collect.py``). It enforces the limits it can observe
-itself: wall time (then asks the server to kill the job; if the server does not answer within
-``KILL_GRACE`` seconds, the whole sandbox is killed and restarted), bytes printed, bytes of
+itself: wall time (then asks the server to kill the job; if the server does not confirm within
+``KILL_GRACE`` seconds, the whole sandbox is killed and replaced, the run still ending in the
+learner's limit), bytes printed, bytes of
 results, and the slot cgroup's OOM counter. A dead server is restarted on the next job.
 
 Thread-safe: jobs on one instance are serialised by a lock; use one instance per worker process.
@@ -57,6 +58,7 @@ class ForkServerSandbox:
         self._lock = threading.Lock()
         self._started = None
         self._owner_pid = os.getpid()
+        self._retire = False
         self.restarts = 0
 
     # -- server lifecycle ----------------------------------------------------------------------
@@ -67,6 +69,9 @@ class ForkServerSandbox:
             self._ensure_server()
 
     def _ensure_server(self) -> None:
+        if self._retire:  # the server asked to be replaced after the last job
+            self._retire = False
+            self._stop_server()
         if self._started is not None and self._started.process.poll() is None:
             return
         if self._started is not None:
@@ -216,6 +221,7 @@ class ForkServerSandbox:
         exited = False
         exit_deadline = None
         kill_sent_at = None
+        unresponsive = False
         control = started.control
         try:
             while True:
@@ -226,7 +232,10 @@ class ForkServerSandbox:
                     ending.wall_timeout = True
                     kill_sent_at = self._request_kill(control)
                 if kill_sent_at is not None and not exited and now > kill_sent_at + KILL_GRACE:
-                    raise ServerDied("the server did not stop a job it was asked to kill")
+                    # The job hit a limit and the server could not clean up in time (e.g. a
+                    # million files in /tmp): the limit is the learner's, the server is replaced.
+                    unresponsive = True
+                    break
                 readers = list(open_fds) + ([] if exited else [control.fileno()])
                 writers = [job_w] if pending and job_w >= 0 else []
                 wait_until = exit_deadline if exited else (
@@ -246,6 +255,7 @@ class ForkServerSandbox:
                     if fd == control.fileno():
                         message = _read_control(control)
                         if message.get("op") == "exit":
+                            self._retire = message.get("retire") is True
                             exited = True
                             exit_deadline = time.monotonic() + DRAIN_GRACE
                             ending.exit_status = _int_or_none(message.get("status"))
@@ -277,14 +287,16 @@ class ForkServerSandbox:
             for fd in (job_w, result_r, output_r):
                 if fd >= 0:
                     os.close(fd)
-        if open_fds:
+        if open_fds and not unresponsive:
             ending.infrastructure = "job processes outlived the job"
         ending.oom_killed = self._oom_since(oom_before)
         stdout = output.decode("utf-8", "replace")
         if output_total > limits.output_bytes:
             stdout += f"\n[output trimmed: more than {format_bytes(limits.output_bytes)} printed]"
         result = collector.result(ending, stdout)
-        if open_fds:
+        if open_fds or unresponsive:
+            log.warning("sandbox server replaced after a job (%s)",
+                        "unresponsive after kill" if unresponsive else "job outlived its exit")
             self._stop_server()
             self.restarts += 1
         return result

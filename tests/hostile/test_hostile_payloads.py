@@ -58,6 +58,7 @@ EXPECTED = {
     "terminal_injection.py": {"ok"},
     "setuid_binaries.py": {"ok"},
     "ipc_stash.py": {"ok"},
+    "many_tmp_files.py": {"timeout", "memory_limit"},
 }
 
 
@@ -85,8 +86,9 @@ def test_payload_is_contained(name, hostile_sandbox, canaries):
     assert len(result.stdout) <= LIMITS.output_bytes + 200
     peak = sandbox.cgroup.peak_memory()
     assert peak is not None and peak <= sandbox.cgroup.memory_limit()
-    assert len(wait_for_quiet(sandbox, baseline)) == baseline, "processes outlived the job"
-    assert len(processes_of_uid(sandbox.launcher.uid)) == 1, "a process of the sandbox uid survived"
+    # at most the server (and bwrap) remain; none at all if the server retired after the job
+    assert len(wait_for_quiet(sandbox, baseline)) <= baseline, "processes outlived the job"
+    assert len(processes_of_uid(sandbox.launcher.uid)) <= 1, "a process of the sandbox uid survived"
     assert files_of_uid(sandbox.launcher.uid) == [], "the payload left files on the host"
     assert not Path("/autograder/results/results.json").exists()
     assert not (Path(canaries["__PROJECT_DIR__"]) / "results.json").exists()
