@@ -160,7 +160,8 @@ def grade(problem: CodeProblem, item_id: str, points: float, source: str, sandbo
             name=case.name, score=share if result.passed else 0.0, max_score=share,
             status="passed" if result.passed else "failed", output=_test_output(result),
             visibility="visible" if case.visible else "hidden", tags=tags))
-    score = round(sum(t.score for t in tests), 6)
+    # From the unrounded shares, so whole categories lost give round totals (e.g. exactly 8.0).
+    score = round(sum(shares[r.case.name] for r in results if r.passed), 6)
     hidden = [r for r in results if not r.case.visible]
     hidden_points = sum(shares[r.case.name] for r in hidden)
     lines = [

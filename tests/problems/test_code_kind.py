@@ -81,3 +81,15 @@ def test_infrastructure_fault_raises_instead_of_scoring_zero(broken_sandbox):
 def test_missing_sandbox_is_an_infrastructure_fault():
     with pytest.raises(InfrastructureError):
         CodeKind().grade(load(), {"code": "x = 1"}, GradingContext(seed=1, sandbox=None))
+
+
+@pytest.mark.parametrize("problem", sorted(PROBLEMS))
+def test_every_problem_loads_and_shows_only_visible_examples(problem):
+    item = CodeKind().load("item", {**RAW, "problem": problem}, Path("."))
+    view = CodeKind().public_view(item)
+    assert view["function"] == PROBLEMS[problem].function
+    assert f"def {view['function']}(" in view["starter"] and view["contract"]
+    assert view["visible_tests"] and all("expected_output" in t for t in view["visible_tests"])
+    hidden_names = {c.name for c in PROBLEMS[problem].cases(0) if not c.visible}
+    assert not hidden_names & {t["name"] for t in view["visible_tests"]}
+    assert not any(name in json.dumps(view) for name in hidden_names)

@@ -13,7 +13,7 @@ PROBLEM = "scaled_dot_product_attention"
 
 def test_dividing_by_d_k_loses_exactly_the_scaling_points_and_names_the_scaling(fake_sandbox):
     result = grade_file(fake_sandbox, PROBLEM, "bug_scale_by_d_k")
-    assert result.score == pytest.approx(8.0, abs=1e-4)
+    assert result.score == 8.0
     scaling = [t for t in result.tests if t.tags[0] == "scaling"]
     assert scaling and all(t.status == "failed" and t.score == 0 for t in scaling)
     assert all("divided by d_k instead of sqrt(d_k)" in t.output for t in scaling)
