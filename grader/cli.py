@@ -132,25 +132,10 @@ def cmd_check_sandbox(args) -> int:
     return 0
 
 
-def read_marked(path: str) -> list[dict]:
-    """Marked responses from JSON (a list, or ``{"responses": [...]}``), JSON Lines, or CSV/TSV
-    with ``text`` and ``mark`` columns."""
-    import csv
-
-    raw = Path(path).read_text(encoding="utf-8")
-    if path.endswith((".csv", ".tsv")):
-        rows = csv.DictReader(raw.splitlines(), delimiter="\t" if path.endswith(".tsv") else ",")
-        return [{"id": row.get("id"), "text": row["text"], "mark": float(row["mark"])}
-                for row in rows]
-    if path.endswith(".jsonl"):
-        return [json.loads(line) for line in raw.splitlines() if line.strip()]
-    data = json.loads(raw)
-    return data["responses"] if isinstance(data, dict) else data
-
-
 def cmd_rubric_trial(args) -> int:
     from grader.items.text import find_rubric_file
     from grader.rubric import RubricError, load_rubric_file, trial_report
+    from grader.rubric.files import load_marked_responses
 
     config = load_config()
     path = Path(args.rubric)
@@ -162,7 +147,8 @@ def cmd_rubric_trial(args) -> int:
             return 2
     try:
         compiled = load_rubric_file(path)
-        report = trial_report(compiled, read_marked(args.marked_file), max_mark=args.max_mark)
+        report = trial_report(compiled, load_marked_responses(args.marked_file),
+                              max_mark=args.max_mark)
     except (RubricError, ValueError, KeyError) as exc:
         print(f"grader rubric trial: {exc}", file=sys.stderr)
         return 2
