@@ -225,9 +225,9 @@ def _equivariance_case(rng) -> Case:
 
 
 def _length_one_case(rng) -> Case:
+    """One query and one key: the single weight is 1, so the output is v_1 whatever the scale."""
     Q, K, V = _n(rng, 3, 1, 4), _n(rng, 3, 1, 4), _n(rng, 3, 1, 2)
-    case = value_case("properties: a sequence of length 1 returns v_1", "properties", Q, K, V)
-    return case
+    return value_case("properties: a sequence of length 1 returns v_1", "properties", Q, K, V)
 
 
 def _variant(kind: str, bug: str, message: str, **bug_args) -> Variant:
