@@ -135,3 +135,23 @@ def test_unmatched_normalisation_mistake_reports_row_sums(fake_sandbox):
     softmax = [t for t in result.tests if t.tags[0] == "softmax" and t.visibility == "hidden"]
     assert softmax and all(t.status == "failed" for t in softmax)
     assert all("rows of the weights sum to between" in t.output for t in softmax)
+
+
+def test_two_mistakes_at_once_are_both_named_in_their_own_categories(fake_sandbox):
+    source = (
+        "import numpy as np\n"
+        "def scaled_dot_product_attention(Q, K, V, mask=None):\n"
+        "    s = Q @ np.swapaxes(K, -1, -2) / Q.shape[-1]\n"
+        "    if mask is not None:\n"
+        "        s = np.where(mask, s, 0.0)\n"
+        "    w = np.exp(s - s.max(-1, keepdims=True))\n"
+        "    return (w / w.sum(-1, keepdims=True)) @ V\n")
+    result = grade_source(fake_sandbox, PROBLEM, source)
+    by_category = {}
+    for test in result.tests:
+        if test.status == "failed":
+            by_category.setdefault(test.tags[0], set()).update(
+                tag for tag in test.tags if tag.startswith("diagnosis:"))
+    assert by_category == {"scaling": {"diagnosis:scale_by_d_k"},
+                           "masking": {"diagnosis:mask_fill_zero"}}
+    assert result.score == 6.0
