@@ -279,17 +279,17 @@ VARIANTS = [
 
 RULES = [
     Rule(kind="modifies_inputs", explains=failed_in_category("inputs"), message=inputs.MESSAGE),
-    Rule(kind="fails_with_several_heads", explains=fails_only_with_any("multihead"),
-         message="Your code is right with one head but wrong with several: check that the "
-                 "features are split into contiguous blocks of d_head (reshape to "
-                 "(..., L, H, d_head), then swap L and H), merged back in the same order, and "
-                 "that the scale uses d_head, not d_model."),
     Rule(kind="fails_with_mask", explains=crashes_only_with("masked"),
          message="Your code fails whenever a mask is given: the mask is boolean, broadcastable to "
                  "(..., L, L) and shared by the heads (insert a head axis before using it)."),
     Rule(kind="fails_with_batch_axes", explains=crashes_only_with("batched"),
          message="Your code fails when X has a batch axis: write it for (..., L, d_model) arrays "
                  "and transpose only the last axes (np.swapaxes)."),
+    Rule(kind="fails_with_several_heads", explains=fails_only_with_any("multihead"),
+         message="Your code is right with one head but wrong with several: check that the "
+                 "features are split into contiguous blocks of d_head (reshape to "
+                 "(..., L, H, d_head), then swap L and H), merged back in the same order, and "
+                 "that the scale uses d_head, not d_model."),
 ]
 
 def describe(case: Case, values: list) -> str | None:

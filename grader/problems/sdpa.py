@@ -297,13 +297,14 @@ RULES = [
     Rule(kind="assumes_lq_equals_lk", bug="22", explains=crashes_only_with("cross"),
          message="Your code fails exactly when the query and key lengths differ (Lq != Lk, as in "
                  "cross-attention): take Lk from K.shape[-2], not from Q."),
-    Rule(kind="fails_with_batch_axes", explains=crashes_only_with("batched"),
-         message="Your code fails whenever the inputs have leading batch axes: write it for "
-                 "(..., L, d) arrays (matmul broadcasts; transpose with np.swapaxes(K, -1, -2))."),
     Rule(kind="fails_with_mask", explains=crashes_only_with("masked"),
          message="Your code fails whenever a mask is given: the mask is boolean, broadcastable to "
                  "(..., Lq, Lk); use np.where(mask, scores, -np.inf)."),
+    Rule(kind="fails_with_batch_axes", explains=crashes_only_with("batched"),
+         message="Your code fails whenever the inputs have leading batch axes: write it for "
+                 "(..., L, d) arrays (matmul broadcasts; transpose with np.swapaxes(K, -1, -2))."),
 ]
+
 
 def describe(case: Case, values: list) -> str | None:
     """Signals of the first call of a failing case: the returned weights (or the output, when

@@ -19,6 +19,13 @@ def test_every_problem_has_correct_and_buggy_files_all_with_expectations():
         assert set(submission_names(problem, "bug_")) == set(EXPECTED[problem]), problem
 
 
+@pytest.mark.parametrize("problem", sorted(PROBLEMS))
+def test_every_known_mistake_has_a_submission_file_that_gets_it(problem):
+    catalogue = {entry.kind for entry in PROBLEMS[problem].variants + PROBLEMS[problem].rules}
+    covered = {kind for kind, _ in EXPECTED[problem].values()}
+    assert catalogue == covered
+
+
 @pytest.mark.parametrize("problem, name", CORRECT)
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_correct_styles_get_full_marks(fake_sandbox, problem, name, seed):

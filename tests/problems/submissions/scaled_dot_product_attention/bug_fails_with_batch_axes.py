@@ -1,0 +1,12 @@
+import numpy as np
+
+
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    Lq, d_k = Q.shape  # assumes 2-D inputs
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    scores = scores - scores.max(axis=-1, keepdims=True)
+    weights = np.exp(scores)
+    weights = weights / weights.sum(axis=-1, keepdims=True)
+    return weights @ V
