@@ -64,7 +64,8 @@ def safe_error(text: str) -> str:
     if not lines:
         return "raised an exception"
     last = lines[-1]
-    where = ", ".join(dict.fromkeys(re.findall(r"line \d+", text)))
+    where = ", ".join(ref for ref in dict.fromkeys(re.findall(r"line \d+", text))
+                      if ref not in last)
     if len(_DECIMAL.findall(last)) > 4 or len(_INTEGER.findall(last)) > 12:
         last = last.split(":", 1)[0] + ": (message withheld for a hidden test: it contains numbers)"
     if len(last) > _MAX_ERROR:
@@ -166,7 +167,9 @@ def grade(problem: CodeProblem, item_id: str, points: float, source: str, sandbo
     hidden_points = sum(shares[r.case.name] for r in hidden)
     lines = [
         f"{len(hidden)} hidden tests ran and count towards your score ({hidden_points:.2f} of "
-        f"{points:g} points); {len(results) - len(hidden)} visible examples count for the rest. "
+        f"{points:g} points); {len(results) - len(hidden)} visible "
+        f"{'examples count' if len(results) - len(hidden) != 1 else 'example counts'} for the "
+        "rest. "
         f"Passed {sum(r.passed for r in results)} of {len(results)} tests.",
     ]
     if run.status != "ok":

@@ -87,3 +87,7 @@ def test_broadcasting_errors_keep_their_shapes_for_hidden_tests():
     error = ("ValueError: operands could not be broadcast together with shapes (3,5,7) (3,5) "
              "(line 6 of your code)")
     assert "(3,5,7) (3,5)" in safe_error(error)
+
+
+def test_safe_error_does_not_repeat_a_line_number_already_in_the_message():
+    assert safe_error("ValueError: bad (line 10)") == "ValueError: bad (line 10)"
