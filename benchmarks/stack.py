@@ -13,6 +13,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -76,17 +77,19 @@ def children(pid: int) -> list[int]:
 class Stack:
     """gunicorn + Celery worker(s) + beat + our own Redis + a fresh PostgreSQL database.
 
-    ``settings`` are extra environment variables for every process (e.g. ``SWEEP_AFTER_SECONDS``).
+    ``settings`` are extra environment variables for every process (e.g. ``SWEEP_AFTER_SECONDS``);
+    ``wsgi`` is gunicorn's application (default the product's ``grader.wsgi:app``).
     Use as a context manager; :meth:`close` stops everything and drops the database.
     """
 
     def __init__(self, workdir: Path, *, api_workers: int = 2, api_threads: int = 8,
                  worker_concurrency: int = 2, settings: dict[str, Any] | None = None,
-                 database_url: str | None = None):
+                 database_url: str | None = None, wsgi: str = "grader.wsgi:app"):
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.api_workers, self.api_threads = api_workers, api_threads
         self.worker_concurrency = worker_concurrency
+        self.wsgi = wsgi
         self.redis_port = free_port()
         self.api_port = free_port()
         self._own_database = database_url is None
@@ -105,6 +108,10 @@ class Stack:
         }
         self.base = f"http://127.0.0.1:{self.api_port}"
         self._key: str | None = None
+        self._key_lock = threading.Lock()
+        self._commands: dict[str, list[str]] = {}
+        self.restarts: list[tuple[str, int | None]] = []  # (name, exit code) restarted by supervise
+        self._supervising = threading.Event()
 
     # -- processes --------------------------------------------------------------------------
     def _start(self, name: str, cmd: list[str]) -> subprocess.Popen:
@@ -112,7 +119,25 @@ class Stack:
         proc = subprocess.Popen(cmd, env=self.env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
                                 start_new_session=True)
         self.procs[name] = proc
+        self._commands[name] = cmd
         return proc
+
+    def supervise(self, names: tuple[str, ...] = ("worker", "worker1", "beat"),
+                  every: float = 0.5) -> None:
+        """Restart any of ``names`` that exits on its own, as docker-compose's
+        ``restart: unless-stopped`` does (a process stopped by :meth:`stop` is not restarted)."""
+        self._supervising.set()
+
+        def loop():
+            while self._supervising.is_set():
+                for name in names:
+                    proc = self.procs.get(name)
+                    if proc is not None and proc.poll() is not None and self._supervising.is_set():
+                        self.restarts.append((name, proc.returncode))
+                        self._start(name, self._commands[name])
+                time.sleep(every)
+
+        threading.Thread(target=loop, name="supervise", daemon=True).start()
 
     def stop(self, name: str, sig: int = signal.SIGTERM, timeout: float = 20.0) -> None:
         """Send ``sig`` to the process group of ``name`` and wait; SIGKILL after ``timeout``."""
@@ -155,7 +180,7 @@ class Stack:
         proc = self._start("api", [str(BIN / "gunicorn"), "--workers", str(self.api_workers),
                                    "--threads", str(self.api_threads), "--bind",
                                    f"127.0.0.1:{self.api_port}", "--graceful-timeout", "5",
-                                   "grader.wsgi:app"])
+                                   self.wsgi])
         self.wait_api(timeout)
         return proc
 
@@ -208,6 +233,10 @@ class Stack:
     # -- API access ---------------------------------------------------------------------------
     def api_key(self) -> str:
         """An instructor key of a course (created directly in the store on first call)."""
+        with self._key_lock:
+            return self._make_key()
+
+    def _make_key(self) -> str:
         if self._key is None:
             from grader.store import Store
 
@@ -231,6 +260,7 @@ class Stack:
         return f"{self.base}/api/v1/assignments/{assignment}/submissions"
 
     def close(self) -> None:
+        self._supervising.clear()
         for name in list(self.procs):
             self.stop(name)
         if self._own_database:
