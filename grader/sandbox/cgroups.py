@@ -47,6 +47,7 @@ class SlotCgroup:
 
     @property
     def procs_files(self) -> list[str]:
+        """The ``cgroup.procs`` files a process writes its pid into to join the slot."""
         return [str(directory / "cgroup.procs") for directory in self.dirs]
 
     def set_limits(self, memory_bytes: int, pids: int) -> None:

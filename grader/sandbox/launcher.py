@@ -95,6 +95,7 @@ class SlotLock:
         raise RuntimeError("no free sandbox slot")
 
     def release(self) -> None:
+        """Give the slot back (closing the lock file releases the ``flock``)."""
         self._handle.close()
 
 
@@ -106,12 +107,14 @@ class DevLauncher:
     uid = None
 
     def command(self, control_fd: int) -> list[str]:
+        """argv of the bare server: the real interpreter, isolated mode (``-I -S``)."""
         here = Path(__file__).resolve().parent
         site = numpy_dirs()[0].parent
         return [interpreter(), "-I", "-S", str(here / "server.py"), "--control-fd", str(control_fd),
                 "--path", str(site), "--path", str(here)]
 
     def start(self) -> Started:
+        """Spawn the bare server with an empty environment; it inherits only the control socket."""
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         errors = _error_file()
         try:
@@ -207,6 +210,8 @@ class BwrapLauncher:
         return ["/bin/sh", "-c", join, "sh", *self.cgroup.procs_files, "--", *bwrap]
 
     def start(self) -> Started:
+        """Spawn the isolated server; it inherits only the control socket, the compiled seccomp
+        program and bwrap's info pipe (read here for the sandbox's PID 1)."""
         from grader.sandbox import seccomp_policy
 
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)

@@ -101,6 +101,7 @@ class ModuleGuard:
         self._saved = [(module.__dict__, dict(module.__dict__)) for module in modules]
 
     def restore(self) -> None:
+        """Put back every snapshotted namespace that the learner's code changed."""
         for namespace, saved in self._saved:
             if namespace.keys() != saved.keys() or any(namespace[k] is not v for k, v in saved.items()):
                 namespace.clear()

@@ -280,6 +280,7 @@ class FrameReader:
         self.total = 0
 
     def feed(self, data: bytes) -> list[tuple[bytes, bytes]]:
+        """Append ``data``; return the frames it completed. Raises :class:`WireError`."""
         self.total += len(data)
         if self.total > self._max_total:
             raise WireError(f"more than {self._max_total} bytes of results")
@@ -299,6 +300,7 @@ class FrameReader:
         return frames
 
     def finish(self) -> None:
+        """Call at end of stream; raises :class:`WireError` if a frame was cut off."""
         if self._buffer:
             raise WireError("stream ended inside a frame")
 
