@@ -1,10 +1,10 @@
-"""The seccomp deny-list loaded (by bubblewrap, before the sandbox's first program runs) into every
-sandboxed process.
+"""The seccomp deny-list loaded by the sandbox's server (``confine.py``, before it imports anything
+or accepts a job) and inherited by every process a job starts.
 
 A deny-list, following ../shared/reference/sandbox.md ("made every ctypes system-call attack fail
 with EPERM"): tracing and cross-process memory access, every mount and namespace call, BPF,
 perf, io_uring, keyrings, kernel modules and other administrative calls, System V IPC and POSIX
-message queues (they would outlive a job), sockets other than
+message queues (they would outlive a job), executing any program, sockets other than
 ``AF_UNIX``, and the terminal-injection ioctls ``TIOCSTI``/``TIOCLINUX`` (CVE-2017-5226 class).
 ``clone`` with any namespace flag is refused; ``clone3`` returns ``ENOSYS`` so the C library
 falls back to ``clone``, whose flags the filter can inspect. System calls of other
@@ -28,6 +28,9 @@ DENIED = (
     "fanotify_init", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
     "iopl", "ioperm", "vhangup", "setdomainname", "sethostname", "uselib", "nfsservctl",
     "landlock_create_ruleset", "memfd_secret",
+    # No program is ever executed after the server starts (the filter is loaded by the server
+    # itself, after its own exec): no shells, no setuid or other binaries, no fresh interpreters.
+    "execve", "execveat",
     # System V IPC and POSIX message queues: objects that would outlive a job in the slot's IPC
     # namespace and could carry one job's inputs to the next.
     "shmget", "shmat", "shmdt", "shmctl", "semget", "semop", "semtimedop", "semctl",

@@ -4,8 +4,8 @@ learner code is graded (fail closed: a non-empty problem list means "do not grad
 It plants canaries outside the sandbox (a world-readable file in the host's /tmp, an environment
 variable in this process, set *before* a fresh server is started so that inheritance would show),
 then runs a probe submission that tries to reach them, to connect to Redis and PostgreSQL on
-127.0.0.1, and reports its uid, capabilities, seccomp mode, no-new-privs flag, visible processes
-and user-namespace mapping. The probe only
+127.0.0.1, and reports its uid, capabilities, seccomp mode, no-new-privs flag, visible processes,
+user-namespace mapping, and whether it can execute a program. The probe only
 returns integers; every judgement is made here.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from grader.sandbox.api import Call, Limits
 CHECKS = (
     "uid", "euid", "network_redis", "network_postgres", "network_outside", "canary_file",
     "canary_env", "canary_proc1_environ", "project_file", "shadow", "cap_eff", "cap_bnd",
-    "seccomp", "no_new_privs", "visible_processes", "uid_map_size",
+    "seccomp", "no_new_privs", "visible_processes", "uid_map_size", "exec",
 )
 
 PROBE = '''
@@ -65,6 +65,14 @@ def _uid_map_size():
     except (OSError, ValueError, IndexError):
         return -1
 
+def _can_exec():
+    try:
+        import subprocess
+        subprocess.run(["/usr/bin/setpriv", "--version"], capture_output=True, timeout=2)
+        return 1
+    except Exception:
+        return 0
+
 def probe():
     return (
         os.getuid(), os.geteuid(),
@@ -75,7 +83,7 @@ def probe():
         _readable(PROJECT_FILE), _readable("/etc/shadow"),
         _status("CapEff"), _status("CapBnd"), _status("Seccomp"), _status("NoNewPrivs"),
         len([p for p in os.listdir("/proc") if p.isdigit()]),
-        _uid_map_size(),
+        _uid_map_size(), _can_exec(),
     )
 '''
 
@@ -134,6 +142,8 @@ def self_test(sandbox) -> list[str]:
     if report["visible_processes"] > 3:
         problems.append(f"sandboxed code sees {report['visible_processes']} processes "
                         "(no private PID namespace)")
+    if report["exec"]:
+        problems.append("sandboxed code can execute programs")
     if report["uid_map_size"] != 1:
         problems.append("sandboxed code is not in a user namespace mapping only its own uid")
     return problems
