@@ -86,3 +86,13 @@ def register_tasks(app: Celery) -> None:
         if getattr(sender, "app", None) is not app:
             return
         check_sandbox(config)  # raises -> the worker does not start
+
+    @signals.worker_process_init.connect(weak=False)
+    def _warm_sandbox(**_kwargs):
+        """Start this pool process's sandbox before its first job (one warm pre-forked server
+        per process, kept across jobs). A failure here is logged; jobs then fail as
+        infrastructure faults, never as zeros."""
+        try:
+            service().sandbox
+        except Exception:
+            log.exception("could not start the sandbox in this worker process")
