@@ -1,0 +1,1 @@
+"""Benchmarks of the grading service in production mode (scripts, not tests); see each module."""

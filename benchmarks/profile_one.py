@@ -1,0 +1,191 @@
+"""Where the time of one graded submission goes, across API, queue, worker, sandbox and store.
+
+Two views, on the production stack (see :mod:`benchmarks.stack`):
+
+1. Phases, from timestamps (``--samples`` submissions, one at a time, client polling every 5 ms):
+   API intake (POST round trip), queue (stored -> a worker starts it), grading (start -> stored
+   result) split into the item's own execution (sandbox run + checks, the item's
+   ``execution_time``) and the rest (store transitions, orchestration), and reading the result
+   (stored -> the client has it).
+2. cProfile of the same work in this process: the API's POST and GET handlers (Flask test client on
+   the stack's store and broker), and ``GradingService.grade`` (the worker's job, with its own warm
+   sandbox), top functions by cumulative time.
+
+    .venv/bin/python benchmarks/profile_one.py [--samples 30] [--top 18]
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import os
+import pstats
+import statistics
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.common import numpy_import_seconds, sdpa_submission, table  # noqa: E402
+from benchmarks.stack import Stack  # noqa: E402
+
+
+def _ts(value: str) -> float:
+    return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+
+
+def phases(stack: Stack, samples: int) -> list[dict]:
+    session = stack.session()
+    body = sdpa_submission("profile")
+    rows = []
+    for _ in range(samples + 3):
+        t0 = time.time()
+        resp = session.post(stack.submissions_url(), json=body, timeout=30)
+        t1 = time.time()
+        url = stack.base + resp.headers["Location"]
+        while (data := session.get(url, timeout=30).json())["status"] not in ("graded", "failed"):
+            time.sleep(0.005)
+        t2 = time.time()
+        received, started, finished = (_ts(data[k]) for k in ("received_at", "started_at",
+                                                             "finished_at"))
+        item = data["items"][0]
+        execution = item.get("extra_data", {}).get("execution_time", float("nan"))
+        rows.append({"api intake (POST round trip)": t1 - t0,
+                     "queue (stored -> worker starts)": started - received,
+                     "grading: item execution (sandbox + checks)": execution,
+                     "grading: rest (store, orchestration)": finished - started - execution,
+                     "result read (stored -> client has it)": t2 - finished,
+                     "total (POST sent -> result received)": t2 - t0})
+    return rows[3:]  # the first ones warm the sandbox
+
+
+#: process role by a substring of its command line (first match wins)
+ROLES = (("gunicorn", "api (gunicorn)"), ("bwrap", "sandbox"), ("server.py --control-fd", "sandbox"),
+         ("grader worker", "worker (celery)"), ("celery", "worker (celery)"),
+         ("postgres", "postgresql"), ("redis-server", "redis"))
+
+
+def cpu_by_role(own_pid: int) -> dict[str, float]:
+    """CPU seconds (user + system, including reaped children) of every process, by role."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    totals: dict[str, float] = {}
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        role = "load generator (this process)" if int(proc.name) == own_pid else next(
+            (name for key, name in ROLES if key in cmdline), None)
+        if role is None:
+            continue
+        utime, stime, cutime, cstime = (int(v) for v in fields[11:15])
+        totals[role] = totals.get(role, 0.0) + (utime + stime + cutime + cstime) / ticks
+    return totals
+
+
+def cpu_per_submission(stack: Stack, clients: int, duration: float) -> list[list]:
+    """Rows: role, CPU ms per graded submission, share, while ``clients`` closed-loop clients
+    post and long-poll for ``duration`` s."""
+    from benchmarks.e2e_bench import run_level
+
+    before = cpu_by_role(os.getpid())
+    result = run_level(stack, clients, duration, "long", 0.0)
+    after = cpu_by_role(os.getpid())
+    graded = result["n"]
+    spent = {role: after.get(role, 0.0) - before.get(role, 0.0) for role in after}
+    total = sum(v for v in spent.values() if v > 0)
+    rows = [[role, seconds / graded * 1e3, f"{seconds / total:.0%}"]
+            for role, seconds in sorted(spent.items(), key=lambda kv: -kv[1]) if seconds > 0]
+    rows.append(["all", total / graded * 1e3, "100%"])
+    rows.append([f"({graded} graded in {duration:g} s = {graded / duration:.1f}/s; "
+                 f"2 cores = {2000 * duration / graded:.0f} CPU ms available per submission)", "", ""])
+    return rows
+
+
+def profile_call(fn, repeat: int, top: int, title: str) -> str:
+    profiler = cProfile.Profile()
+    for _ in range(repeat):
+        profiler.enable()
+        fn()
+        profiler.disable()
+    out = io.StringIO()
+    stats = pstats.Stats(profiler, stream=out).strip_dirs().sort_stats("cumulative")
+    stats.print_stats(top)
+    return f"== {title} ({repeat} calls) ==\n" + _trim(out.getvalue())
+
+
+def _trim(report: str) -> str:
+    lines = report.splitlines()
+    start = next((i for i, line in enumerate(lines) if "ncalls" in line), 0)
+    return "\n".join(lines[start:])
+
+
+def in_process_profiles(stack: Stack, repeat: int, top: int) -> str:
+    os.environ.update({k: v for k, v in stack.env.items() if k != "PATH"})
+    from grader.app import create_app
+    from grader.runtime import build_service
+
+    app = create_app()
+    client = app.test_client()
+    client.environ_base["HTTP_AUTHORIZATION"] = f"Bearer {stack.api_key()}"
+    body = sdpa_submission("profile-inproc")
+    url = stack.submissions_url().replace(stack.base, "")
+    posted = []
+
+    def post():
+        posted.append(client.post(url, json=body).headers["Location"])
+
+    def get():
+        client.get(posted[-1])
+
+    reports = [profile_call(post, repeat, top, "API: POST /submissions (store + enqueue)"),
+               profile_call(get, repeat, top, "API: GET /submissions/<id>")]
+    service = build_service(app.config["GRADER"])
+    store = service.store
+    ids = [store.create_submission("attention-basics", "profile-svc", body["responses"],
+                                   course_id=_course(store))[0].id for _ in range(repeat + 2)]
+    for sid in ids[:2]:
+        service.grade(sid)  # warm the sandbox
+    queue = iter(ids[2:])
+    reports.append(profile_call(lambda: service.grade(next(queue)), repeat, top,
+                                "worker: GradingService.grade (sandbox + checks + store)"))
+    service.close()
+    return "\n\n".join(reports)
+
+
+def _course(store) -> str:
+    return store.courses.list_courses()[0].id
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--samples", type=int, default=30)
+    parser.add_argument("--top", type=int, default=18)
+    parser.add_argument("--wsgi", default="grader.wsgi:app")
+    args = parser.parse_args(argv)
+    baseline = numpy_import_seconds()
+    with Stack(Path(tempfile.mkdtemp(prefix="profile-")), wsgi=args.wsgi) as stack:
+        stack.start_all(workers=1)
+        rows = phases(stack, args.samples)
+        names = list(rows[0])
+        print(table(["phase", "median ms", "p90 ms", "share of total", "/ numpy import"],
+                    [[n, statistics.median(r[n] for r in rows) * 1e3,
+                      sorted(r[n] for r in rows)[int(0.9 * (len(rows) - 1))] * 1e3,
+                      f"{statistics.median(r[n] for r in rows) / statistics.median(r[names[-1]] for r in rows):.0%}",
+                      statistics.median(r[n] for r in rows) / baseline] for n in names]))
+        print(f"\n({args.samples} submissions one at a time; numpy import {baseline * 1e3:.1f} ms)\n")
+        print(table(["process role", "CPU ms per graded submission", "share"],
+                    cpu_per_submission(stack, 10, 10.0)))
+        print()
+        print(in_process_profiles(stack, 20, args.top))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
