@@ -188,9 +188,17 @@ def instrument_sandbox(sandbox):
     return sandbox if isinstance(sandbox, InstrumentedSandbox) else InstrumentedSandbox(sandbox)
 
 
+_celery_instrumented = False
+
+
 def instrument_celery(celery_app) -> None:
     """JSON logs in Celery processes, with the task id and the submission id bound while a
-    ``grade_submission`` task runs."""
+    ``grade_submission`` task runs. Celery's signals are process-wide, so this connects once per
+    process however many Celery apps are built."""
+    global _celery_instrumented
+    if _celery_instrumented:
+        return
+    _celery_instrumented = True
     from celery import signals
 
     @signals.setup_logging.connect(weak=False)

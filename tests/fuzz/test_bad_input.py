@@ -150,6 +150,7 @@ def rubric(rubric_id, criteria):
             "max_points": float(sum(c["points"] for c in criteria)), "criteria": criteria}
 
 
+@pytest.mark.slow
 def test_catastrophic_regular_expression_is_refused_or_bounded(served):
     base, session = served
     document = rubric("redos", [{"id": "c1", "description": "evil", "points": 1,
@@ -169,6 +170,7 @@ def test_catastrophic_regular_expression_is_refused_or_bounded(served):
     assert max(probes, default=0) < 2.0, f"/healthz took up to {max(probes):.1f} s meanwhile"
 
 
+@pytest.mark.slow
 def test_rubric_with_10000_criteria_is_refused_or_bounded(served):
     base, session = served
     criteria = [{"id": f"c{i}", "description": f"mentions word{i}", "points": 1,

@@ -15,6 +15,8 @@ from schemathesis.checks import (content_type_conformance, not_a_server_error,
                                  response_headers_conformance, response_schema_conformance,
                                  status_code_conformance)
 
+pytestmark = pytest.mark.slow
+
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "15"))
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
           response_headers_conformance, response_schema_conformance]
