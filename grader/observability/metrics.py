@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import logging
 import os
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from typing import Any, Iterable
 
@@ -153,7 +154,7 @@ class QueueCollector:
         queue = self.config.get("CELERY_QUEUE", "grading")
         depth = GaugeMetricFamily("grader_queue_depth", "Grading jobs waiting", labels=["queue"])
         pool = getattr(self.dispatcher, "pool", None)
-        if pool is not None:  # InlineDispatcher: a ThreadPoolExecutor
+        if isinstance(pool, ThreadPoolExecutor):  # InlineDispatcher
             depth.add_metric(["inline"], pool._work_queue.qsize())
             yield depth
             return
