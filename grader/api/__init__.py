@@ -39,6 +39,12 @@ def _check_content_type():
     return None
 
 
+def _too_deep(_error: RecursionError):
+    """JSON nested deeper than the parser's recursion limit (the only unbounded recursion a
+    request can drive) is the client's fault, not a 500."""
+    return error_response(400, "invalid_json", "The JSON body is nested too deeply.", None)
+
+
 def register_api(app: Flask) -> Api:
     app.config.setdefault("API_TITLE", "Attention grader")
     app.config.setdefault("API_VERSION", "v1")
@@ -55,6 +61,7 @@ def register_api(app: Flask) -> Api:
         api.register_blueprint(module.blp)
     app.register_error_handler(ApiError, handle_api_error)
     app.register_error_handler(HTTPException, handle_http_exception)
+    app.register_error_handler(RecursionError, _too_deep)
     app.before_request(authenticate)
     app.before_request(_check_content_type)
     return api

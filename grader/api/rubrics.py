@@ -24,14 +24,15 @@ RUBRIC_BODY = {"content": {
 
 class TrialResponseSchema(Schema):
     text = fields.String(required=True, validate=validate.Length(max=100_000))
-    mark = fields.Float(required=True)
+    mark = fields.Float(required=True, validate=validate.Range(min=0, max=1e6))
     id = fields.Raw(load_default=None)
 
 
 class TrialSchema(Schema):
     responses = fields.List(fields.Nested(TrialResponseSchema), required=True,
                             validate=validate.Length(min=1, max=5000))
-    max_mark = fields.Float(load_default=None, validate=validate.Range(min=0, min_inclusive=False))
+    max_mark = fields.Float(load_default=None,
+                            validate=validate.Range(min=0, max=1e6, min_inclusive=False))
     version = fields.Integer(load_default=None)
 
 
