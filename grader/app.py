@@ -6,11 +6,12 @@ import logging
 from datetime import timedelta
 from typing import Any
 
-from flask import Flask, jsonify
+from flask import Flask
 
-from grader.api import register_api
+from grader.api import ratelimit, register_api
 from grader.api.state import AppState
 from grader.bootstrap import bootstrap_local_course
+from grader.observability import init_app as init_observability
 from grader.config import grading_is_inline, load_config
 from grader.queue import make_dispatcher
 from grader.runtime import build_service, make_catalog
@@ -40,10 +41,8 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     app.extensions["grader"] = AppState(config=config, store=store, catalog=content,
                                         dispatcher=dispatcher)
     register_api(app)
-
-    @app.get("/healthz")
-    def healthz():
-        return jsonify({"status": "ok"})
+    ratelimit.init_app(app)
+    init_observability(app)
 
     if grading_is_inline(config):
         bootstrap_local_course(store, config)

@@ -34,9 +34,10 @@ def make_catalog(config: Mapping[str, Any], store: Store | None) -> Catalog:
 def make_sandbox(config: Mapping[str, Any]):
     """A sandbox in the configured mode. Raises :class:`grader.sandbox.SandboxUnavailable` when
     isolation cannot be established (fail closed)."""
+    from grader.observability import instrument_sandbox
     from grader.sandbox import get_sandbox
 
-    return get_sandbox(config["SANDBOX_MODE"])
+    return instrument_sandbox(get_sandbox(config["SANDBOX_MODE"]))
 
 
 def check_sandbox(config: Mapping[str, Any]) -> None:
@@ -58,6 +59,7 @@ def build_service(config: Mapping[str, Any], store: Store | None = None,
     """A grading service over ``config``'s store and content. Final submissions are announced by
     webhook: ``schedule_webhook(delivery_id)`` hands each delivery to its sender."""
     from grader.notify import Notifier
+    from grader.observability import instrument_service
 
     if store is None:
         store = Store(config["DATABASE_URL"])
@@ -65,13 +67,13 @@ def build_service(config: Mapping[str, Any], store: Store | None = None,
     catalog = make_catalog(config, store)
     notifier = Notifier(store, catalog, schedule_webhook or (lambda _delivery_id: None),
                         backoff_base=config["WEBHOOK_BACKOFF_SECONDS"])
-    service = GradingService(
+    service = instrument_service(GradingService(
         store=store,
         catalog=catalog,
         secret=config["GRADER_SECRET_KEY"],
         sandbox_factory=partial(make_sandbox, config),
         max_attempts=config["MAX_GRADING_ATTEMPTS"],
         notify=notifier.submission_final,
-    )
+    ))
     service.notifier = notifier
     return service

@@ -34,6 +34,9 @@ def make_celery(config: Mapping[str, Any] | None = None) -> Celery:
         broker_transport_options={"visibility_timeout": 600},
         broker_connection_retry_on_startup=True,
         worker_hijack_root_logger=False,
+        # Redis restarted while jobs were unacknowledged: cancel them (they are redelivered)
+        # instead of letting the worker die on the lost connection.
+        worker_cancel_long_running_tasks_on_connection_loss=True,
         beat_schedule={
             "sweep-stale-submissions": {
                 "task": "workers.tasks.sweep",
@@ -43,8 +46,10 @@ def make_celery(config: Mapping[str, Any] | None = None) -> Celery:
         },
     )
     app.conf.grader_config = config
+    from grader.observability import instrument_celery
     from workers.tasks import register_tasks
 
+    instrument_celery(app)
     register_tasks(app)
     return app
 

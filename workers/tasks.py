@@ -11,6 +11,7 @@ import random
 from datetime import timedelta
 
 from celery import Celery, signals
+from sqlalchemy.exc import InterfaceError, OperationalError
 
 from grader.runtime import build_service, check_sandbox
 from grader.store.models import utcnow
@@ -42,7 +43,10 @@ def register_tasks(app: Celery) -> None:
     def grade_submission(task, submission_id: str) -> dict:
         """Grade one stored submission; infrastructure faults are retried with backoff and
         jitter, then marked failed by the service after ``MAX_GRADING_ATTEMPTS``."""
-        outcome = service().grade(submission_id)
+        try:
+            outcome = service().grade(submission_id)
+        except (OperationalError, InterfaceError) as exc:  # the store is down: try again later
+            raise task.retry(exc=exc, countdown=min(60, 2 ** task.request.retries) + random.random())
         if outcome.action == "retry":
             countdown = min(60, 2 ** task.request.retries) + random.random()
             raise task.retry(countdown=countdown)

@@ -129,9 +129,16 @@ class GradingService:
     def grade(self, submission_id: str) -> Outcome:
         """Grade ``submission_id`` once. Idempotent: a final submission is left as it is, and of two
         concurrent runs only the first to finish stores its result."""
-        if not self.store.start(submission_id):
+        submission = self.store.start(submission_id)
+        if submission is None:
             return Outcome("skipped", reason="already final")
-        submission = self.store.get(submission_id)
+        if submission.attempts > self.max_attempts + 1:
+            # a job that hangs or kills its worker every time: stop redelivering it
+            reason = (f"grading did not complete in {submission.attempts - 1} attempts (the "
+                      "run hung or its worker died each time)")
+            self.store.fail(submission_id, reason)
+            self._notify(submission_id)
+            return Outcome("failed", reason=reason)
         assignment = self.catalog.get(submission.course_id, submission.assignment_id,
                                       submission.assignment_version or None)
         try:

@@ -20,6 +20,7 @@ from typing import Any, Callable, Mapping
 
 import requests
 
+from grader.observability import metrics
 from grader.store.models import utcnow
 
 log = logging.getLogger(__name__)
@@ -154,6 +155,8 @@ class Notifier:
             if next_at > give_up_at:
                 next_at, delay = None, None
         self.store.webhooks.record_attempt(delivery.id, delivered, status_code, error, next_at)
+        metrics.record_webhook_delivery(
+            "delivered" if delivered else "failed" if next_at is not None else "gave_up")
         if not delivered:
             log.warning("webhook %s to %s failed (%s); next try in %s s", delivery.id,
                         delivery.url, error, None if delay is None else round(delay, 1))

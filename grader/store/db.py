@@ -146,18 +146,19 @@ class Store:
             )
             return result.rowcount == 1
 
-    def start(self, submission_id: str) -> bool:
-        """``queued|running -> running``; False when already final (graded or failed).
+    def start(self, submission_id: str) -> Submission | None:
+        """``queued|running -> running`` (counting the attempt) and return the row, in one
+        ``UPDATE ... RETURNING``; ``None`` when already final (graded or failed).
 
         ``running`` is accepted so that a job redelivered after its worker died can take over.
         """
         with self.sessions.begin() as session:
-            result = session.execute(
+            return session.scalars(
                 update(Submission)
                 .where(Submission.id == submission_id, Submission.status.in_(["queued", "running"]))
                 .values(status="running", started_at=utcnow(), attempts=Submission.attempts + 1)
-            )
-            return result.rowcount == 1
+                .returning(Submission)
+            ).one_or_none()
 
     def finish(self, submission_id: str, score: float, max_score: float, results: list,
                versions: dict | None = None) -> bool:

@@ -26,7 +26,6 @@ def make_stack(tmp_path, redis_url, postgres_url):
 
     def make(**kwargs):
         kwargs.setdefault("settings", DRILL_SETTINGS)
-        kwargs.setdefault("wsgi", "tests.drills.observed_wsgi:app")
         stack = Stack(tmp_path / f"stack{len(stacks)}", **kwargs)
         stacks.append(stack)
         return stack

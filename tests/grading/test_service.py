@@ -106,3 +106,14 @@ def test_seed_is_secret_dependent_and_per_submission():
     assert submission_seed("s", "id1") != submission_seed("s", "id2")
     assert submission_seed("s", "id1") != submission_seed("t", "id1")
     assert 0 <= submission_seed("s", "id1") < 2 ** 64
+
+
+def test_a_job_that_never_completes_is_failed_not_redelivered_forever(service, kind):
+    sub, _ = service.store.create_submission("a", "l", {"q1": {"text": "abc"}})
+    for _ in range(service.max_attempts + 1):  # each start is a redelivery of a job that died
+        assert service.store.start(sub.id) is not None
+    outcome = service.grade(sub.id)
+    got = service.store.get(sub.id)
+    assert (outcome.action, got.status, got.score) == ("failed", "failed", None)
+    assert "did not complete" in got.failure_reason
+    assert kind.calls == 0

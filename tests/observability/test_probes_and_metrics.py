@@ -6,7 +6,7 @@ import logging
 import pytest
 from prometheus_client import REGISTRY
 
-from grader.observability import InstrumentedSandbox, init_app, instrument_service, metrics
+from grader.observability import InstrumentedSandbox, metrics
 from grader.observability.health import SandboxCheck
 from grader.observability.logs import configure_logging
 from grader.sandbox.api import RunResult
@@ -17,8 +17,9 @@ SUBMIT = "/api/v1/assignments/attention-basics/submissions"
 
 @pytest.fixture
 def obs_app(app):
-    init_app(app, configure_logs=False)
-    instrument_service(app.extensions["grader"].dispatcher.service)
+    """create_app wires the probes, metrics and the instrumented grading service."""
+    assert "observability" in app.extensions
+    assert getattr(app.extensions["grader"].dispatcher.service.grade, "_instrumented", False)
     return app
 
 
@@ -67,7 +68,6 @@ def test_readyz_is_503_when_the_broker_is_unreachable(embedded_config):
 
     app = create_app({**embedded_config, "CELERY_BROKER_URL": f"redis://127.0.0.1:{free_port()}/0",
                       "READY_CHECK_SANDBOX": "0"})
-    init_app(app, configure_logs=False)
     resp = app.test_client().get("/readyz")
     body = resp.get_json()
     assert resp.status_code == 503
