@@ -202,10 +202,12 @@ class SubmissionById(MethodView):
         submission = get_own_submission(principal, submission_id)
         wait = min(args.get("wait", 0.0), state().config["LONG_POLL_MAX_SECONDS"])
         deadline = time.monotonic() + wait
-        delay = 0.05
-        while submission.status not in FINAL and time.monotonic() < deadline:
+        delay, status = 0.02, submission.status
+        while status not in FINAL and time.monotonic() < deadline:
             time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
-            delay = min(delay * 1.5, 0.5)
+            delay = min(delay * 1.5, 0.25)
+            status = state().store.status(submission_id)
+        if status != submission.status:
             submission = state().store.get(submission_id)
         return submission_view(submission)
 

@@ -89,6 +89,7 @@ class Outcome:
     action: str
     score: float | None = None
     reason: str = ""
+    received_at: Any = None  # when the submission was received (for the latency metric)
 
 
 class GradingService:
@@ -137,7 +138,7 @@ class GradingService:
             reason = (f"grading did not complete in {submission.attempts - 1} attempts (the "
                       "run hung or its worker died each time)")
             self.store.fail(submission_id, reason)
-            self._notify(submission_id)
+            self._notify(submission)
             return Outcome("failed", reason=reason)
         assignment = self.catalog.get(submission.course_id, submission.assignment_id,
                                       submission.assignment_version or None)
@@ -157,8 +158,8 @@ class GradingService:
         if not self.store.finish(submission_id, score, max_score, [r.to_dict() for r in results],
                                  versions=scored_versions(assignment, results)):
             return Outcome("skipped", reason="another run stored the result first")
-        self._notify(submission_id)
-        return Outcome("graded", score=score)
+        self._notify(submission, assignment)
+        return Outcome("graded", score=score, received_at=submission.received_at)
 
     def _infrastructure_fault(self, submission, reason: str) -> Outcome:
         if submission.attempts < self.max_attempts:
@@ -166,15 +167,20 @@ class GradingService:
             return Outcome("retry", reason=reason)
         self.store.fail(submission.id, f"infrastructure fault after {submission.attempts} "
                                        f"attempt(s): {reason}")
-        self._notify(submission.id)
+        self._notify(submission)
         return Outcome("failed", reason=reason)
 
-    def _notify(self, submission_id: str) -> None:
-        if self.notify is not None:
+    def _notify(self, submission, assignment: Assignment | None = None) -> None:
+        """Announce a final submission when it or its assignment has a callback URL."""
+        if assignment is None:
+            assignment = self.catalog.get(submission.course_id, submission.assignment_id,
+                                          submission.assignment_version or None)
+        wanted = submission.callback_url or (assignment is not None and assignment.callback_url)
+        if self.notify is not None and wanted:
             try:
-                self.notify(submission_id)
+                self.notify(submission.id)
             except Exception:  # a notification fault must never undo a stored grade
-                log.exception("notification for %s failed", submission_id)
+                log.exception("notification for %s failed", submission.id)
 
 
 class _LazySandbox:

@@ -16,6 +16,7 @@ import functools
 import logging
 import os
 import time
+from datetime import datetime, timezone
 from typing import Any
 
 from flask import Flask, Response, g, request
@@ -143,12 +144,9 @@ def instrument_service(service):
                          extra={"outcome": outcome.action, "score": outcome.score,
                                 "reason": outcome.reason or None,
                                 "duration_ms": round(seconds * 1e3, 2)})
-            if outcome.action == "graded":
-                try:
-                    stored = service.store.get(submission_id)
-                    metrics.observe_submission_latency(stored.received_at, stored.finished_at)
-                except Exception:  # a metric must never fail a grading run
-                    run_log.warning("latency metric unavailable", exc_info=True)
+            if outcome.action == "graded" and outcome.received_at is not None:
+                metrics.observe_submission_latency(outcome.received_at,
+                                                   datetime.now(timezone.utc))
             return outcome
 
     instrumented._instrumented = True

@@ -3,18 +3,26 @@ from __future__ import annotations
 
 import re
 import secrets
+import time
 
 from sqlalchemy import select, update
 
-from grader.auth.keys import ROLES, Principal, digest_matches, generate_key, parse_key
+from grader.auth.keys import (ROLES, Principal, digest_matches, generate_key, hash_secret,
+                              parse_key)
 from grader.store.models import ApiKey, Course
 
 COURSE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 
 
+#: Seconds a successful key lookup is reused by this process (a revocation made in another
+#: process takes effect within this time).
+AUTH_CACHE_SECONDS = 10.0
+
+
 class CourseRepository:
     def __init__(self, sessions):
         self.sessions = sessions
+        self._principals: dict[str, tuple[Principal, float]] = {}
 
     def create_course(self, course_id: str, name: str) -> Course:
         """Create a course with a fresh webhook-signing secret. ``ValueError`` if the id is
@@ -55,12 +63,26 @@ class CourseRepository:
             return list(session.execute(query.order_by(ApiKey.created_at)).scalars())
 
     def revoke_key(self, key_id: str) -> bool:
+        self._principals.clear()
         with self.sessions.begin() as session:
             return session.execute(update(ApiKey).where(ApiKey.id == key_id)
                                    .values(revoked=True)).rowcount == 1
 
     def authenticate(self, plaintext: str) -> Principal | None:
-        """The principal of a valid, unrevoked key, else ``None`` (same work either way)."""
+        """The principal of a valid, unrevoked key, else ``None`` (same work either way).
+        Valid keys are remembered for :data:`AUTH_CACHE_SECONDS`, keyed by their SHA-256."""
+        digest = hash_secret(plaintext)
+        cached = self._principals.get(digest)
+        if cached is not None and cached[1] > time.monotonic():
+            return cached[0]
+        principal = self._lookup(plaintext)
+        if principal is not None:
+            if len(self._principals) > 10_000:
+                self._principals.clear()
+            self._principals[digest] = (principal, time.monotonic() + AUTH_CACHE_SECONDS)
+        return principal
+
+    def _lookup(self, plaintext: str) -> Principal | None:
         key_id = parse_key(plaintext)
         row = None
         if key_id is not None:

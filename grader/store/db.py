@@ -132,6 +132,12 @@ class Store:
             return session.execute(delete(IdempotencyRecord).where(
                 IdempotencyRecord.created_at < utcnow() - older_than)).rowcount
 
+    def status(self, submission_id: str) -> str | None:
+        """Only the status column (cheap enough to poll)."""
+        with self.sessions() as session:
+            return session.execute(select(Submission.status).where(
+                Submission.id == submission_id)).scalar_one_or_none()
+
     def get(self, submission_id: str) -> Submission | None:
         with self.sessions() as session:
             return session.get(Submission, submission_id)
