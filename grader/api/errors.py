@@ -75,8 +75,8 @@ def handle_http_exception(error: HTTPException):
         return error_response(422, "validation_error",
                               f"{field}: {message}" if field else message, field,
                               errors=messages.get("json", messages), headers=data.get("headers"))
-    if status == 400 and "json" in str(data.get("messages", "")).lower() or (
-            status == 400 and "JSON" in (error.description or "")):
+    if status == 400 and (messages or "JSON" in (error.description or "")):
+        # webargs answers 400 only for a body it cannot decode; Flask's own message names JSON
         return error_response(400, "invalid_json", "The request body is not valid JSON "
                               "(it must be a UTF-8 encoded JSON document).", None)
     code = DEFAULT_CODES.get(status, "error")
