@@ -17,7 +17,9 @@ from typing import Any
 from grader.rubric.analysis import analyse
 from grader.rubric.compiler import PhraseCompiler
 from grader.rubric.matching import AnswerView, FuzzyVocabulary, Match
-from grader.rubric.schema import RubricError, validate_rubric
+from marshmallow import ValidationError
+
+from grader.rubric.schema import ConceptField, RubricError, validate_rubric
 
 DEFAULT_OPTIONS = {"gap": 0, "order": "fixed", "fuzzy": 1, "polarity": "affirmed",
                    "question_words": "discount"}
@@ -213,7 +215,10 @@ def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None) -> Compile
     ``rubric_id`` fills ``id`` when the document has none (e.g. the file stem). Raises
     :class:`RubricError` whose ``errors`` lists every problem with its path.
     """
-    data = validate_rubric(doc)
+    try:
+        data = validate_rubric(doc)
+    except RubricError as exc:
+        raise RubricError(exc.errors + _semantic_errors(doc, exc.partial)) from exc
     if rubric_id and not data.get("id"):
         data["id"] = rubric_id
     data.setdefault("version", 1)
@@ -243,3 +248,24 @@ def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None) -> Compile
         raise RubricError(comp.errors)
     question_keys = frozenset(analyse(data["question"]).index)
     return CompiledRubric(data, criteria, misconceptions, vocab, question_keys)
+
+
+def _semantic_errors(doc: dict[str, Any], partial: dict[str, Any]) -> list[dict[str, str]]:
+    """Compile every concept that passed the schema, so that one pass over an invalid rubric also
+    reports unknown synonyms, short wildcards and the like (paths index the document as written)."""
+    raw_synonyms = doc.get("synonyms") if isinstance(doc.get("synonyms"), dict) else {}
+    comp = PhraseCompiler(partial.get("synonyms") or {}, FuzzyVocabulary())
+    opts = {**DEFAULT_OPTIONS, **(partial.get("defaults") or {})}
+    for section, key in (("criteria", "concepts"), ("misconceptions", "patterns")):
+        entries = doc.get(section)
+        for i, entry in enumerate(entries if isinstance(entries, list) else []):
+            concepts = entry.get(key) if isinstance(entry, dict) else None
+            for j, raw in enumerate(concepts if isinstance(concepts, list) else []):
+                try:
+                    spec = ConceptField().deserialize(raw)
+                except ValidationError:
+                    continue  # already reported by the schema
+                comp.concept(spec, opts, f"{section}[{i}].{key}[{j}]")
+    # a synonym set the schema refused is reported there, not again as "unknown" at each use
+    return [e for e in comp.errors
+            if not any(f"unknown synonym @{name} " in e["message"] for name in raw_synonyms)]

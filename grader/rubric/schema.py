@@ -52,6 +52,7 @@ MAX_DEPTH = 8              # nesting of any/all/not groups
 MAX_PHRASE_CHARS = 300
 MAX_SYNONYM_SETS = 100
 MAX_SYNONYMS = 100         # entries per set
+MAX_POINTS = 1000          # points, max_points and penalties are finite and at most this
 _depth: ContextVar[int] = ContextVar("rubric_concept_depth", default=0)
 _OPTIONS = ("gap", "order", "fuzzy", "polarity")
 
@@ -61,6 +62,7 @@ class RubricError(ValueError):
 
     def __init__(self, errors: list[dict[str, str]]):
         self.errors = errors
+        self.partial: dict[str, Any] = {}  # the fields that did load (validation errors only)
         summary = "; ".join(f"{e['path'] or '<root>'}: {e['message']}" for e in errors[:5])
         more = f" (+{len(errors) - 5} more)" if len(errors) > 5 else ""
         super().__init__(f"invalid rubric: {summary}{more}")
@@ -134,7 +136,7 @@ class FeedbackSchema(Schema):
 class CriterionSchema(Schema):
     id = fields.String(required=True, validate=validate.Regexp(ID_RE))
     description = fields.String(required=True, validate=validate.Length(min=1))
-    points = fields.Float(required=True, validate=validate.Range(min=0, min_inclusive=False))
+    points = fields.Float(required=True, validate=validate.Range(min=0, max=MAX_POINTS, min_inclusive=False))
     concepts = fields.List(ConceptField(), required=True, validate=validate.Length(min=1, max=MAX_CONCEPTS))
     require = fields.Raw(load_default="all")
     partial = fields.Boolean(load_default=False)
@@ -156,7 +158,9 @@ class MisconceptionSchema(Schema):
     id = fields.String(required=True, validate=validate.Regexp(ID_RE))
     description = fields.String()
     patterns = fields.List(ConceptField(), required=True, validate=validate.Length(min=1, max=MAX_CONCEPTS))
-    penalty = fields.Float(required=True, validate=validate.Range(min=0))
+    penalty = fields.Float(required=True, validate=validate.Range(min=0, max=MAX_POINTS))
+    voids = fields.List(fields.String(validate=validate.Regexp(ID_RE)), load_default=list,
+                        validate=validate.Length(max=MAX_CRITERIA))
     message = fields.String(required=True, validate=validate.Length(min=1))
     question_words = fields.String(validate=validate.OneOf(["discount", "allow"]))
     locals().update(_option_fields())
@@ -184,7 +188,7 @@ class RubricSchema(Schema):
     title = fields.String()
     question = fields.String(required=True, validate=validate.Length(min=1))
     reference_answer = fields.String()
-    max_points = fields.Float(required=True, validate=validate.Range(min=0, min_inclusive=False))
+    max_points = fields.Float(required=True, validate=validate.Range(min=0, max=MAX_POINTS, min_inclusive=False))
     defaults = fields.Nested(DefaultsSchema, load_default=dict)
     synonyms = fields.Dict(keys=fields.String(validate=validate.Regexp(
         r"^[A-Za-z][A-Za-z0-9_]*$", error="a synonym name is letters, digits and _ (used as @name)")),
@@ -194,22 +198,35 @@ class RubricSchema(Schema):
     misconceptions = fields.List(fields.Nested(MisconceptionSchema), load_default=list,
                                  validate=validate.Length(max=MAX_MISCONCEPTIONS))
 
-    @validates_schema
+    @validates_schema(skip_on_field_errors=False)
     def _totals_and_ids(self, data: dict[str, Any], **kwargs: Any) -> None:
+        """Cross-field checks; they run even when fields have errors, so one pass reports every
+        problem. ``data`` then holds only the fields (and list entries) that loaded."""
+        errors: dict[str, Any] = {}
         if len(data.get("synonyms") or {}) > MAX_SYNONYM_SETS:
-            raise ValidationError(f"at most {MAX_SYNONYM_SETS} synonym sets", "synonyms")
-        criteria = data.get("criteria") or []
-        total = sum(c.get("points", 0) for c in criteria)
-        if "max_points" in data and criteria and abs(total - data["max_points"]) > 1e-9:
-            raise ValidationError(
-                f"max_points is {data['max_points']:g} but the criteria's points add up to {total:g}",
-                "max_points")
+            errors["synonyms"] = [f"at most {MAX_SYNONYM_SETS} synonym sets"]
+        criteria = [c for c in data.get("criteria") or [] if isinstance(c, dict)]
+        if "max_points" in data and criteria and all("points" in c for c in criteria):
+            total = sum(c["points"] for c in criteria)
+            if abs(total - data["max_points"]) > 1e-9:
+                errors["max_points"] = [
+                    f"max_points is {data['max_points']:g} but the criteria's points add up to {total:g}"]
         for name in ("criteria", "misconceptions"):
             seen: set[str] = set()
             for i, entry in enumerate(data.get(name) or []):
-                if entry.get("id") in seen:
-                    raise ValidationError(f"duplicate id {entry['id']!r}", f"{name}[{i}].id")
-                seen.add(entry.get("id"))
+                if not isinstance(entry, dict) or "id" not in entry:
+                    continue
+                if entry["id"] in seen:
+                    errors.setdefault(name, {})[i] = {"id": [f"duplicate id {entry['id']!r}"]}
+                seen.add(entry["id"])
+        known = {c["id"] for c in criteria if "id" in c}
+        for i, entry in enumerate(data.get("misconceptions") or []):
+            for j, cid in enumerate(entry.get("voids") or [] if isinstance(entry, dict) else []):
+                if data.get("criteria") is not None and cid not in known:
+                    errors.setdefault("misconceptions", {}).setdefault(i, {}).setdefault("voids", {})[j] = [
+                        f"unknown criterion {cid!r}"]
+        if errors:
+            raise ValidationError(errors)
 
 
 def flatten_errors(messages: Any, path: str = "") -> list[dict[str, str]]:
@@ -259,4 +276,6 @@ def validate_rubric(doc: dict[str, Any]) -> dict[str, Any]:
     try:
         return RubricSchema().load(doc)
     except ValidationError as exc:
-        raise RubricError(flatten_errors(exc.messages)) from exc
+        error = RubricError(flatten_errors(exc.messages))
+        error.partial = exc.valid_data if isinstance(exc.valid_data, dict) else {}
+        raise error from exc

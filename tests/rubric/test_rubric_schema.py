@@ -118,3 +118,35 @@ def test_deeply_nested_concepts_are_refused():
 def test_absurdly_nested_document_is_a_rubric_error_not_a_crash():
     with pytest.raises(RubricError, match="nested too deeply"):
         parse_rubric("[" * 50_000 + "]" * 50_000, "json")
+
+
+def test_one_pass_reports_missing_question_points_sum_and_unknown_synonym():
+    doc = parse_rubric(VALID)
+    del doc["question"]
+    doc["max_points"] = 5
+    doc["criteria"][0]["concepts"] = ["@quad"]
+    errs = errors_of(doc)
+    assert ("question", "Missing data for required field.") in errs
+    assert any(p == "max_points" and "add up to 2" in m for p, m in errs)
+    assert any(p == "criteria[0].concepts[0]" and "unknown synonym @quad" in m for p, m in errs)
+
+
+@pytest.mark.parametrize("field", ["max_points", "points", "penalty"])
+@pytest.mark.parametrize("value", [1e308, float("inf"), 1001])
+def test_points_are_finite_and_at_most_1000(field, value):
+    doc = parse_rubric(VALID)
+    doc["misconceptions"] = [{"id": "m", "patterns": ["wrong"], "penalty": 1, "message": "no"}]
+    target = {"max_points": doc, "points": doc["criteria"][0],
+              "penalty": doc["misconceptions"][0]}[field]
+    target[field] = value
+    paths = {p for p, _ in errors_of(doc)}
+    expected = {"max_points": "max_points", "points": "criteria[0].points",
+                "penalty": "misconceptions[0].penalty"}[field]
+    assert expected in paths
+
+
+def test_voids_must_name_a_criterion():
+    doc = parse_rubric(VALID)
+    doc["misconceptions"] = [{"id": "m", "patterns": ["wrong"], "penalty": 1, "message": "no",
+                              "voids": ["variance", "nope"]}]
+    assert {p for p, _ in errors_of(doc)} == {"misconceptions[0].voids[1]"}
