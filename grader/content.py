@@ -7,6 +7,8 @@ its kind (see ``grader/items/<kind>.py``). Rubric documents referenced by text i
 """
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,17 @@ from grader.items import Item, get_kind
 #: How an item's hidden tests are shown: ``hidden`` (name, points, pass/fail and diagnosis, never
 #: inputs), or ``after_due_date`` (only name, points and pass/fail until the assignment's due date).
 HIDDEN_TEST_MODES = ("hidden", "after_due_date")
+
+
+#: The fields an item of each kind may have (a typo is an error, never silently dropped).
+COMMON_FIELDS = {"id", "kind", "points", "prompt", "hidden_tests"}
+KIND_FIELDS = {
+    "code": {"problem", "limits"},
+    "text": {"rubric", "model_answer", "accepted_explanation"},
+    "choice": {"options", "answer", "explanation", "reveal_answer"},
+}
+ITEM_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
+MAX_POINTS = 10_000
 
 
 class ContentError(ValueError):
@@ -71,8 +84,8 @@ def compile_assignment(raw: Any, content_dir: Path, where: str = "assignment",
         if not isinstance(item_raw, dict):
             raise ContentError(f"{here}: must be a mapping")
         item_id, kind_name = item_raw.get("id"), item_raw.get("kind")
-        if not isinstance(item_id, str) or not item_id:
-            raise ContentError(f"{here}.id: required string")
+        if not isinstance(item_id, str) or not ITEM_ID.match(item_id):
+            raise ContentError(f"{here}.id: required, 1-100 of letters, digits, '.', '_', '-'")
         if item_id in assignment.items:
             raise ContentError(f"{here}.id: duplicate item id {item_id!r}")
         try:
@@ -80,9 +93,14 @@ def compile_assignment(raw: Any, content_dir: Path, where: str = "assignment",
         except KeyError:
             raise ContentError(f"{here}.kind: unknown kind {kind_name!r}; use code, text or "
                                f"choice") from None
+        unknown = sorted(set(item_raw) - COMMON_FIELDS - KIND_FIELDS.get(kind_name, set()))
+        if unknown:
+            raise ContentError(f"{here}.{unknown[0]}: unknown field for a {kind_name} item (allowed: "
+                               f"{', '.join(sorted(COMMON_FIELDS | KIND_FIELDS[kind_name]))})")
         points = item_raw.get("points")
-        if isinstance(points, bool) or not isinstance(points, (int, float)) or points < 0:
-            raise ContentError(f"{here}.points: required non-negative number")
+        if isinstance(points, bool) or not isinstance(points, (int, float)) or \
+                not math.isfinite(points) or not 0 <= points <= MAX_POINTS:
+            raise ContentError(f"{here}.points: required number from 0 to {MAX_POINTS}")
         hidden_tests = item_raw.get("hidden_tests", "hidden")
         if hidden_tests not in HIDDEN_TEST_MODES:
             raise ContentError(f"{here}.hidden_tests: one of {', '.join(HIDDEN_TEST_MODES)}")

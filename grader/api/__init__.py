@@ -45,6 +45,12 @@ def _too_deep(_error: RecursionError):
     return error_response(400, "invalid_json", "The JSON body is nested too deeply.", None)
 
 
+def _not_unicode(_error: UnicodeEncodeError):
+    """Text with an unpaired surrogate (a JSON escape like \\ud800) cannot be stored or hashed."""
+    return error_response(400, "invalid_json", "The body contains a string that is not valid "
+                          "Unicode (an unpaired surrogate such as \\ud800).", None)
+
+
 def register_api(app: Flask) -> Api:
     app.config.setdefault("API_TITLE", "Attention grader")
     app.config.setdefault("API_VERSION", "v1")
@@ -62,6 +68,7 @@ def register_api(app: Flask) -> Api:
     app.register_error_handler(ApiError, handle_api_error)
     app.register_error_handler(HTTPException, handle_http_exception)
     app.register_error_handler(RecursionError, _too_deep)
+    app.register_error_handler(UnicodeEncodeError, _not_unicode)
     app.before_request(authenticate)
     app.before_request(_check_content_type)
     return api

@@ -59,14 +59,25 @@ class GradesArgsSchema(Schema):
 def resolve_rubrics(course_id: str, document: dict) -> dict:
     """Inline the course's uploaded rubrics into text items (``rubric: <id>``), pinning the
     version, so an assignment version always scores with the same rubric version."""
+    from grader.items.text import find_rubric_file
+
     document = copy.deepcopy(document)
-    for item in document["items"]:
+    for index, item in enumerate(document["items"]):
+        if not isinstance(item, dict):
+            continue  # compile_assignment names the field
         ref = item.get("rubric")
         if item.get("kind") == "text" and isinstance(ref, str):
             record = state().store.content.rubric(course_id, ref)
             if record is not None:
                 item["rubric"] = {**record.document, "id": record.rubric_id,
                                   "version": record.version}
+                continue
+            try:
+                find_rubric_file(ref, state().catalog.content_dir)
+            except ValueError:
+                raise ApiError(422, "validation_error", f"items[{index}].rubric: {ref!r} is "
+                               "neither a rubric of this course nor a built-in rubric",
+                               f"items[{index}].rubric") from None
     return document
 
 
@@ -165,7 +176,7 @@ class Grades(MethodView):
                          "status", "submission_id"])
         for row in rows:
             writer.writerow([
-                row.learner_id, "" if row.score is None else f"{row.score:g}",
+                csv_safe(row.learner_id), "" if row.score is None else f"{row.score:g}",
                 "" if row.max_score is None else f"{row.max_score:g}",
                 _iso(row.received_at), _iso(row.finished_at) if row.status == "graded" else "",
                 row.status, row.id])
@@ -173,10 +184,14 @@ class Grades(MethodView):
             "Content-Disposition": f'attachment; filename="{assignment.id}-grades.csv"'})
 
 
-def _iso(value) -> str:
-    from grader.api.submissions import aware
+def csv_safe(text: str) -> str:
+    """Neutralise spreadsheet formulas (OWASP "CSV injection"): a cell starting with = + - @ tab
+    or carriage return gets a leading apostrophe."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
-    return aware(value).isoformat() if value is not None else ""
+
+def _iso(value) -> str:
+    return value.isoformat() if value is not None else ""
 
 
 @blp.route("/assignments/<assignment_id>/regrades")

@@ -11,7 +11,8 @@ class SubmissionCreateSchema(Schema):
     """``POST /assignments/<id>/submissions``: one response per item id. A response is
     ``{"code": "..."}`` (code items), ``{"text": "..."}`` (text items) or ``{"choice": "B"}``."""
 
-    learner_id = fields.String(required=True, validate=ID,
+    learner_id = fields.String(required=True,
+                               validate=[ID, validate.Regexp(r"\S", error="must not be blank")],
                                metadata={"description": "The LMS's identifier of the learner."})
     responses = fields.Dict(
         keys=fields.String(validate=ID), values=fields.Dict(), required=True,
@@ -26,8 +27,12 @@ class SubmissionCreateSchema(Schema):
 
 
 class BatchCreateSchema(Schema):
-    submissions = fields.List(fields.Nested(SubmissionCreateSchema), required=True,
-                              validate=validate.Length(min=1))
+    """Each entry is validated on its own (an invalid one gets its own error, the others are
+    accepted); an entry may carry its own ``idempotency_key``."""
+
+    submissions = fields.List(fields.Dict(), required=True, validate=validate.Length(min=1),
+                              metadata={"description": "submission bodies, each as for a single "
+                                                       "POST, plus an optional idempotency_key"})
 
 
 class PollArgsSchema(Schema):

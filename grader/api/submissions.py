@@ -11,10 +11,11 @@ from flask import request, url_for
 from flask.views import MethodView
 from flask_smorest import Blueprint
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
+from marshmallow import ValidationError
 
 from grader.api.assignments import get_assignment
 from grader.api.auth import require_course
-from grader.api.errors import ApiError
+from grader.api.errors import ApiError, first_field
 from grader.api.schemas import (BatchCreateSchema, BatchResultSchema, LinkSchema, PollArgsSchema,
                                 SubmissionCreatedSchema, SubmissionCreateSchema, SubmissionSchema)
 from grader.api.state import state
@@ -26,13 +27,6 @@ blp = Blueprint("submissions", __name__, url_prefix="/api/v1",
 
 SUBMITTERS = ("lms", "instructor")
 FINAL = ("graded", "failed")
-
-
-def aware(value):
-    """Timestamps are UTC; SQLite returns them without a zone."""
-    if value is not None and value.tzinfo is None:
-        return value.replace(tzinfo=timezone.utc)
-    return value
 
 
 def validate_responses(assignment, responses: dict, prefix: str = "") -> None:
@@ -53,20 +47,33 @@ BEFORE_DUE = "Details of this test are shown after the due date."
 
 
 def learner_items(submission) -> list[dict]:
-    """Item results as the caller may see them: a test marked ``after_due_date`` shows only its
-    name, points and pass/fail until the assignment's due date has passed."""
+    """Item results as the caller may see them: before the assignment's due date, a test marked
+    ``after_due_date`` shows only its name, points and pass/fail, and its item shows no diagnosis
+    (neither in the summary nor in ``extra_data``)."""
     items = submission.results or []
     if not any(t.get("visibility") == "after_due_date" for i in items for t in i["tests"]):
         return items
     assignment = state().catalog.get(submission.course_id, submission.assignment_id,
                                      submission.assignment_version or None)
     due = datetime.fromisoformat(assignment.due_at) if assignment and assignment.due_at else None
-    if due is not None and aware(due) <= datetime.now(timezone.utc):
+    if due is not None and due.tzinfo is None:
+        due = due.replace(tzinfo=timezone.utc)
+    if due is not None and due <= datetime.now(timezone.utc):
         return items
-    return [{**item, "tests": [
-        {**t, "output": BEFORE_DUE, "tags": [g for g in t["tags"] if not g.startswith("diagnosis")]}
-        if t.get("visibility") == "after_due_date" else t for t in item["tests"]]}
-        for item in items]
+    return [_before_due(item) for item in items]
+
+
+def _before_due(item: dict) -> dict:
+    if not any(t.get("visibility") == "after_due_date" for t in item["tests"]):
+        return item
+    tests = [{**t, "output": BEFORE_DUE, "extra_data": {},
+              "tags": [g for g in t["tags"] if not g.startswith("diagnosis")]}
+             if t.get("visibility") == "after_due_date" else t for t in item["tests"]]
+    passed = sum(t["status"] == "passed" for t in tests)
+    summary = (f"Passed {passed} of {len(tests)} tests; {BEFORE_DUE.lower().replace('this test', 'hidden tests')}")
+    extra = {k: v for k, v in item.get("extra_data", {}).items()
+             if k not in ("diagnoses", "diagnosis", "evidence")}
+    return {**item, "tests": tests, "output": summary, "extra_data": extra}
 
 
 def submission_view(submission) -> dict:
@@ -77,9 +84,9 @@ def submission_view(submission) -> dict:
         "learner_id": submission.learner_id,
         "status": submission.status,
         "content_sha256": submission.content_sha256,
-        "received_at": aware(submission.received_at),
-        "started_at": aware(submission.started_at),
-        "finished_at": aware(submission.finished_at),
+        "received_at": submission.received_at,
+        "started_at": submission.started_at,
+        "finished_at": submission.finished_at,
         "attempts": submission.attempts,
         "score": submission.score,
         "max_score": submission.max_score,
@@ -91,7 +98,7 @@ def submission_view(submission) -> dict:
 def created_view(submission, created: bool) -> dict:
     return {"id": submission.id, "status": submission.status,
             "content_sha256": submission.content_sha256,
-            "received_at": aware(submission.received_at), "created": created}
+            "received_at": submission.received_at, "created": created}
 
 
 def request_digest(assignment_id: str, body: dict) -> str:
@@ -177,9 +184,21 @@ class SubmissionBatch(MethodView):
                            "submissions")
         results = []
         for index, entry in enumerate(body["submissions"]):
+            prefix = f"submissions[{index}]."
             try:
-                submission, created = intake(principal, assignment, entry,
-                                             field_prefix=f"submissions[{index}].")
+                entry = dict(entry)
+                key = entry.pop("idempotency_key", None)
+                if key is not None and not (isinstance(key, str) and 1 <= len(key) <= 255):
+                    raise ApiError(422, "validation_error", "idempotency_key must be 1-255 "
+                                   "characters", prefix + "idempotency_key")
+                try:
+                    parsed = SubmissionCreateSchema().load(entry)
+                except ValidationError as exc:
+                    field, message = first_field(exc.messages)
+                    raise ApiError(422, "validation_error", f"{prefix}{field}: {message}",
+                                   prefix + (field or "")) from None
+                submission, created = intake(principal, assignment, parsed, key,
+                                             field_prefix=prefix)
                 results.append({"index": index, **created_view(submission, created)})
             except ApiError as error:
                 results.append({"index": index, "error": {"status": error.status,
@@ -220,7 +239,7 @@ class SubmissionHistory(MethodView):
         scored with (role: instructor)."""
         principal = require_course("instructor")
         get_own_submission(principal, submission_id)
-        return [{"kind": r.kind, "created_at": aware(r.created_at).isoformat(), "score": r.score,
+        return [{"kind": r.kind, "created_at": r.created_at.isoformat(), "score": r.score,
                  "max_score": r.max_score, "versions": r.versions}
                 for r in state().store.history(submission_id)]
 

@@ -123,9 +123,13 @@ class GradingService:
         return _LazySandbox(self)
 
     def close(self) -> None:
-        if self._sandbox is not None:
-            self._sandbox.close()
-            self._sandbox = None
+        """Stop the sandbox (a later job starts a new one)."""
+        sandbox, self._sandbox = self._sandbox, None
+        if sandbox is not None:
+            try:
+                sandbox.close()
+            except Exception:
+                log.exception("closing the sandbox failed")
 
     def grade(self, submission_id: str) -> Outcome:
         """Grade ``submission_id`` once. Idempotent: a final submission is left as it is, and of two
@@ -149,9 +153,11 @@ class GradingService:
                                  sandbox=self.lazy_sandbox())
             results = grade_responses(assignment, submission.responses, ctx)
         except InfrastructureError as exc:
+            self.close()  # the next job starts a fresh sandbox, whatever state this one is in
             return self._infrastructure_fault(submission, str(exc))
         except Exception as exc:  # a bug of ours is an infrastructure fault, never a zero
             log.exception("grading %s crashed", submission_id)
+            self.close()
             return self._infrastructure_fault(submission, f"internal error: {type(exc).__name__}")
         score = round(sum(r.score for r in results), 4)
         max_score = round(sum(r.max_score for r in results), 4)

@@ -111,7 +111,7 @@ class Notifier:
             event_id = str(uuid.uuid4())
             row = self.store.webhooks.create(submission.course_id, submission.id,
                                              f"submission.{submission.status}", url,
-                                             event_payload(event_id, submission))
+                                             event_payload(event_id, submission), event_id)
             ids.append(row.id)
         for delivery_id in ids:
             self.schedule(delivery_id)
@@ -149,10 +149,7 @@ class Notifier:
         if not delivered:
             delay = backoff(delivery.attempts + 1, base=self.backoff_base)
             next_at = utcnow() + timedelta(seconds=delay)
-            give_up_at = delivery.give_up_at
-            if give_up_at.tzinfo is None:  # SQLite keeps no zone; values are UTC
-                give_up_at = give_up_at.replace(tzinfo=next_at.tzinfo)
-            if next_at > give_up_at:
+            if next_at > delivery.give_up_at:
                 next_at, delay = None, None
         self.store.webhooks.record_attempt(delivery.id, delivered, status_code, error, next_at)
         metrics.record_webhook_delivery(

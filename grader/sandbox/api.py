@@ -37,14 +37,39 @@ class Limits:
     file_bytes: int = 8 << 20
     tmp_bytes: int = 16 << 20
 
+    def __post_init__(self):
+        """Every limit must be a number inside :data:`LIMIT_RANGES`; ``ValueError`` names the
+        limit otherwise (a limit outside them could starve or break the sandbox for the next
+        learner)."""
+        for name, (low, high) in LIMIT_RANGES.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+                raise ValueError(f"limits.{name}: must be a number, got {value!r}")
+            if not low <= value <= high:
+                raise ValueError(f"limits.{name}: must be between {low:g} and {high:g}, "
+                                 f"got {value!r}")
+
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> "Limits":
-        """Build limits from an item's ``limits`` mapping; unknown keys raise ``ValueError``."""
+        """Build limits from an item's ``limits`` mapping; unknown keys or values outside
+        :data:`LIMIT_RANGES` raise ``ValueError`` naming the limit."""
         data = dict(data or {})
         unknown = set(data) - set(cls.__dataclass_fields__)
         if unknown:
             raise ValueError(f"unknown limit(s): {', '.join(sorted(unknown))}")
         return cls(**data)
+
+
+#: Allowed range of each limit (inclusive): generous for instructors, safe for the sandbox.
+LIMIT_RANGES: dict[str, tuple[float, float]] = {
+    "wall_seconds": (0.5, 60.0),
+    "cpu_seconds": (0.5, 60.0),
+    "memory_bytes": (64 << 20, 4 << 30),
+    "max_processes": (1, 256),
+    "output_bytes": (1 << 10, 16 << 20),
+    "file_bytes": (0, 256 << 20),
+    "tmp_bytes": (1 << 20, 256 << 20),
+}
 
 
 @dataclass(frozen=True)

@@ -4,12 +4,32 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (JSON, Boolean, DateTime, Float, ForeignKey, Integer, String, Text,
+                        TypeDecorator, UniqueConstraint)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
 def utcnow() -> datetime:
     return datetime.now(timezone.utc)
+
+
+class UTCDateTime(TypeDecorator):
+    """A timestamp that is always read back timezone-aware in UTC (SQLite stores none)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        if value is not None and value.tzinfo is not None:
+            value = value.astimezone(timezone.utc)
+            if dialect.name == "sqlite":
+                value = value.replace(tzinfo=None)
+        return value
+
+    def process_result_value(self, value, dialect):
+        if value is not None and value.tzinfo is None:
+            value = value.replace(tzinfo=timezone.utc)
+        return value
 
 
 class Base(DeclarativeBase):
@@ -33,10 +53,10 @@ class Submission(Base):
     responses: Mapped[dict] = mapped_column(JSON)
     content_sha256: Mapped[str] = mapped_column(String(64))
     status: Mapped[str] = mapped_column(String(16), index=True, default="queued")
-    received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    queued_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
-    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    queued_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     score: Mapped[float | None] = mapped_column(Float, nullable=True)
     max_score: Mapped[float | None] = mapped_column(Float, nullable=True)
@@ -55,7 +75,7 @@ class GradeRecord(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     submission_id: Mapped[str] = mapped_column(ForeignKey("submissions.id"), index=True)
     kind: Mapped[str] = mapped_column(String(16))  # "initial" | "regrade"
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     score: Mapped[float] = mapped_column(Float)
     max_score: Mapped[float] = mapped_column(Float)
     results: Mapped[list] = mapped_column(JSON)
@@ -70,7 +90,7 @@ class Course(Base):
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     name: Mapped[str] = mapped_column(String(200))
     webhook_secret: Mapped[str] = mapped_column(String(128))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
 class ApiKey(Base):
@@ -84,7 +104,7 @@ class ApiKey(Base):
     role: Mapped[str] = mapped_column(String(16))
     course_id: Mapped[str | None] = mapped_column(ForeignKey("courses.id"), nullable=True)
     label: Mapped[str] = mapped_column(String(200), default="")
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     revoked: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
@@ -99,7 +119,7 @@ class IdempotencyRecord(Base):
     key: Mapped[str] = mapped_column(String(255))
     request_sha256: Mapped[str] = mapped_column(String(64))
     submission_id: Mapped[str] = mapped_column(String(36))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
 class AssignmentRecord(Base):
@@ -114,7 +134,7 @@ class AssignmentRecord(Base):
     assignment_id: Mapped[str] = mapped_column(String(200))
     version: Mapped[int] = mapped_column(Integer)
     document: Mapped[dict] = mapped_column(JSON)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
 class RubricRecord(Base):
@@ -129,7 +149,7 @@ class RubricRecord(Base):
     version: Mapped[int] = mapped_column(Integer)
     document: Mapped[dict] = mapped_column(JSON)
     source: Mapped[str] = mapped_column(Text)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
 class WebhookDelivery(Base):
@@ -146,12 +166,12 @@ class WebhookDelivery(Base):
     payload: Mapped[dict] = mapped_column(JSON)
     status: Mapped[str] = mapped_column(String(16), default="pending")  # pending|delivered|gave_up
     attempts: Mapped[int] = mapped_column(Integer, default=0)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    next_attempt_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    give_up_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    give_up_at: Mapped[datetime] = mapped_column(UTCDateTime())
     last_status_code: Mapped[int | None] = mapped_column(Integer, nullable=True)
     last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
-    delivered_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    delivered_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
 class RegradeRun(Base):
@@ -164,6 +184,6 @@ class RegradeRun(Base):
     assignment_id: Mapped[str] = mapped_column(String(200))
     dry_run: Mapped[bool] = mapped_column(Boolean)
     status: Mapped[str] = mapped_column(String(16), default="queued")  # queued|running|done|failed
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     report: Mapped[list | None] = mapped_column(JSON, nullable=True)

@@ -17,9 +17,10 @@ class WebhookRepository:
         self.sessions = sessions
 
     def create(self, course_id: str, submission_id: str, event: str, url: str,
-               payload: dict) -> WebhookDelivery:
+               payload: dict, delivery_id: str | None = None) -> WebhookDelivery:
+        """Log a delivery to make; its id is the event id (``Grader-Event-Id``)."""
         now = utcnow()
-        row = WebhookDelivery(id=str(uuid.uuid4()), course_id=course_id,
+        row = WebhookDelivery(id=delivery_id or str(uuid.uuid4()), course_id=course_id,
                               submission_id=submission_id, event=event, url=url, payload=payload,
                               status="pending", attempts=0, created_at=now, next_attempt_at=now,
                               give_up_at=now + RETRY_WINDOW)

@@ -167,5 +167,30 @@ def test_hidden_test_details_wait_for_the_due_date(client):
     assert failed_hidden(future) and failed_hidden(past)
     assert all(t["output"] == "Details of this test are shown after the due date."
                for t in failed_hidden(future))
+    hidden_item = future["items"][0]
+    assert "sqrt(d_k)" not in hidden_item["output"] and "Diagnosis" not in hidden_item["output"]
+    assert not any("sqrt(d_k)" in t["output"] for t in failed_hidden(future))
+    assert "diagnoses" not in hidden_item["extra_data"]
+    assert "diagnoses" in past["items"][0]["extra_data"]
     assert all("sqrt(d_k)" in t["output"] for t in failed_hidden(past))
     assert future["score"] == past["score"] < 10
+
+
+@pytest.mark.parametrize("item,field", [
+    ({"id": "x", "kind": "code", "points": 1, "problem": "softmax",
+      "limits": {"wall_seconds": "abc"}}, "items[0]"),
+    ({"id": "x", "kind": "code", "points": 1, "problem": "softmax",
+      "limits": {"cpu_seconds": -1}}, "items[0]"),
+    ({"id": "x", "kind": "code", "points": 1e308, "problem": "softmax"}, "items[0].points"),
+    ({"id": "x", "kind": "choice", "points": 1, "prompt": "?", "options": {"A": "a", "B": "b"},
+      "answer": "A", "explanaton": "typo"}, "items[0].explanaton"),
+    ({"id": "a b/../", "kind": "choice", "points": 1, "prompt": "?",
+      "options": {"A": "a", "B": "b"}, "answer": "A"}, "items[0].id"),
+    ({"id": "x", "kind": "text", "points": 1, "rubric": "nope"}, "items[0].rubric"),
+])
+def test_assignment_mistakes_are_422_naming_the_field(client, item, field):
+    resp = client.post("/api/v1/assignments", json={**ASSIGNMENT, "items": [item]})
+    body = resp.get_json()
+    assert resp.status_code == 422, body
+    assert body["field"] == field
+    assert "/rubrics/" not in body["message"]  # no server paths

@@ -126,3 +126,33 @@ def test_expired_link_is_refused(app, client, anonymous):
     resp = anonymous.get(f"/api/v1/results/{token}")
     assert resp.status_code == 404
     assert resp.get_json()["code"] == "link_expired"
+
+
+def test_batch_entry_with_a_schema_error_gets_its_own_error(client):
+    body = {"submissions": [CHOICE, {"responses": {}}, {**CHOICE, "learner_id": "   "}]}
+    entries = client.post(SUB + "/batch", json=body).get_json()["submissions"]
+    assert entries[0]["status"] == "queued"
+    assert entries[1]["error"]["field"] == "submissions[1].learner_id"
+    assert entries[2]["error"]["field"] == "submissions[2].learner_id"
+
+
+def test_batch_entries_can_be_idempotent(client):
+    body = {"submissions": [{**CHOICE, "idempotency_key": "b1"}]}
+    first = client.post(SUB + "/batch", json=body).get_json()["submissions"][0]
+    again = client.post(SUB + "/batch", json=body).get_json()["submissions"][0]
+    assert first["id"] == again["id"]
+    assert (first["created"], again["created"]) == (True, False)
+
+
+def test_grades_csv_neutralises_formulas(client):
+    body = {"learner_id": "=1+2", "responses": {"no-positions": {"choice": "B"}}}
+    wait_graded(client, client.post(SUB, json=body).get_json()["id"])
+    text = client.get("/api/v1/assignments/attention-basics/grades.csv").get_data(as_text=True)
+    assert "\n'=1+2," in text
+
+
+def test_unpaired_surrogate_is_a_clear_400(client):
+    raw = b'{"learner_id": "\\ud800", "responses": {}}'
+    resp = client.post(SUB, data=raw, content_type="application/json")
+    assert resp.status_code == 400
+    assert resp.get_json()["code"] == "invalid_json"

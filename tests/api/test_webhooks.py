@@ -89,7 +89,8 @@ def test_webhook_is_retried_until_2xx_and_logged(fast_client):
         event = json.loads(raw)
         assert event["type"] == "submission.graded"
         assert event["submission"]["id"] == sid and event["submission"]["score"] == 1.0
-        assert len({h["Grader-Event-Id"] for h, _ in receiver.requests}) == 1  # one event id
+        assert {h["Grader-Event-Id"] for h, _ in receiver.requests} == {event["id"]}  # one event
+        assert event["submission"]["finished_at"].endswith("+00:00")
         log = fast_client.get(f"/api/v1/webhooks/deliveries?submission_id={sid}").get_json()
         assert [(d["status"], d["attempts"], d["last_status_code"]) for d in log] == [
             ("delivered", 3, 200)]
