@@ -77,7 +77,12 @@ def cmd_grade(args) -> int:
         print(f"grader grade: assignment {assignment.id!r} has no item {args.item_id!r}; its "
               f"items: {', '.join(assignment.items)}", file=sys.stderr)
         return 2
-    content = Path(args.file).read_text(encoding="utf-8") if args.file != "-" else sys.stdin.read()
+    try:
+        content = (Path(args.file).read_text(encoding="utf-8") if args.file != "-"
+                   else sys.stdin.read())
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"grader grade: cannot read {args.file}: {exc}", file=sys.stderr)
+        return 2
     value = content.strip() if item.kind == "choice" else content
     response = {RESPONSE_FIELD[item.kind]: value}
     from grader.items import get_kind

@@ -144,6 +144,12 @@ class RubricTrial(MethodView):
         principal = require_course("instructor")
         record = get_rubric(principal, rubric_id, body["version"])
         compiled = compile_rubric(record.document)
+        top = body["max_mark"] or compiled.max_points
+        for index, response in enumerate(body["responses"]):
+            if response["mark"] > top:
+                raise ApiError(422, "validation_error", f"responses[{index}].mark: {response['mark']:g}"
+                               f" is above the top mark {top:g} (set max_mark for another scale)",
+                               f"responses[{index}].mark")
         try:
             report = trial_report(compiled, body["responses"], max_mark=body["max_mark"])
         except ValueError as exc:

@@ -46,8 +46,9 @@ def run_regrade(service, run_id: str) -> list[dict]:
                     submission.id, new_score, max_score, [r.to_dict() for r in results],
                     scored_versions(assignment, results))
             report.append(entry)
-    except Exception:
+    except Exception as exc:
         log.exception("regrade %s failed", run_id)
+        report.append({"error": f"the regrade stopped: {type(exc).__name__}: {exc}"[:500]})
         store.regrades.set_status(run_id, "failed", report)
         raise
     store.regrades.set_status(run_id, "done", report)

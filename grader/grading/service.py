@@ -62,13 +62,18 @@ def grade_responses(assignment: Assignment, responses: dict[str, Any], ctx: Grad
 
 
 def round_points(result: ItemResult, digits: int = 4) -> ItemResult:
-    """Points are reported to ``digits`` decimals, so thirds of a point add up to whole points
-    (three tests of 1/3 point each show 0.3333 but sum to exactly 1)."""
-    for test in result.tests:
-        test.score = round(test.score, digits)
-        test.max_score = round(test.max_score, digits)
+    """Points are reported to ``digits`` decimals, and the tests' points add up exactly to the
+    item's (three tests of 1/3 point show 0.3333, 0.3333 and 0.3334), as Gradescope sums tests."""
     result.score = round(result.score, digits)
     result.max_score = round(result.max_score, digits)
+    for attr in ("score", "max_score"):
+        for test in result.tests:
+            setattr(test, attr, round(getattr(test, attr), digits))
+        carriers = [t for t in result.tests if getattr(t, attr) > 0]
+        residual = round(getattr(result, attr) - sum(getattr(t, attr) for t in result.tests), digits)
+        if carriers and 0 < abs(residual) < 10 ** (2 - digits):  # rounding dust only
+            last = carriers[-1]
+            setattr(last, attr, round(getattr(last, attr) + residual, digits))
     return result
 
 

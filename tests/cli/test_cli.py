@@ -68,3 +68,9 @@ def test_create_admin_key_prints_a_working_key(tmp_path):
 
     principal = Store(f"sqlite:///{db}").courses.authenticate(key)
     assert principal is not None and principal.role == "admin"
+
+
+def test_grade_a_missing_file_is_a_clear_error():
+    out = run("grade", "attention-basics", "sdpa", "/nonexistent.py")
+    assert out.returncode == 2
+    assert "cannot read /nonexistent.py" in out.stderr and "Traceback" not in out.stderr

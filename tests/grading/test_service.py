@@ -117,3 +117,45 @@ def test_a_job_that_never_completes_is_failed_not_redelivered_forever(service, k
     assert (outcome.action, got.status, got.score) == ("failed", "failed", None)
     assert "did not complete" in got.failure_reason
     assert kind.calls == 0
+
+
+def test_test_points_add_up_to_the_item_points():
+    from grader.grading.service import round_points
+    from grader.results import TestResult
+
+    third = 10 / 30
+    result = ItemResult("i", "code", score=10.0, max_score=10.0, tests=[
+        TestResult(name=str(n), score=third, max_score=third, status="passed") for n in range(30)])
+    round_points(result)
+    assert round(sum(t.score for t in result.tests), 4) == 10.0
+    assert round(sum(t.max_score for t in result.tests), 4) == 10.0
+    assert {t.score for t in result.tests[:-1]} == {0.3333}
+
+
+def test_a_fault_replaces_the_sandbox_before_the_next_job(tmp_path, monkeypatch):
+    created = []
+
+    class Sandbox:
+        def close(self):
+            created.append("closed")
+
+    class Crashing:
+        def grade(self, item, response, ctx):
+            ctx.sandbox.run("src", [], None)
+            raise TypeError("limits were garbage")
+
+    def factory():
+        created.append("new")
+        return type("S", (Sandbox,), {"run": lambda self, *a: None})()
+
+    monkeypatch.setattr(service_module, "get_kind", lambda name: Crashing())
+    store = Store(f"sqlite:///{tmp_path / 'f.db'}")
+    store.create_all()
+    assignment = Assignment(id="a", title="A", items={
+        "q1": Item(id="q1", kind="x", prompt="", points=1)})
+    service = GradingService(store, Catalog({"a": assignment}, None, "."), "s", factory)
+    sub, _ = store.create_submission("a", "l", {"q1": {"code": "x"}})
+    assert service.grade(sub.id).action == "retry"
+    assert created == ["new", "closed"]
+    service.grade(sub.id)
+    assert created == ["new", "closed", "new", "closed"]
