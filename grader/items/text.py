@@ -9,6 +9,8 @@ Raw item mapping (from an assignment file)::
 The rubric score is scaled to the item's points. Each criterion becomes a visible test (tag
 ``criterion``); each matched misconception a test with a negative score (tag ``misconception``).
 The item score is never below 0; ``extra_data`` carries the evidence spans and the rubric id/version.
+When the engine limits the whole answer's credit (a copy of the question, a bag of keywords, an
+extremely long answer: :mod:`grader.rubric.guards`) the item ``output`` says why.
 """
 from __future__ import annotations
 
@@ -113,9 +115,10 @@ class TextKind:
                     extra_data={"evidence": m.evidence}))
         score = _scaled(result.points, scale)
         raw_sum = sum(t.score for t in tests)
-        note = ""
-        if raw_sum < 0:
-            note = "Penalties exceed the credit earned; the item score is 0, never negative."
+        notes = list(result.notes)  # engine-wide limits: a copy of the question, a bag of keywords ...
+        if raw_sum < 0 and not notes:
+            notes.append("Penalties exceed the credit earned; the item score is 0, never negative.")
+        note = " ".join(notes)
         return ItemResult(
             item_id=item.id, kind=self.kind, score=score, max_score=item.points, tests=tests, output=note,
             extra_data={"rubric_id": result.rubric_id, "rubric_version": result.rubric_version,

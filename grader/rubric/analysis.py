@@ -62,6 +62,8 @@ class Token:
 class Analysis:
     """The content tokens of one text, as parallel lists indexed by content position.
 
+    ``words``/``function_words``/``longest_sentence`` count word tokens (stop words included): the
+    answer-form guard (:mod:`grader.rubric.guards`) uses them to tell prose from a bag of keywords.
     ``key[i]`` is the stem (or technical token), ``surface[i]`` the lower-case token, ``span[i]``
     its original ``(start, end)``, ``sent[i]`` its sentence number, ``clause[i]`` its clause number
     (clauses end at any scope punctuation: ``, ; : ( )`` and sentence ends), ``neg[i]`` the content position
@@ -78,6 +80,9 @@ class Analysis:
     neg: list[int] = field(default_factory=list)
     index: dict[str, list[int]] = field(default_factory=dict)
     compounds: list[tuple[int, str, str]] = field(default_factory=list)
+    words: int = 0            # word tokens, stop words included
+    function_words: int = 0   # of which stop words (lexicon.STOPWORDS)
+    longest_sentence: int = 0  # word tokens in the longest sentence
 
     def __len__(self) -> int:
         return len(self.key)
@@ -249,6 +254,7 @@ def analyse(text: str) -> Analysis:
     second_words = lexicon.PAIR_SECOND_WORDS
     stem = lexicon.stem
     n = len(tokens)
+    words = function_words = longest = in_sentence = 0
     for ti, tok in enumerate(tokens):
         w = tok.text
         if not tok.is_word:
@@ -257,9 +263,15 @@ def analyse(text: str) -> Analysis:
                 clause += 1
                 if w in sentence_end:
                     sentence += 1
+                    longest = max(longest, in_sentence)
+                    in_sentence = 0
             prev_word = ""
             continue
         content = w not in stop
+        words += 1
+        in_sentence += 1
+        if not content:
+            function_words += 1
         covered = -1
         if w in second_words and (prev_word, w) in pseudo:
             remaining = 0
@@ -296,4 +308,6 @@ def analyse(text: str) -> Analysis:
             a.compounds.append((pos, joined, jkey))
             if jkey != k:
                 index.setdefault(jkey, []).append(pos)
+    a.words, a.function_words = words, function_words
+    a.longest_sentence = max(longest, in_sentence)
     return a

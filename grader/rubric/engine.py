@@ -16,6 +16,7 @@ from typing import Any
 
 from grader.rubric.analysis import analyse
 from grader.rubric.compiler import PhraseCompiler
+from grader.rubric.guards import copies_question, form_problem, refuted
 from grader.rubric.matching import AnswerView, FuzzyVocabulary, Match
 from marshmallow import ValidationError
 
@@ -58,7 +59,8 @@ class MisconceptionResult:
 
 @dataclass
 class RubricScore:
-    """The score of one answer under one rubric version."""
+    """The score of one answer under one rubric version. ``notes`` explain engine-wide limits
+    (a copy of the question, a bag of keywords, an extremely long answer: :mod:`guards`)."""
 
     points: float
     max_points: float
@@ -66,6 +68,7 @@ class RubricScore:
     misconceptions: list[MisconceptionResult] = field(default_factory=list)
     rubric_id: str | None = None
     rubric_version: int | None = None
+    notes: list[str] = field(default_factory=list)  # why the whole answer's credit was limited
 
     @property
     def fraction(self) -> float:
@@ -96,6 +99,7 @@ class _Misconception:
     penalty: float
     message: str
     allow_question_words: bool
+    voids: tuple[str, ...] = ()
 
 
 def _spans(view: AnswerView, positions: set[int]) -> list[list[int]]:
@@ -142,8 +146,16 @@ class CompiledRubric:
     def _qualifying(self, view: AnswerView, matches: list[Match], allow_question_words: bool) -> list[Match]:
         if allow_question_words:
             return matches
-        keys, qk = view.a.key, self._question_keys
-        return [m for m in matches if not m or any(keys[p] not in qk for p in m)]
+        keys, qk, neg = view.a.key, self._question_keys, view.a.neg
+        # a negation cue outside the match is part of what the learner says ("it doesn't change
+        # which token ..." answers a false claim in the question's own words)
+        return [m for m in matches
+                if not m or any(keys[p] not in qk or (neg[p] >= 0 and keys[neg[p]] not in qk) for p in m)]
+
+    def _misconception_matches(self, view: AnswerView, matches: list[Match]) -> list[Match]:
+        """Matches that hold the misconception against the learner: restating it, even in the
+        question's own words, endorses it; mentioning it to refute it does not (:func:`refuted`)."""
+        return [m for m in matches if not m or not refuted(view.a, m)]
 
     def _negated_mentions(self, view: AnswerView, c: _Criterion) -> list[list[int]]:
         """Spans of the whole negated phrases (cue included) that would have matched ``c``."""
@@ -166,6 +178,11 @@ class CompiledRubric:
         answer = answer or ""
         view = AnswerView(analyse(answer), self._vocab)
         has_negation = any(n >= 0 for n in view.a.neg)
+        hits = self._misconception_hits(view)
+        voided: dict[str, str] = {}
+        for m, hit in zip(self._misconceptions, hits):
+            for cid in m.voids if hit else ():
+                voided.setdefault(cid, m.id)
         total = 0.0
         criteria: list[CriterionResult] = []
         for c in self._criteria:
@@ -183,10 +200,14 @@ class CompiledRubric:
                 pts = round(c.points * matched / c.required, 4)
             else:
                 pts = 0.0
-            total += pts
             feedback = c.met_text if met else c.missed_text
+            if c.id in voided and (met or pts):
+                met, pts = False, 0.0
+                feedback = (f"{c.missed_text} Not credited: your answer also states the misconception "
+                            f"'{voided[c.id]}', which contradicts this point.")
+            total += pts
             negated: list[list[int]] = []
-            if not met and has_negation:
+            if not met and has_negation and c.id not in voided:
                 negated = self._negated_mentions(view, c)
                 if negated:
                     quoted = "; ".join(f'"{answer[s:e]}"' for s, e in negated[:3])
@@ -195,18 +216,35 @@ class CompiledRubric:
                 c.id, c.description, pts, c.points, met, _spans(view, evidence) if (met or pts) else [],
                 feedback, matched, c.required, negated))
         misconceptions: list[MisconceptionResult] = []
-        for m in self._misconceptions:
-            hit: list[Match] = []
-            for pattern in m.patterns:
-                hit = self._qualifying(view, pattern.find(view), m.allow_question_words)
-                if hit:
-                    break
+        for m, hit in zip(self._misconceptions, hits):
             penalty = m.penalty if hit else 0.0
             total -= penalty
             misconceptions.append(MisconceptionResult(
                 m.id, bool(hit), penalty, _spans(view, set(hit[0])) if hit else [], m.message))
-        points = round(min(max(total, 0.0), self.max_points), 4)
-        return RubricScore(points, self.max_points, criteria, misconceptions, self.id, self.version)
+        points = min(max(total, 0.0), self.max_points)
+        notes: list[str] = []
+        if copies_question(view.a, self._question_keys):
+            points = 0.0
+            notes.append("This answer repeats the question; it earns no credit. Answer it in your own words.")
+        else:
+            form = form_problem(view.a)
+            if form is not None:
+                points = min(points, form.cap * self.max_points)
+                notes.append(form.reason)
+        return RubricScore(round(points, 4), self.max_points, criteria, misconceptions, self.id, self.version,
+                           notes)
+
+    def _misconception_hits(self, view: AnswerView) -> list[list[Match]]:
+        """Per misconception, the matches of its first pattern that holds (empty when none)."""
+        out: list[list[Match]] = []
+        for m in self._misconceptions:
+            hit: list[Match] = []
+            for pattern in m.patterns:
+                hit = self._misconception_matches(view, pattern.find(view))
+                if hit:
+                    break
+            out.append(hit)
+        return out
 
 
 def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None) -> CompiledRubric:
@@ -243,7 +281,7 @@ def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None) -> Compile
         nodes = [comp.concept(spec, opts, f"misconceptions[{i}].patterns[{j}]") for j, spec in enumerate(m["patterns"])]
         misconceptions.append(_Misconception(
             m["id"], tuple(nodes), float(m["penalty"]), m["message"],
-            m.get("question_words", defaults["question_words"]) == "allow"))
+            m.get("question_words", defaults["question_words"]) == "allow", tuple(m.get("voids", ()))))
     if comp.errors:
         raise RubricError(comp.errors)
     question_keys = frozenset(analyse(data["question"]).index)

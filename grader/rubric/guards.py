@@ -1,0 +1,143 @@
+"""Engine-wide guards that apply to every rubric: answer form, copies of the question, refutations.
+
+These checks are deliberately conservative: real short answers are often terse lists ("push, pop,
+top"), so only unmistakable gaming is refused. Thresholds were checked against the Mohler dev split
+(630 marked answers, none of which trips a guard) and the seed model answers.
+
+- :func:`form_problem` - a bag of keywords (no function words, the same keywords repeated), a long
+  word salad without sentence structure, or long filler with very low lexical diversity earns no
+  credit; an extremely long answer is capped (its evidence may be spread over unrelated text).
+- :func:`copies_question` - an answer made only of the question's words earns nothing.
+- :func:`refuted` - a misconception mentioned in order to refute it ("it is wrong that attention
+  knows the order", "the statement claims ...") is not held against the learner.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from grader.rubric import lexicon
+from grader.rubric.analysis import Analysis
+
+#: Bag of keywords: at least this many content words, almost no function words, many repeats.
+BAG_MIN_CONTENT = 6
+BAG_MAX_FUNCTION_SHARE = 0.1
+BAG_MAX_DISTINCT_SHARE = 0.6
+#: Word salad: a "sentence" this long with few function words (real prose has 30-50 %).
+SALAD_MIN_SENTENCE_WORDS = 100
+SALAD_MAX_FUNCTION_SHARE = 0.25
+#: Filler: this many content words of which under this share are distinct.
+FILLER_MIN_CONTENT = 100
+FILLER_MAX_DISTINCT_SHARE = 0.3
+#: Extremely long answers (word tokens) are capped at this share of the marks.
+LONG_ANSWER_WORDS = 500
+LONG_ANSWER_CAP = 0.5
+#: A copy of the question: at least this share of the question's distinct content words, and new
+#: content words at most this share of them, rounded down (so none for a short question, where one
+#: new word can be the whole answer: "C++ programs begin execution at main"), never a negation cue or
+#: a refutation word.
+COPY_MIN_COVERAGE = 0.6
+COPY_NEW_WORDS_SHARE = 0.1
+
+#: Words that show a statement is being refuted or only reported (surface forms, lower case).
+REFUTATION_WORDS = frozenset(
+    """wrong false incorrect untrue error erroneous mistake mistaken misconception myth misleading
+    flaw flawed fallacy nonsense bogus""".split())
+REPORTING_WORDS = frozenset("says said claim claims claimed claiming asserts asserted".split())
+#: Endorsement words: negated ("not correct", "isn't true") they refute.
+ENDORSEMENT_WORDS = frozenset("correct true right accurate valid".split())
+#: A refutation at the start of the next sentence also covers this one ("X. That is wrong.").
+NEXT_SENTENCE_REACH = 4
+
+
+@dataclass(frozen=True)
+class FormVerdict:
+    """``cap`` is the share of ``max_points`` the answer may earn at most (0 = no credit)."""
+
+    cap: float
+    reason: str
+
+
+def form_problem(a: Analysis) -> FormVerdict | None:
+    """Return why the answer's form limits its credit, or ``None`` for ordinary answers.
+
+    Uses the word counts of :class:`Analysis` (``words``, ``function_words``,
+    ``longest_sentence``) and the content keys; cost linear in the answer's length.
+    """
+    content = len(a.key)
+    if not content:
+        return None
+    function_share = a.function_words / a.words if a.words else 0.0
+    distinct_share = len(set(a.key)) / content
+    if (content >= BAG_MIN_CONTENT and function_share < BAG_MAX_FUNCTION_SHARE
+            and distinct_share <= BAG_MAX_DISTINCT_SHARE):
+        top, count = Counter(a.key).most_common(1)[0]
+        return FormVerdict(0.0, f"This answer is a list of repeated keywords (\"{a.surface[a.key.index(top)]}\" "
+                                f"{count} times) rather than an explanation, so it earns no credit. "
+                                "Explain in sentences.")
+    if a.longest_sentence >= SALAD_MIN_SENTENCE_WORDS and function_share < SALAD_MAX_FUNCTION_SHARE:
+        return FormVerdict(0.0, f"This answer has no sentence structure ({a.longest_sentence} words without a "
+                                "full stop and few connecting words), so it earns no credit. Explain in sentences.")
+    if content >= FILLER_MIN_CONTENT and distinct_share < FILLER_MAX_DISTINCT_SHARE:
+        return FormVerdict(0.0, "This answer repeats the same few words over and over, so it earns no credit.")
+    if a.words > LONG_ANSWER_WORDS:
+        return FormVerdict(LONG_ANSWER_CAP, f"This answer is {a.words} words long (more than {LONG_ANSWER_WORDS}); "
+                                            f"it can earn at most {LONG_ANSWER_CAP:.0%} of the marks. "
+                                            "Keep to the point.")
+    return None
+
+
+def copies_question(a: Analysis, question_keys: frozenset) -> bool:
+    """True when the answer is (nearly) a copy of the question: it covers at least 60 % of the
+    question's distinct content words and adds hardly any new content word (one per ten question
+    words), none a negation cue or a refutation word ("... does not change ..." is an answer)."""
+    if not a.key or not question_keys:
+        return False
+    new = [p for p, k in enumerate(a.key) if k not in question_keys]
+    if len(new) > int(COPY_NEW_WORDS_SHARE * len(question_keys)):
+        return False
+    if any(a.surface[p] in lexicon.NEGATION_CUES or a.surface[p] in REFUTATION_WORDS for p in new):
+        return False
+    covered = len(question_keys.intersection(a.key))
+    return covered >= COPY_MIN_COVERAGE * len(question_keys)
+
+
+def _refutes(a: Analysis, positions, match: tuple[int, ...], same_sentence: bool) -> bool:
+    for p in positions:
+        if p in match:
+            continue
+        w = a.surface[p]
+        if w in REFUTATION_WORDS or w in REPORTING_WORDS:
+            if a.neg[p] >= 0:
+                continue  # "nothing is wrong" endorses
+            alone = ((p == 0 or a.clause[p - 1] != a.clause[p])
+                     and (p + 1 == len(a.key) or a.clause[p + 1] != a.clause[p]))
+            if same_sentence and alone and (p == 0 or a.sent[p - 1] != a.sent[p]):
+                continue  # a bare verdict opening the sentence ("False, ...") judges the question's statement
+            return True
+        if w in ENDORSEMENT_WORDS and p > 0 and a.neg[p] == p - 1:  # "not correct", "isn't true", not "no left-to-right"
+            return True
+    return False
+
+
+def refuted(a: Analysis, match: tuple[int, ...]) -> bool:
+    """True when the sentence holding ``match`` refutes or only reports it: it contains a
+    refutation word (wrong, false, error, myth ...), a reporting verb (says, claims) or an
+    endorsement right after its negation cue ("not correct", "isn't true"), or the next sentence
+    opens with one ("... That is wrong."). Not counted: the match's own words, a negated refutation
+    ("nothing is wrong" endorses) and a bare verdict opening the sentence ("False, attention knows
+    the order" judges the question's statement, then makes the learner's own claim)."""
+    if not match:
+        return False
+    sent = a.sent[match[0]]
+    lo = match[0]
+    while lo > 0 and a.sent[lo - 1] == sent:
+        lo -= 1
+    hi = match[0]
+    while hi + 1 < len(a.key) and a.sent[hi + 1] == sent:
+        hi += 1
+    if _refutes(a, range(lo, hi + 1), match, True):
+        return True
+    nxt = hi + 1
+    following = [p for p in range(nxt, min(nxt + NEXT_SENTENCE_REACH, len(a.key))) if a.sent[p] == a.sent[nxt]]
+    return _refutes(a, following, match, False)

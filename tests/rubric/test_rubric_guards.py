@@ -1,0 +1,133 @@
+"""Engine-wide guards: keyword stuffing, word salad, copies of the question, endorsed and refuted
+misconceptions, negated answers to a false claim, and criteria voided by a misconception."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from grader.rubric import compile_rubric
+from grader.rubric.analysis import analyse
+from grader.rubric.guards import LONG_ANSWER_CAP, LONG_ANSWER_WORDS, copies_question, form_problem, refuted
+
+RUBRIC = {
+    "question": "Why does self-attention cost O(n^2) in the sequence length n?",
+    "max_points": 4,
+    "criteria": [
+        {"id": "pairs", "description": "every pair is scored", "points": 2, "concepts": ["every pair"]},
+        {"id": "growth", "description": "quadratic growth", "points": 1, "question_words": "allow",
+         "concepts": [{"any": ["quadratic*", "n^2"]}]},
+        {"id": "expensive", "description": "long inputs are expensive", "points": 1,
+         "concepts": ["expensive|prohibitive"]},
+    ],
+}
+GOOD = "A score is computed for every pair of tokens, so the cost is quadratic and long inputs get expensive."
+
+
+@pytest.fixture(scope="module")
+def rubric():
+    return compile_rubric(RUBRIC)
+
+
+def test_good_prose_answer_earns_full_marks_without_notes(rubric):
+    result = rubric.score(GOOD)
+    assert (result.points, result.notes) == (4.0, [])
+
+
+def test_repeated_keywords_without_sentence_structure_earn_nothing(rubric):
+    result = rubric.score("quadratic quadratic quadratic pairs pairs every pair expensive sparse")
+    assert result.points == 0.0
+    assert "repeated keywords" in result.notes[0] and '"quadratic" 3 times' in result.notes[0]
+
+
+@pytest.mark.parametrize("answer", ["push, pop, top, isEmpty", "linked list, array",
+                                    "repetition, termination test, eventually terminate, occur infinitely",
+                                    "every pair scored quadratic expensive"])
+def test_terse_keyword_lists_without_repeats_are_not_refused(answer):
+    assert form_problem(analyse(answer)) is None
+
+
+def test_long_word_salad_of_rubric_words_earns_nothing(rubric):
+    rng = random.Random(1)
+    vocabulary = "every pair quadratic expensive score token the of cost n^2 attention matrix".split()
+    salad = " ".join(rng.choice(vocabulary) for _ in range(3300))
+    result = rubric.score(salad)
+    assert result.points == 0.0
+    assert "no sentence structure" in result.notes[0]
+
+
+def test_extremely_long_answer_is_capped(rubric):
+    filler = " ".join(f"In part {i} the author discusses topic{i} and idea{i} at length." for i in range(60))
+    answer = GOOD + " " + filler
+    assert analyse(answer).words > LONG_ANSWER_WORDS
+    result = rubric.score(answer)
+    assert result.points == LONG_ANSWER_CAP * 4
+    assert "words long" in result.notes[0]
+
+
+def test_the_question_pasted_back_earns_nothing(rubric):
+    result = rubric.score(RUBRIC["question"])
+    assert result.points == 0.0
+    assert "repeats the question" in result.notes[0]
+
+
+@pytest.mark.parametrize("answer,expected", [
+    ("Why does self-attention cost O(n^2) in the sequence length?", True),
+    ("Self-attention does not cost O(n^2) in the sequence length n.", False),   # a (wrong) answer, not a copy
+    ("Self-attention costs O(n^2) in n because every pair is scored.", False),
+    ("C++ programs begin execution at main", False),                           # one new word is the answer
+])
+def test_copy_of_the_question_is_recognised(answer, expected):
+    question = frozenset(analyse(RUBRIC["question"]).index)
+    if answer.startswith("C++"):
+        question = frozenset(analyse("Where do C++ programs begin execution?").index)
+    assert copies_question(analyse(answer), question) is expected
+
+
+SPOT = {
+    "question": "Spot the error: \"The output is a weighted sum of the keys.\"",
+    "max_points": 2,
+    "criteria": [{"id": "values", "description": "the values are blended", "points": 2, "concepts": ["value*"]}],
+    "misconceptions": [{"id": "sum-of-keys", "patterns": [{"phrase": "sum key*", "gap": 2}], "penalty": 1,
+                        "message": "The values are blended.", "voids": ["values"]}],
+}
+
+
+@pytest.mark.parametrize("answer", [
+    "The value of this statement is low: the sum is over the keys, and that is correct.",
+    "The values are irrelevant: it is a weighted sum of the keys, nothing is wrong with it.",
+])
+def test_restating_the_error_in_the_question_words_endorses_it(answer):
+    result = compile_rubric(SPOT).score(answer)
+    assert [m.id for m in result.misconceptions if m.matched] == ["sum-of-keys"]
+    assert result.points == 0.0
+    assert "Not credited" in result.criteria[0].feedback
+
+
+@pytest.mark.parametrize("answer", [
+    "It is wrong that it is a weighted sum of the keys: it blends the values.",
+    "The statement says a weighted sum of the keys; it should be the values.",
+    "A weighted sum of the keys? That is false. The values are blended.",
+    "It is a weighted sum of the values, not a sum of the keys.",
+])
+def test_quoting_the_error_to_refute_it_is_not_penalised(answer):
+    result = compile_rubric(SPOT).score(answer)
+    assert not any(m.matched for m in result.misconceptions)
+    assert result.points == 2.0
+
+
+def test_a_bare_verdict_does_not_refute_the_claim_that_follows():
+    a = analyse("False, attention knows the order.")
+    assert refuted(a, (2, 3, 4)) is False   # "attention knows order": "False" judges the question's statement
+    assert refuted(analyse("It is false that attention knows the order."), (3, 4, 5)) is True
+
+
+def test_negated_restatement_of_a_false_claim_counts_despite_question_words():
+    rubric = compile_rubric({
+        "question": "Dividing the scores changes which token gets the highest weight.",
+        "max_points": 1,
+        "criteria": [{"id": "verdict", "description": "false", "points": 1,
+                      "concepts": [{"phrase": "chang* highest", "gap": 3, "polarity": "negated"}]}],
+    })
+    assert rubric.score("It doesn't change which token gets the highest weight; it softens it.").points == 1.0
+    assert rubric.score("It changes which token gets the highest weight, as it said above, really.").points == 0.0
