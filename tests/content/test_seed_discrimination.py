@@ -65,14 +65,14 @@ def test_paraphrased_correct_answer_earns_full_marks(aid, iid, text):
 
 
 # (assignment, item, wrong answer, highest acceptable share of the points, misconceptions expected).
-# A misconception made only of the question's own words does not fire (the learner may be quoting the
-# statement under discussion); the wrong verdict carries the penalty then.
+# A misconception restated in the question's own words fires unless the learner refutes it (wrong,
+# false, "the statement claims"): restating a false statement endorses it.
 WRONG = [
     ("seed-000", "q5-quadratic-cost", "Self-attention is linear in the sequence length, so long sequences are fine.", 0, {"attention-linear"}),
     ("seed-000", "q5-quadratic-cost", "It is not quadratic; each token only looks at its neighbours.", 0, set()),
     ("seed-000", "q5-quadratic-cost", "The cost is O(n^2) because the embedding dimension is squared.", 0.2, set()),
     ("seed-001", "tf01-sequential", "True, it reads one token at a time just like an RNN.", 0, {"wrong-verdict"}),
-    ("seed-001", "tf03-weights-learned", "True, the attention weights are learned by backpropagation like any other parameter.", 0, {"wrong-verdict"}),
+    ("seed-001", "tf03-weights-learned", "True, the attention weights are learned by backpropagation like any other parameter.", 0, {"wrong-verdict", "weights-learned"}),
     ("seed-001", "tf03-weights-learned", "False, the weights are not computed from the input, they are stored parameters.", 0, {"weights-learned"}),
     ("seed-001", "tf04-shuffling", "False, attention knows the order of the tokens so outputs change.", 0, {"wrong-verdict", "knows-order"}),
     ("seed-001", "tf05-scaling-argmax", "True, dividing changes the ranking of the scores.", 0, {"wrong-verdict"}),
@@ -83,7 +83,7 @@ WRONG = [
     ("seed-001", "err05-sum-of-keys", "The output is a weighted average of the keys, that is correct.", 0, {"sum-of-keys"}),
     ("seed-001", "err05-sum-of-keys", "It should be a weighted sum of the queries.", 0, set()),
     ("seed-001", "err06-scale-by-dk", "Dividing by d_k is right because the variance grows like d_k.", 0, {"divide-by-dk"}),
-    ("seed-001", "err07-head-dimension", "Yes, each head needs the full d_model dimension or it loses capacity.", 0, set()),
+    ("seed-001", "err07-head-dimension", "Yes, each head needs the full d_model dimension or it loses capacity.", 0, {"full-dimension-per-head"}),
     ("seed-001", "why02-softmax-vs-sum", "Because softmax is faster to compute.", 0, set()),
     ("seed-001", "why06-positional-encodings", "Attention already sees the order of the rows, so we do not really need them.", 0, {"knows-order"}),
     ("seed-001", "edge01-identical-keys", "The first key gets all the weight.", 0, set()),
@@ -125,3 +125,52 @@ def test_negated_quadratic_does_not_earn_the_cost_criterion(text):
     result, _ = grade("seed-000", "q5-quadratic-cost", text)
     cost = next(t for t in result.tests if "criterion:quadratic-growth" in t.tags)
     assert cost.score == 0 and "negated" in cost.output
+
+
+# QA defects (keyword stuffing, endorsed traps, under-marked good answers, the prompt pasted back).
+def test_keyword_stuffing_the_quadratic_cost_item_earns_nothing():
+    result, _ = grade("seed-000", "q5-quadratic-cost", "quadratic quadratic quadratic pairs pairs every pair expensive sparse")
+    assert result.score == 0.0
+    assert "keywords" in result.output
+
+
+def test_the_quadratic_cost_prompt_pasted_back_earns_nothing():
+    item = ASSIGNMENTS["seed-000"].items["q5-quadratic-cost"]
+    result, _ = grade("seed-000", "q5-quadratic-cost", item.compiled.question)
+    assert result.score == 0.0
+    assert "repeats the question" in result.output
+
+
+def test_doesnt_scale_counts_as_prohibitive_for_long_sequences():
+    result, _ = grade("seed-000", "q5-quadratic-cost", "Every query is compared with every key, so there are n*n dot "
+                      "products and the cost is quadratic. For genomes or long documents it doesn't scale, so people "
+                      "use sparse attention.")
+    assert result.score == result.max_score
+
+
+@pytest.mark.parametrize("iid,text,trap", [
+    ("err04-knows-order", "Since self-attention sees the whole sequence at once, it inherently knows timestep order, "
+     "no positional encodings needed", "knows-order"),
+    ("err05-sum-of-keys", "The value of this statement is low: the sum is over the keys, and that is correct.", "sum-of-keys"),
+])
+def test_endorsing_the_erroneous_statement_fires_the_trap_and_earns_nothing(iid, text, trap):
+    result, found = grade("seed-001", iid, text)
+    assert trap in found
+    assert result.score == 0.0
+
+
+@pytest.mark.parametrize("iid,text", [
+    ("err04-knows-order", "It is wrong that it knows the order: attention is permutation-equivariant, so positional "
+     "encodings are needed."),
+    ("err05-sum-of-keys", "It is wrong that the output is a sum of the keys: it is a weighted sum of the values v_j; "
+     "the keys only produce the match scores."),
+])
+def test_quoting_the_erroneous_statement_to_refute_it_is_not_penalised(iid, text):
+    result, found = grade("seed-001", iid, text)
+    assert (result.score, found) == (result.max_score, set())
+
+
+def test_saying_scaling_does_not_change_the_argmax_is_a_false_verdict():
+    result, found = grade("seed-001", "tf05-scaling-argmax",
+                          "It doesn't change the argmax; it only makes the distribution less peaked.")
+    assert (result.score, found) == (result.max_score, set())
