@@ -66,7 +66,7 @@ LIMIT_RANGES: dict[str, tuple[float, float]] = {
     "cpu_seconds": (0.5, 60.0),
     "memory_bytes": (64 << 20, 4 << 30),
     "max_processes": (1, 256),
-    "output_bytes": (1 << 10, 16 << 20),
+    "output_bytes": (256, 16 << 20),
     "file_bytes": (0, 256 << 20),
     "tmp_bytes": (1 << 20, 256 << 20),
 }
