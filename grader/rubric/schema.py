@@ -26,6 +26,7 @@ A rubric document (full reference: ``rubrics/README.md``)::
       - id: weights-learned
         patterns: [{all: ["attention weights", "learned|trained"], within: 6}]
         penalty: 1
+        voids: [computed-from-inputs]     # criteria that earn nothing when it fires
         message: "The attention weights are computed from the inputs ..."
 
 Validation collects *every* error with its path (``criteria[2].concepts[0].any[1]: empty
