@@ -1,0 +1,135 @@
+"""Learner-facing words for a sandbox run that did not finish (syntax error, import error, time,
+memory or output limit, crash).
+
+Every call of a submission runs in ONE sandbox run under one set of limits
+(:mod:`grader.problems.grading`), so a limit hit in one test stops every later test; the summary
+says which test was running and how many had finished. Inputs: the sandbox's
+:class:`~grader.sandbox.api.RunResult` (its ``message`` follows ``grader/sandbox/collect.py`` and
+``runner.py``: ``"SyntaxError: expected ':' (line 2 of your code)\\n    <source>\\n    ^"``,
+``"your code raised an error while being imported: <error> (line N of your code)\\n<traceback>"``,
+``"test 'X' exceeded the time limit (5 s wall-clock)"``...).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from grader.problems.base import Case
+from grader.sandbox.api import Limits, RunResult
+
+_AT_LINE = re.compile(r"\s*\(line (\d+)(?: of your code)?\)\s*$")
+_TEST = re.compile(r"test '(.+?)' exceeded")
+_IMPORT_PREFIX = "your code raised an error while being imported: "
+_MAX = 240
+_STOPPING = ("timeout", "memory_limit", "output_limit", "crashed")
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """``summary``: one or two sentences for the item's output (empty for a run that finished);
+    ``not_run``: the failure of a test that never ran; ``stopped_test``: the test that was
+    running when a limit stopped the run (None if none); ``stopped``: its failure text."""
+
+    summary: str = ""
+    not_run: str = "not run"
+    stopped_test: str | None = None
+    stopped: str = ""
+
+
+def _first_line(text: str) -> str:
+    line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
+    return line if len(line) <= _MAX else line[:_MAX] + "..."
+
+
+def _split_line_number(text: str) -> tuple[str, str | None]:
+    match = _AT_LINE.search(text)
+    if not match:
+        return text, None
+    return text[:match.start()], match.group(1)
+
+
+def _size(n_bytes: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:g} {unit}"
+    return f"{n_bytes} bytes"
+
+
+def _stopped_test(run: RunResult, cases: list[Case]) -> str | None:
+    """The test that was running when the run stopped: named by the sandbox's message, else the
+    last call before the first skipped one, when that call did not return normally."""
+    match = _TEST.search(run.message or "")
+    if match:
+        return match.group(1)
+    owners = [case.name for case in cases for _ in case.calls]
+    statuses = [o.status for o in run.calls]
+    first_skipped = statuses.index("skipped") if "skipped" in statuses else len(statuses)
+    if 0 < first_skipped <= len(owners) and statuses[first_skipped - 1] != "ok":
+        return owners[first_skipped - 1]
+    return None
+
+
+def _finished(run: RunResult, cases: list[Case], stopped: str | None) -> int:
+    position, done = 0, 0
+    for case in cases:
+        outcomes = run.calls[position:position + len(case.calls)]
+        position += len(case.calls)
+        if (case.name != stopped and len(outcomes) == len(case.calls)
+                and all(o.status not in ("skipped", "timeout") for o in outcomes)):
+            done += 1
+    return done
+
+
+def report(run: RunResult, cases: list[Case], limits: Limits) -> RunReport:
+    """What to tell the learner about ``run`` (empty summary when it finished normally)."""
+    if run.status == "ok":
+        return RunReport()
+    first = _first_line(run.message)
+    if run.status == "syntax_error":
+        error, line = _split_line_number(first)
+        summary = (f"Your code has a syntax error on line {line}: {error}." if line
+                   else f"Your code could not be compiled: {error}.")
+        return RunReport(summary + " No test could run.",
+                         not_run=f"not run: your code has a syntax error"
+                                 f"{f' on line {line}' if line else ''}")
+    if run.status == "import_error":
+        text = first[len(_IMPORT_PREFIX):] if first.startswith(_IMPORT_PREFIX) else first
+        error, line = _split_line_number(text)
+        where = f" (line {line})" if line else ""
+        if error.startswith("your code "):
+            summary = f"Your code could not be imported: {error}{where}."
+        else:
+            summary = f"Your code raised an error while being imported{where}: {error}."
+        return RunReport(summary + " No test could run.",
+                         not_run="not run: importing your code failed (see the summary)")
+    if run.status not in _STOPPING:
+        return RunReport(f"Your code could not run to completion ({run.status}): {first}.",
+                         not_run=f"not run: {first}")
+    stopped = _stopped_test(run, cases)
+    finished = _finished(run, cases, stopped)
+    during = f"while running test '{stopped}'" if stopped else "while importing your code"
+    progress = f"; {finished} of {len(cases)} tests had finished" if stopped else ""
+    one_run = (" All tests of a submission run in one sandbox run under one {what}, so the tests "
+               "after it did not run.")
+    if run.status == "timeout":
+        limit = (f"{limits.cpu_seconds:g} s CPU-time limit" if "CPU" in (run.message or "")
+                 else f"{limits.wall_seconds:g} s time limit")
+        summary = (f"The run exceeded the {limit} {during}{progress}."
+                   + (one_run.format(what="time limit") if stopped else " No test could run."))
+        stopped_text = f"the run exceeded the {limit} while running this test"
+    elif run.status == "memory_limit":
+        limit = f"memory limit ({_size(limits.memory_bytes)})"
+        summary = (f"Your code exceeded the {limit} {during}{progress}."
+                   + (one_run.format(what="memory limit") if stopped else " No test could run."))
+        stopped_text = f"your code exceeded the {limit} in this test"
+    elif run.status == "output_limit":
+        limit = f"output limit ({_size(limits.output_bytes)})"
+        summary = (f"Your code printed more than the {limit} {during} and was stopped{progress}. "
+                   "Remove print statements: all tests share one run and one output limit.")
+        stopped_text = f"your code printed more than the {limit} in this test"
+    else:
+        summary = f"The run stopped {during}{progress}: {first}."
+        stopped_text = first
+    why = f"the run stopped in test '{stopped}'" if stopped else "the run stopped earlier"
+    return RunReport(summary, not_run=f"not run: {why} (see the summary)", stopped_test=stopped,
+                     stopped=stopped_text)
