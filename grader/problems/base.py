@@ -15,6 +15,17 @@ import numpy as np
 
 Check = Callable[[list[Any]], "str | None"]
 
+#: What a case's check compares: ``values`` (the learner's values against the reference's),
+#: ``shape`` (shapes only, finite output), ``property`` (the learner's outputs against each other
+#: or a law such as equivariance, or the output's dtype) or ``inputs`` (arguments unchanged).
+BASES = ("values", "shape", "property", "inputs")
+
+#: The credit rule, shown in every contract and applied by :mod:`grader.problems.grading`.
+CREDIT_NOTE = ("Scoring: shape tests count only when the output is finite (no NaN/inf); property "
+               "tests (equivariance, dtype, ...) and the inputs-not-modified test count only "
+               "once at least one test comparing your values with the expected ones passes. A "
+               "right-shaped but wrong-valued answer therefore earns the shapes points at most.")
+
 
 @dataclass
 class Case:
@@ -28,6 +39,10 @@ class Case:
     ``wrapped`` cases call the learner's function through :data:`grader.problems.inputs.WRAPPER`,
     which also returns the array arguments after the call; ``check`` then receives
     ``(result, arrays_after)`` per call.
+    ``basis`` (one of :data:`BASES`) says what the check compares; when not given it is read from
+    the check (the factories of :mod:`grader.problems.checks` tag their checks), and a check
+    without a tag must be given one (ValueError), so no custom check counts as a value test by
+    accident.
     """
 
     name: str
@@ -39,6 +54,13 @@ class Case:
     visible: bool = False
     public: dict[str, Any] | None = None
     wrapped: bool = False  # calls go through grader.problems.inputs.WRAPPER (inputs check)
+    basis: str = ""
+
+    def __post_init__(self) -> None:
+        self.basis = self.basis or getattr(self.check, "basis", "")
+        if self.basis not in BASES:
+            raise ValueError(f"case {self.name!r}: basis must be one of {BASES}, "
+                             f"got {self.basis!r}")
 
     def rows_for(self, index: int) -> np.ndarray | None:
         return self.rows[index] if index < len(self.rows) else None
@@ -51,12 +73,17 @@ class Variant:
     ``kind`` is the stable tag (``diagnosis:<kind>``); ``message`` is one sentence a student can
     act on, tied to the concept; ``bug`` refers to the entry in attention-bugs.md (e.g. ``"1"``).
     ``fn`` may raise: a learner whose call raised the same exception type is matched too.
+    ``needs`` are case traits the mistake requires (e.g. ``{"masked"}`` for a masking mistake): the
+    variant is never claimed on a case without them. ``strict_return`` variants match only a
+    learner whose return has the same structure (one array, or an (output, weights) pair).
     """
 
     kind: str
     message: str
     fn: Callable[..., Any]
     bug: str = ""
+    needs: frozenset[str] = frozenset()
+    strict_return: bool = False
 
 
 @dataclass(frozen=True)
@@ -83,6 +110,7 @@ class CaseResult:
     passed: bool
     failure: str = ""
     crashed: bool = False  # a call raised, timed out or returned something unparseable
+    uncredited: bool = False  # the check passed but the credit rule withheld the points
     diagnosis_kind: str = ""
     diagnosis: str = ""
     signals: str = ""  # what the numbers show when no known mistake matched

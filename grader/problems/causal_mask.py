@@ -1,16 +1,19 @@
 """Problem ``causal_mask(n)``: boolean (n, n), True on and below the diagonal.
 
-Categories: ``shapes``, ``values`` (several n), ``edge cases`` (n = 1 and n = 2). The returned values
-are compared as numbers (True = 1), so a 0/1 integer array is accepted; an additive float mask
-(0 / -inf) is not, and is named. Mistakes: attention-bugs.md entries 11 (polarity inverted),
-12 (diagonal masked), 13 (off by one the other way), plus the transposed (upper-triangular) mask.
+Categories: ``shapes``, ``values`` (several n), ``edge cases`` (n = 1 and n = 2), ``dtypes``.
+The value tests compare the entries as numbers (True = 1), so a numeric 0/1 mask earns them; the
+``dtypes`` test then requires a boolean array, because a mask's dtype is part of its contract
+(unlike the float outputs of the other problems, whose dtype is not judged): ``~mask`` and
+``scores[mask]`` mean something else for a 0/1 float or int array. An additive float mask
+(0 / -inf) is named. Mistakes: attention-bugs.md entries 11 (polarity inverted), 12 (diagonal
+masked), 13 (off by one the other way), plus the transposed (upper-triangular) mask.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from grader.problems import checks, reference
-from grader.problems.base import Case, CodeProblem, Variant
+from grader.problems.base import CREDIT_NOTE, Case, CodeProblem, Variant
 
 FUNCTION = "causal_mask"
 
@@ -20,7 +23,9 @@ def causal_mask(n)
 n: a positive int, the sequence length.
 Return a boolean NumPy array of shape (n, n) where entry [i, j] is True when query position i may
 attend to key position j, i.e. j <= i (True on and below the diagonal, False above it). This is the
-polarity scaled_dot_product_attention expects (True = may attend). Use NumPy only."""
+polarity scaled_dot_product_attention expects (True = may attend). The dtype must be bool: a
+numeric 0/1 mask earns the value tests but fails the dtype test. Use NumPy only.
+""" + CREDIT_NOTE
 
 STARTER = '''\
 import numpy as np
@@ -31,7 +36,7 @@ def causal_mask(n):
     raise NotImplementedError
 '''
 
-CATEGORIES = {"shapes": 2.0, "values": 6.0, "edge cases": 2.0}
+CATEGORIES = {"shapes": 1.5, "values": 5.5, "edge cases": 2.0, "dtypes": 1.0}
 
 
 def value_case(name: str, category: str, n: int, visible: bool = False) -> Case:
@@ -41,6 +46,18 @@ def value_case(name: str, category: str, n: int, visible: bool = False) -> Case:
     if visible:
         case.public = {"inputs": {"n": n}, "expected_output": expected.tolist()}
     return case
+
+
+def _boolean(got: list) -> str | None:
+    """The mask must be a boolean array (a property of the learner's output: credited only next
+    to a passing value test, see grader/problems/credit.py)."""
+    dtype = getattr(got[0], "dtype", None)
+    if dtype is not None and dtype == np.bool_:
+        return None
+    name = str(dtype) if dtype is not None else type(got[0]).__name__
+    return (f"the mask has dtype {name}, expected bool: the contract asks for a boolean mask "
+            "(np.tril(np.ones((n, n), dtype=bool))), since ~mask and scores[mask] do not work as "
+            "masks on 0/1 numbers")
 
 
 def visible_cases() -> list[Case]:
@@ -59,6 +76,8 @@ def hidden_cases(rng: np.random.Generator) -> list[Case]:
         value_case("values: a longer sequence", "values", sizes[3] + 20),
         value_case("edge cases: n = 1 (the token sees itself)", "edge cases", 1),
         value_case("edge cases: n = 2", "edge cases", 2),
+        Case(name="dtypes: the mask is boolean", category="dtypes", calls=[((sizes[2],), {})],
+             check=_boolean, basis="property"),
     ]
 
 

@@ -9,7 +9,13 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from grader.problems.base import Check
-from grader.problems.compare import ATOL, as_array, mismatch, split_return
+from grader.problems.compare import ATOL, as_array, mismatch, nonfinite, split_return
+
+
+def tagged(basis: str, check: Check) -> Check:
+    """``check`` tagged with what it compares (see :data:`grader.problems.base.BASES`)."""
+    check.basis = basis  # type: ignore[attr-defined]
+    return check
 
 
 def _prefix(n_calls: int, index: int) -> str:
@@ -44,13 +50,14 @@ def values(expected: Sequence[tuple[np.ndarray, np.ndarray | None]],
                 return _prefix(len(expected), index) + message
         return None
 
-    return check
+    return tagged("values", check)
 
 
 def shapes(expected: Sequence[tuple[tuple[int, ...], tuple[int, ...] | None]],
            alternative_weight_shapes: Sequence[tuple[int, ...]] = ()) -> Check:
     """Only the output shape (and the weights' shape, when returned) is judged; a weights shape in
-    ``alternative_weight_shapes`` (one per call) is accepted too."""
+    ``alternative_weight_shapes`` (one per call) is accepted too. A right-shaped array with NaN or
+    inf entries fails: shape credit needs a finite output (``np.zeros`` earns it, all-NaN not)."""
 
     def check(got: list[Any]) -> str | None:
         for index, (value, (out_shape, weights_shape)) in enumerate(zip(got, expected)):
@@ -68,9 +75,13 @@ def shapes(expected: Sequence[tuple[tuple[int, ...], tuple[int, ...] | None]],
                 if numeric.shape != tuple(shape):
                     return (_prefix(len(expected), index) + f"the {what} has shape "
                             f"{tuple(numeric.shape)}, expected {tuple(shape)}")
+                bad = nonfinite(numeric)
+                if bad:
+                    return (_prefix(len(expected), index) + f"the {what} has the right shape but "
+                            f"contains {bad}; a shape test counts only for a finite output")
         return None
 
-    return check
+    return tagged("shape", check)
 
 
 def relation(transform: Callable[[np.ndarray], np.ndarray], what: str,
@@ -89,11 +100,12 @@ def relation(transform: Callable[[np.ndarray], np.ndarray], what: str,
         message = mismatch(second, target, "output", rows)
         return None if message is None else f"{what} does not hold: {message}"
 
-    return check
+    return tagged("property", check)
 
 
 def all_of(*checks: Check) -> Check:
-    """Every check must pass; the first failure is reported."""
+    """Every check must pass; the first failure is reported. The combination counts as a value
+    test only if every part does, else as a property test."""
 
     def check(got: list[Any]) -> str | None:
         for one in checks:
@@ -102,4 +114,5 @@ def all_of(*checks: Check) -> Check:
                 return message
         return None
 
-    return check
+    bases = {getattr(one, "basis", "") for one in checks}
+    return tagged("values" if bases == {"values"} else "property", check)

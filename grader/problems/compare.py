@@ -90,6 +90,23 @@ def mismatch(got: Any, expected: np.ndarray, what: str = "output",
             f"{int(keep.sum())} checked entries outside tolerance (rtol {RTOL:g}, atol {atol:g})")
 
 
+def nonfinite(got: Any, rows: np.ndarray | None = None) -> str | None:
+    """``"NaN/inf in N of M entries (first at index (i, j))"`` when ``got`` (a numeric array) has
+    NaN or inf entries in the checked ``rows`` (as in :func:`mismatch`), else None. Names no
+    value, so it is safe for hidden tests."""
+    array = as_array(got)
+    if array is None or array.size == 0:
+        return None
+    keep = np.ones(array.shape, dtype=bool)
+    if rows is not None and np.shape(rows) == array.shape[:-1]:
+        keep = np.broadcast_to(np.asarray(rows, dtype=bool)[..., None], array.shape)
+    bad = ~np.isfinite(array) & keep
+    if not bad.any():
+        return None
+    return (f"NaN/inf in {int(bad.sum())} of {int(keep.sum())} entries "
+            f"(first at index {_fmt_index(np.argwhere(bad)[0])})")
+
+
 def matches(got: Any, expected: Any, rows: np.ndarray | None = None) -> bool:
     """True when ``got`` equals ``expected`` within tolerance, NaN matching NaN (used to fit a
     learner's output to buggy variants, which may legitimately produce NaN)."""

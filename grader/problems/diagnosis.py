@@ -7,8 +7,13 @@ learner's returned values match the variant's within tolerance (NaN matching NaN
 the same exception type. Variants are ranked by how many failing cases they explain (catalogue order
 breaks ties) and each failing case takes the best variant that explains it. Cases no variant
 explains go through the problem's cross-case :class:`~grader.problems.base.Rule` s. What is left keeps
-the check's own message (which check failed, where (index) and by how much) plus the problem's
-``describe`` signals (row sums, weight on blocked positions, NaN fraction).
+the check's own message (which check failed, where (index) and by how much) plus a plain NaN/inf
+count or the problem's ``describe`` signals (row sums, weight on blocked positions).
+
+Claims are limited to what the evidence supports: a variant is claimed only on cases that have the
+ingredients it needs (``Variant.needs``: no mask, no masking diagnosis), and when the learner's
+output is NaN/inf everywhere (no finite entry in any case), a NaN-for-NaN match proves nothing, so
+no variant is claimed on a non-finite output; the learner is told where the NaN/inf entries are.
 """
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from grader.problems.base import CaseResult, CodeProblem, Variant
-from grader.problems.compare import matches, split_return
+from grader.problems.compare import as_array, matches, nonfinite, split_return
 from grader.problems.inputs import unwrap
 
 _NO_VALUE = object()
@@ -42,7 +47,7 @@ def _has_float32(args: tuple, kwargs: dict) -> bool:
 
 
 def _call_explained(computed: tuple[Any, BaseException | None], outcome: Any,
-                    rows: np.ndarray | None, wrapped: bool) -> bool:
+                    rows: np.ndarray | None, wrapped: bool, strict: bool = False) -> bool:
     value, error = computed
     status = getattr(outcome, "status", "")
     if error is not None:
@@ -54,6 +59,8 @@ def _call_explained(computed: tuple[Any, BaseException | None], outcome: Any,
     learner_out, learner_weights = split_return(learned)
     variant_out, variant_weights = split_return(value)
     if not matches(learner_out, variant_out, rows):
+        return False
+    if strict and (learner_weights is None) != (variant_weights is None):
         return False
     if (learner_weights is None or variant_weights is None
             or np.shape(learner_weights) != np.shape(variant_weights)):
@@ -90,30 +97,74 @@ def explains(variant: Variant, result: CaseResult, expected: list[Any] | None = 
         return False
     for index, ((args, kwargs), outcome) in enumerate(zip(result.case.calls, result.outcomes)):
         rows = result.case.rows_for(index)
-        if _call_explained(computed[index], outcome, rows, result.case.wrapped):
+        if _call_explained(computed[index], outcome, rows, result.case.wrapped,
+                           variant.strict_return):
             continue
         if not _has_float32(args, kwargs):
             return False
         upcast = _variant_value(variant, tuple(_upcast(a) for a in args),
                                 {k: _upcast(v) for k, v in kwargs.items()})
-        if not _call_explained(upcast, outcome, rows, result.case.wrapped):
+        if not _call_explained(upcast, outcome, rows, result.case.wrapped, variant.strict_return):
             return False
     return True
 
 
+def _outputs(result: CaseResult) -> list[Any]:
+    """The learner's output (not weights) of every call that returned, unwrapped."""
+    values = [unwrap(o.value) if result.case.wrapped else o.value
+              for o in result.outcomes if getattr(o, "status", "") == "ok"]
+    return [split_return(v)[0] for v in values]
+
+
+def _has_finite_entry(result: CaseResult) -> bool:
+    for out in _outputs(result):
+        array = as_array(out)
+        if array is not None and np.isfinite(array).any():
+            return True
+    return False
+
+
+def _all_nonfinite(result: CaseResult) -> bool:
+    arrays = [as_array(out) for out in _outputs(result)]
+    return bool(arrays) and all(a is not None and a.size and not np.isfinite(a).any()
+                                for a in arrays)
+
+
+def nonfinite_signal(result: CaseResult) -> str:
+    """"your output contains NaN/inf in N of M entries (first at index ...)" for the first call
+    of the case whose checked rows hold NaN or inf; empty when there is none."""
+    outputs = _outputs(result)
+    for index, out in enumerate(outputs):
+        found = nonfinite(out, result.case.rows_for(index))
+        if found:
+            call = f" (call {index + 1} of {len(outputs)})" if len(outputs) > 1 else ""
+            return f"your output{call} contains {found}"
+    return ""
+
+
+def _may_claim(variant: Variant, result: CaseResult, nan_everywhere: bool) -> bool:
+    if not variant.needs <= result.case.traits:
+        return False
+    # Wrapped (inputs) cases judge in-place changes, not values: variants explain their crashes
+    # and, when the credit rule withheld the points, their values; the rules name in-place changes.
+    if result.case.wrapped and not (result.crashed or result.uncredited):
+        return False
+    return not (nan_everywhere and not result.crashed and _all_nonfinite(result))
+
+
 def diagnose(problem: CodeProblem, results: list[CaseResult]) -> None:
-    """Fill ``diagnosis_kind`` and ``diagnosis`` of the failing results in place."""
+    """Fill ``diagnosis_kind`` and ``diagnosis`` (or ``signals``) of the failing results in
+    place."""
     failing = [r for r in results if not r.passed]
     if not failing:
         return
+    nan_everywhere = not any(_has_finite_entry(r) for r in results if not r.crashed)
     expected = {id(r): reference_outputs(problem.reference, r) if problem.reference else None
                 for r in failing}
     explained: list[tuple[int, int, Variant, list[CaseResult]]] = []
     for order, variant in enumerate(problem.variants):
-        # Wrapped (inputs) cases judge in-place changes, not values: variants only explain
-        # their crashes; the rules name in-place changes.
-        hits = [r for r in failing
-                if (r.crashed or not r.case.wrapped) and explains(variant, r, expected[id(r)])]
+        hits = [r for r in failing if _may_claim(variant, r, nan_everywhere)
+                and explains(variant, r, expected[id(r)])]
         if hits:
             explained.append((-len(hits), order, variant, hits))
     for _, _, variant, hits in sorted(explained, key=lambda t: (t[0], t[1])):
@@ -125,15 +176,18 @@ def diagnose(problem: CodeProblem, results: list[CaseResult]) -> None:
         for result in failing:
             if result.case.name in names and not result.diagnosis_kind:
                 result.diagnosis_kind, result.diagnosis = rule.kind, rule.message
-    if problem.describe is not None:
-        for result in failing:
-            if not result.diagnosis_kind and not result.crashed:
-                try:
-                    values = [unwrap(o.value) if result.case.wrapped else o.value
-                              for o in result.outcomes]
-                    result.signals = problem.describe(result.case, values) or ""
-                except Exception:  # noqa: BLE001 - signals are a courtesy, never a fault
-                    result.signals = ""
+    for result in failing:
+        if result.diagnosis_kind or result.crashed:
+            continue
+        result.signals = nonfinite_signal(result)
+        if result.signals or problem.describe is None:
+            continue
+        try:
+            values = [unwrap(o.value) if result.case.wrapped else o.value
+                      for o in result.outcomes]
+            result.signals = problem.describe(result.case, values) or ""
+        except Exception:  # noqa: BLE001 - signals are a courtesy, never a fault
+            result.signals = ""
 
 
 def summary(results: list[CaseResult]) -> list[str]:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.problems import diagnosis, inputs
+from grader.problems import credit, diagnosis, inputs, run_report
 from grader.problems.base import Case, CaseResult, CodeProblem
 from grader.problems.compare import split_return
 from grader.results import InfrastructureError, ItemResult, TestResult
@@ -39,9 +39,12 @@ def run_source(problem: CodeProblem, source: str, cases: list[Case]) -> str:
     return source
 
 
-def _call_failure(outcome: CallOutcome | None, run: RunResult, function: str) -> str:
-    if outcome is None:
-        return run.message or f"not run ({run.status})"
+def _call_failure(outcome: CallOutcome | None, run: RunResult, function: str,
+                  report: run_report.RunReport, case: Case) -> str:
+    if outcome is None or outcome.status == "skipped":
+        return report.not_run
+    if case.name == report.stopped_test and report.stopped:
+        return report.stopped
     if outcome.status == "exception":
         return outcome.error or "raised an exception"
     if outcome.status == "missing_function":
@@ -50,8 +53,6 @@ def _call_failure(outcome: CallOutcome | None, run: RunResult, function: str) ->
         return outcome.error or "returned a value that is not an array or a tuple of arrays"
     if outcome.status == "timeout":
         return outcome.error or "hit the time limit"
-    if outcome.status == "skipped":
-        return outcome.error or f"not run: {run.message or 'an earlier test stopped the run'}"
     return outcome.error or f"call status {outcome.status}"
 
 
@@ -74,28 +75,32 @@ def safe_error(text: str) -> str:
 
 
 def evaluate(problem: CodeProblem, source: str, sandbox: Any, limits: Limits, seed: int
-             ) -> tuple[list[CaseResult], RunResult]:
-    """Run every case in one sandbox run and judge it. Raises :class:`InfrastructureError` when the
+             ) -> tuple[list[CaseResult], RunResult, run_report.RunReport]:
+    """Run every case in one sandbox run, judge it, apply the credit rule
+    (:mod:`grader.problems.credit`) and diagnose. Raises :class:`InfrastructureError` when the
     sandbox reports a fault that is not the learner's (never scored)."""
     cases = problem.cases(seed)
     run = sandbox.run(run_source(problem, source, cases), build_calls(problem, cases), limits)
     if run.status == "infrastructure_error":
         raise InfrastructureError(f"sandbox: {run.message or 'infrastructure error'}")
+    report = run_report.report(run, cases, limits)
     results, position = [], 0
     for case in cases:
         outcomes = list(run.calls[position:position + len(case.calls)])
         outcomes += [None] * (len(case.calls) - len(outcomes))
         position += len(case.calls)
-        results.append(_judge(problem, case, outcomes, run))
+        results.append(_judge(problem, case, outcomes, run, report))
+    credit.apply(results)
     diagnosis.diagnose(problem, results)
-    return results, run
+    return results, run, report
 
 
-def _judge(problem: CodeProblem, case: Case, outcomes: list, run: RunResult) -> CaseResult:
+def _judge(problem: CodeProblem, case: Case, outcomes: list, run: RunResult,
+           report: run_report.RunReport) -> CaseResult:
     for outcome in outcomes:
         if outcome is None or outcome.status != "ok":
             return CaseResult(case, outcomes, passed=False, crashed=True,
-                              failure=_call_failure(outcome, run, problem.function))
+                              failure=_call_failure(outcome, run, problem.function, report, case))
     try:
         failure = case.check([o.value for o in outcomes])
     except Exception as exc:  # noqa: BLE001 - odd learner values must not crash grading
@@ -144,11 +149,39 @@ def _test_output(result: CaseResult) -> str:
     return "\n".join(lines)
 
 
+def _fmt(points: float) -> str:
+    """Points with at most two decimals: 8, 8.5, 8.67."""
+    return f"{round(points, 2):g}"
+
+
+def _score_line(results: list[CaseResult], shares: dict[str, float], points: float,
+                score: float, ran: bool) -> str:
+    """E.g. "22 hidden tests ran; they are worth 8.67 of the 10 points and count towards your
+    score. The 3 visible examples are worth the other 1.33 points. You scored 6.5 of 10 (passed
+    20 of 25 tests)." """
+    hidden = [r for r in results if not r.case.visible]
+    n_visible = len(results) - len(hidden)
+    hidden_points = sum(shares[r.case.name] for r in hidden)
+    tests = "test" if len(hidden) == 1 else "tests"
+    if ran:
+        head = (f"{len(hidden)} hidden {tests} ran; they are worth {_fmt(hidden_points)} of the "
+                f"{_fmt(points)} points and count towards your score.")
+    else:
+        head = (f"There are {len(hidden)} hidden {tests}, worth {_fmt(hidden_points)} of the "
+                f"{_fmt(points)} points; they count towards your score.")
+    if n_visible:
+        examples = "visible example is" if n_visible == 1 else f"{n_visible} visible examples are"
+        head += (f" The {examples} worth the other "
+                 f"{_fmt(points - hidden_points)} points.")
+    return (f"{head} You scored {_fmt(score)} of {_fmt(points)} (passed "
+            f"{sum(r.passed for r in results)} of {len(results)} tests).")
+
+
 def grade(problem: CodeProblem, item_id: str, points: float, source: str, sandbox: Any,
           limits: Limits, seed: int) -> ItemResult:
     """Grade ``source`` on ``problem``; the tests' max scores sum to ``points``."""
     started = time.perf_counter()
-    results, run = evaluate(problem, source, sandbox, limits, seed)
+    results, run, report = evaluate(problem, source, sandbox, limits, seed)
     shares = case_points(problem, [r.case for r in results], points)
     tests = []
     for result in results:
@@ -163,18 +196,9 @@ def grade(problem: CodeProblem, item_id: str, points: float, source: str, sandbo
             visibility="visible" if case.visible else "hidden", tags=tags))
     # From the unrounded shares, so whole categories lost give round totals (e.g. exactly 8.0).
     score = round(sum(shares[r.case.name] for r in results if r.passed), 6)
-    hidden = [r for r in results if not r.case.visible]
-    hidden_points = sum(shares[r.case.name] for r in hidden)
-    lines = [
-        f"{len(hidden)} hidden tests ran and count towards your score ({hidden_points:.2f} of "
-        f"{points:g} points); {len(results) - len(hidden)} visible "
-        f"{'examples count' if len(results) - len(hidden) != 1 else 'example counts'} for the "
-        "rest. "
-        f"Passed {sum(r.passed for r in results)} of {len(results)} tests.",
-    ]
-    if run.status != "ok":
-        lines.append(f"Your code could not run to completion ({run.status}): "
-                     f"{safe_error(run.message) if run.message else 'no details'}")
+    lines = [_score_line(results, shares, points, score, ran=run.status == "ok")]
+    if report.summary:
+        lines.append(report.summary)
     found = diagnosis.summary(results)
     if found:
         lines.append("Diagnosis:")

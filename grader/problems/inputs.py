@@ -73,4 +73,5 @@ def unmodified(originals: Sequence[np.ndarray], names: Sequence[str]) -> Check:
                     f"{', '.join(changed)} in place")
         return None
 
+    check.basis = "inputs"  # type: ignore[attr-defined]
     return check

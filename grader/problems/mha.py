@@ -18,7 +18,7 @@ import numpy as np
 
 from grader.problems import checks, inputs, reference
 from grader.problems.attention_variants import buggy_attention, working_dtype
-from grader.problems.base import Case, CodeProblem, Rule, Variant
+from grader.problems.base import CREDIT_NOTE, Case, CodeProblem, Rule, Variant
 from grader.problems.compare import split_return
 from grader.problems.rules import crashes_only_with, failed_in_category, fails_only_with_any
 from grader.problems.signals import output_signals, weight_signals
@@ -40,7 +40,8 @@ position j, shared by all heads (shapes (L, L), (B, L, L) and (B, 1, L) occur).
 Returning (output, weights) is accepted, with weights (..., H, L, L) or averaged over the heads
 (..., L, L) as PyTorch returns them; returned weights are checked too.
 Do not modify the inputs. Use NumPy only. Outputs are compared in float64 with rtol 1e-4,
-atol 1e-5; the dtype is not judged."""
+atol 1e-5; the dtype is not judged.
+""" + CREDIT_NOTE
 
 STARTER = '''\
 import numpy as np
@@ -219,7 +220,8 @@ def _variant(kind, bug, message, **bug_args) -> Variant:
     def fn(X, W_q, W_k, W_v, W_o, num_heads, mask=None):
         return buggy_mha(X, W_q, W_k, W_v, W_o, num_heads, mask, **bug_args)
 
-    return Variant(kind=kind, bug=bug, message=message, fn=fn)
+    needs = frozenset({"masked"}) if kind.startswith("mask_") else frozenset()
+    return Variant(kind=kind, bug=bug, message=message, fn=fn, needs=needs)
 
 
 VARIANTS = [

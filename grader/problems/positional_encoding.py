@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from grader.problems import checks, reference
-from grader.problems.base import Case, CodeProblem, Rule, Variant
+from grader.problems.base import CREDIT_NOTE, Case, CodeProblem, Rule, Variant
 from grader.problems.compare import as_array, mismatch
 from grader.problems.rules import crashes_only_with
 
@@ -27,7 +27,8 @@ positions counted from 0 and, for each pair index i = 0, 1, ...:
     PE[pos, 2i + 1] = cos(pos / 10000 ** (2i / d_model))
 Sine and cosine columns are interleaved (not two halves). For odd d_model the last column is a
 sine. Use NumPy only. Outputs are compared in float64 with rtol 1e-4, atol 1e-4 (float32 is
-fine)."""
+fine).
+""" + CREDIT_NOTE
 
 STARTER = '''\
 import numpy as np
@@ -103,9 +104,11 @@ def hidden_cases(rng: np.random.Generator) -> list[Case]:
         value_case("long sequences: d_model = 512", "long sequences", int(rng.integers(60, 100)),
                    512),
         Case(name="properties: position 0 is (0, 1, 0, 1, ...)", category="properties",
-             calls=[((int(rng.integers(3, 9)), even(6, 14)), {})], check=_row_zero),
+             calls=[((int(rng.integers(3, 9)), even(6, 14)), {})], check=_row_zero,
+             basis="property"),
         Case(name="properties: sin^2 + cos^2 = 1 for each column pair", category="properties",
-             calls=[((int(rng.integers(20, 40)), even(8, 20)), {})], check=_pairs_on_unit_circle),
+             calls=[((int(rng.integers(20, 40)), even(8, 20)), {})], check=_pairs_on_unit_circle,
+             basis="property"),
     ]
 
 

@@ -51,11 +51,13 @@ def fails_only_with_any(trait: str) -> Callable[[list[CaseResult]], list[str]]:
 
 
 def failed_in_category(category: str) -> Callable[[list[CaseResult]], list[str]]:
-    """Explains every failing case of ``category`` whose check failed (not crashed): used where the
-    check itself is the diagnosis (e.g. inputs modified in place)."""
+    """Explains every failing case of ``category`` whose check failed (not crashed, and not merely
+    uncredited by :mod:`grader.problems.credit`): used where the check itself is the diagnosis
+    (e.g. inputs modified in place)."""
 
     def explains(results: list[CaseResult]) -> list[str]:
         return [r.case.name for r in results
-                if not r.passed and not r.crashed and r.case.category == category]
+                if not r.passed and not r.crashed and not r.uncredited
+                and r.case.category == category]
 
     return explains

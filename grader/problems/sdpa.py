@@ -14,7 +14,7 @@ import numpy as np
 
 from grader.problems import checks, inputs, reference
 from grader.problems.attention_variants import buggy_attention
-from grader.problems.base import Case, CodeProblem, Rule, Variant
+from grader.problems.base import CREDIT_NOTE, Case, CodeProblem, Rule, Variant
 from grader.problems.compare import split_return
 from grader.problems.rules import crashes_only_with, failed_in_category
 from grader.problems.signals import output_signals, weight_signals
@@ -34,7 +34,8 @@ positions getting exactly zero weight, and return the output (..., Lq, d_v) = we
 tuple (output, weights) with weights (..., Lq, Lk); returned weights are checked too.
 Query rows whose mask blocks every key are not checked (any value, NaN included, is accepted).
 The result must be finite for logits in the thousands. Do not modify the inputs. Use NumPy only.
-Outputs are compared in float64 with rtol 1e-4, atol 1e-5; the dtype is not judged."""
+Outputs are compared in float64 with rtol 1e-4, atol 1e-5; the dtype is not judged.
+""" + CREDIT_NOTE
 
 STARTER = '''\
 import numpy as np
@@ -230,9 +231,23 @@ def _length_one_case(rng) -> Case:
     return value_case("properties: a sequence of length 1 returns v_1", "properties", Q, K, V)
 
 
+MASKED = frozenset({"masked"})
+
+
 def _variant(kind: str, bug: str, message: str, **bug_args) -> Variant:
-    return Variant(kind=kind, bug=bug, message=message,
+    needs = MASKED if kind.startswith("mask_") else frozenset()
+    return Variant(kind=kind, bug=bug, message=message, needs=needs,
                    fn=lambda Q, K, V, mask=None: buggy_attention(Q, K, V, mask, **bug_args))
+
+
+def _weights_first(Q, K, V, mask=None):
+    out, weights = buggy_attention(Q, K, V, mask)
+    return weights, out
+
+
+def _weights_only(Q, K, V, mask=None):
+    return buggy_attention(Q, K, V, mask)[1]
+
 
 
 VARIANTS = [
@@ -250,8 +265,12 @@ VARIANTS = [
     _variant("softmax_query_axis", "5", "The softmax normalised the query axis, so columns of the "
              "weights sum to 1 instead of rows: take the softmax over the last (key) axis.",
              axis=-2),
-    _variant("softmax_batch_axis", "5", "The softmax normalised across the batch (axis 0) instead "
-             "of over the keys: use axis=-1 so each query's weights over the keys sum to 1.", axis=0),
+    _variant("softmax_batch_axis", "5", "The softmax is taken over axis 0 (the batch axis, or the "
+             "query axis when there is no batch axis) instead of over the keys: use axis=-1 so "
+             "each query's weights over the keys sum to 1.", axis=0),
+    _variant("softmax_all_entries", "5", "The softmax is taken over all entries at once (one max "
+             "and one sum over the whole array), so the weights of all queries together sum to 1: "
+             "use axis=-1 and keepdims=True so each query's row sums to 1.", axis=None),
     _variant("softmax_no_keepdims", "6", "The softmax divides by a sum taken without "
              "keepdims=True, so it broadcasts against the wrong axis: use "
              "e.sum(axis=-1, keepdims=True).", keepdims=False),
@@ -287,6 +306,15 @@ VARIANTS = [
              "column-wise for padding.", mask_mode="transposed"),
     _variant("blends_keys", "", "The output blends the keys, not the values: multiply the weights "
              "by V.", blend_keys=True),
+    _variant("scores_transposed", "", "The scores are computed as K Q^T (transposed) instead of "
+             "Q K^T: scores[..., i, j] must be q_i . k_j, shape (..., Lq, Lk), i.e. "
+             "Q @ np.swapaxes(K, -1, -2).", scores_transposed=True),
+    Variant(kind="returns_weights_first", strict_return=True, fn=_weights_first,
+            message="You return (weights, output): return (output, weights) in that order, the "
+                    "output (..., Lq, d_v) first and the weights (..., Lq, Lk) second."),
+    Variant(kind="returns_weights_only", strict_return=True, fn=_weights_only,
+            message="You return the attention weights (..., Lq, Lk) instead of the output: "
+                    "return weights @ V, shape (..., Lq, d_v), or the tuple (output, weights)."),
     _variant("k_transpose_all_axes", "", "K.T reverses every axis of a batched array, mixing the "
              "batch into the scores: transpose only the last two axes with np.swapaxes(K, -1, -2).",
              k_dot_t=True),

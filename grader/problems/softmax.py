@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from grader.problems import checks, inputs, reference
-from grader.problems.base import Case, CodeProblem, Rule, Variant
+from grader.problems.base import CREDIT_NOTE, Case, CodeProblem, Rule, Variant
 from grader.problems.compare import as_array
 from grader.problems.rules import failed_in_category
 from grader.problems.signals import output_signals
@@ -27,7 +27,8 @@ x: a NumPy array (any number of dimensions, float32 or float64); axis: the axis 
 Return exp(x) / sum(exp(x)) along `axis`, same shape as x: every slice along `axis` is
 non-negative and sums to 1. The result must be finite for entries in the thousands (positive or
 negative). Do not modify x. Use NumPy only.
-Outputs are compared in float64 with rtol 1e-4, atol 1e-5; the dtype is not judged."""
+Outputs are compared in float64 with rtol 1e-4, atol 1e-5; the dtype is not judged.
+""" + CREDIT_NOTE
 
 STARTER = '''\
 import numpy as np

@@ -47,12 +47,15 @@ class FakeSandbox:
         namespace: dict = {"__name__": "submission"}
         try:
             code = compile(source, "submission.py", "exec")
-        except SyntaxError as exc:
-            return RunResult("syntax_error", message=f"SyntaxError: {exc.msg} (line {exc.lineno})")
+        except SyntaxError as exc:  # worded like grader/sandbox/runner.py
+            return RunResult("syntax_error", message=f"{type(exc).__name__}: {exc.msg} (line "
+                             f"{exc.lineno} of your code)\n    {(exc.text or '').strip()}\n    ^")
         try:
             exec(code, namespace)  # noqa: S102 - tests only, trusted fixture files
         except Exception as exc:  # noqa: BLE001
-            return RunResult("import_error", message=f"{type(exc).__name__}: {exc}")
+            line = traceback.extract_tb(exc.__traceback__)[-1].lineno
+            return RunResult("import_error", message="your code raised an error while being "
+                             f"imported: {type(exc).__name__}: {exc} (line {line} of your code)")
         outcomes = []
         for call in calls:
             function = namespace.get(call.function)

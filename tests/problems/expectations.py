@@ -5,6 +5,8 @@ get on every failing test, and which tests fail:
 - ``Whole({...})``: exactly these categories fail, entirely (the mistake is isolated to them);
 - ``Some({...})``: exactly these categories have failing tests (a few of their tests may pass);
 - ``Where(predicate)``: exactly the cases whose traits satisfy the predicate fail.
+A file that passes no value test also loses its property and inputs tests (the credit rule,
+grader/problems/credit.py), and an output with NaN/inf entries loses the shape tests.
 """
 from __future__ import annotations
 
@@ -46,7 +48,8 @@ EXPECTED: dict[str, dict[str, tuple[str, object]]] = {
         "bug_no_scaling": ("no_scaling", whole("scaling")),
         "bug_scale_multiplied": ("scale_multiplied", whole("scaling")),
         "bug_softmax_query_axis": ("softmax_query_axis", some(*(set(SDPA_ALL) - {"shapes"}))),
-        "bug_softmax_batch_axis": ("softmax_batch_axis", some(*(set(SDPA_ALL) - {"shapes"}))),
+        "bug_softmax_batch_axis": ("softmax_batch_axis", some(*(set(SDPA_ALL) - {"shapes"}),
+                                                            "inputs")),
         "bug_softmax_no_keepdims": ("softmax_no_keepdims", some(*SDPA_ALL, "inputs")),
         "bug_softmax_not_stable": ("softmax_not_stable", whole("stability")),
         "bug_softmax_global_max": ("softmax_global_max", whole("stability")),
@@ -58,7 +61,7 @@ EXPECTED: dict[str, dict[str, tuple[str, object]]] = {
         "bug_mask_times_neg_inf": ("mask_times_neg_inf", whole("masking")),
         "bug_mask_ignored": ("mask_ignored", whole("masking")),
         "bug_mask_on_query_axis": ("mask_on_query_axis", whole("masking")),
-        "bug_blends_keys": ("blends_keys", some(*SDPA_ALL)),
+        "bug_blends_keys": ("blends_keys", some(*SDPA_ALL, "inputs")),
         "bug_k_transpose_all_axes": ("k_transpose_all_axes", some(*SDPA_ALL, "inputs")),
         "bug_assumes_lq_equals_lk": ("assumes_lq_equals_lk",
                                      Where(lambda t: "cross" in t and "masked" not in t)),
@@ -67,6 +70,11 @@ EXPECTED: dict[str, dict[str, tuple[str, object]]] = {
                                                             "dtypes")),
         "bug_fails_with_batch_axes": ("fails_with_batch_axes", some(*SDPA_ALL, "inputs")),
         "bug_fails_with_mask": ("fails_with_mask", some("masking")),
+        "bug_returns_weights_first": ("returns_weights_first", some(*SDPA_ALL)),
+        "bug_returns_weights_only": ("returns_weights_only", some(*SDPA_ALL)),
+        "bug_softmax_all_entries": ("softmax_all_entries",
+                                    some(*(set(SDPA_ALL) - {"shapes"}), "inputs")),
+        "bug_scores_transposed": ("scores_transposed", some(*SDPA_ALL)),
     },
     "softmax": {
         "bug_ignores_axis": ("ignores_axis", whole("axis")),
@@ -79,11 +87,11 @@ EXPECTED: dict[str, dict[str, tuple[str, object]]] = {
                                                 "dtypes")),
     },
     "causal_mask": {
-        "bug_mask_inverted": ("mask_inverted", whole("values", "edge cases")),
-        "bug_diagonal_masked": ("diagonal_masked", whole("values", "edge cases")),
+        "bug_mask_inverted": ("mask_inverted", whole("values", "edge cases", "dtypes")),
+        "bug_diagonal_masked": ("diagonal_masked", whole("values", "edge cases", "dtypes")),
         "bug_off_by_one_future": ("off_by_one_future", some("values", "edge cases")),
         "bug_transposed": ("transposed", some("values", "edge cases")),
-        "bug_additive_mask": ("additive_mask", whole("values", "edge cases")),
+        "bug_additive_mask": ("additive_mask", whole("shapes", "values", "edge cases", "dtypes")),
         "bug_all_true": ("all_true", some("values", "edge cases")),
     },
     "multi_head_attention": {
@@ -94,11 +102,12 @@ EXPECTED: dict[str, dict[str, tuple[str, object]]] = {
         "bug_merge_without_transpose": ("merge_without_transpose",
                                         some(*MHA_VALUES, "properties")),
         "bug_interleaved_heads": ("interleaved_heads", some(*MHA_VALUES, "properties")),
-        "bug_weights_transposed": ("weights_transposed", some(*MHA_VALUES, "properties")),
+        "bug_weights_transposed": ("weights_transposed",
+                                   some(*MHA_VALUES, "properties", "inputs")),
         "bug_output_projection_missing": ("output_projection_missing",
-                                          some(*MHA_VALUES, "properties")),
+                                          some(*MHA_VALUES, "properties", "inputs")),
         "bug_values_projected_with_w_q": ("values_projected_with_w_q",
-                                          some(*MHA_VALUES, "properties")),
+                                          some(*MHA_VALUES, "properties", "inputs")),
         "bug_mask_without_head_axis": ("mask_without_head_axis", Where(lambda t: "batch-mask" in t)),
         "bug_softmax_query_axis": ("softmax_query_axis", some(*MHA_VALUES)),
         "bug_mask_inverted": ("mask_inverted", whole("masking")),
@@ -120,9 +129,10 @@ EXPECTED: dict[str, dict[str, tuple[str, object]]] = {
         "bug_sin_cos_swapped": ("sin_cos_swapped", some(*PE_VALUES, "properties")),
         "bug_raw_column_exponent": ("raw_column_exponent", some(*PE_VALUES, "properties")),
         "bug_cos_next_pair_exponent": ("cos_next_pair_exponent", some(*PE_VALUES, "properties")),
-        "bug_base_1000": ("base_1000", whole(*PE_VALUES)),
-        "bug_integer_division": ("integer_division", whole(*PE_VALUES)),
-        "bug_exponent_sign_inverted": ("exponent_sign_inverted", whole(*PE_VALUES)),
+        "bug_base_1000": ("base_1000", whole(*PE_VALUES, "properties")),
+        "bug_integer_division": ("integer_division", whole(*PE_VALUES, "properties")),
+        "bug_exponent_sign_inverted": ("exponent_sign_inverted",
+                                       whole(*PE_VALUES, "properties")),
         "bug_positions_from_one": ("positions_from_one", some(*PE_VALUES, "properties")),
         "bug_all_sine": ("all_sine", some(*PE_VALUES, "properties")),
         "bug_transposed": ("transposed", some(*PE_VALUES, "properties", "shapes")),

@@ -39,11 +39,21 @@ def test_infinite_loop_is_a_graded_zero_with_the_limit_named(real_sandbox):
     result = grading.grade(PROBLEMS["scaled_dot_product_attention"], "sdpa", 10, source,
                            real_sandbox, Limits(wall_seconds=1.0, cpu_seconds=1.0), seed=1)
     assert result.status == "graded" and result.score == 0
-    assert "timeout" in result.output
+    assert "The run exceeded the 1 s " in result.output  # CPU or wall-clock, whichever comes first
+    assert "time limit while running test 'example: " in result.output
+    assert "0 of 25 tests had finished" in result.output
     assert all(t.status == "failed" for t in result.tests)
 
 
 def test_import_time_crash_is_a_graded_zero(real_sandbox):
     result = grade_source(real_sandbox, "softmax", "import numpy as np\nraise SystemExit(0)\n")
     assert result.score == 0 and result.status == "graded"
-    assert "import_error" in result.output
+    assert ("Your code could not be imported: your code called sys.exit(0) while being "
+            "imported. No test could run.") in result.output
+
+
+def test_syntax_error_summary_from_the_real_sandbox(real_sandbox):
+    source = "import numpy as np\ndef softmax(x, axis=-1)\n    return x\n"
+    result = grade_source(real_sandbox, "softmax", source)
+    assert result.output.splitlines()[1] == ("Your code has a syntax error on line 2: "
+                                             "SyntaxError: expected ':'. No test could run.")

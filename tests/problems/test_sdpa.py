@@ -29,7 +29,8 @@ def test_output_says_how_many_hidden_tests_ran_and_that_they_count(fake_sandbox)
     result = grade_file(fake_sandbox, PROBLEM, "correct_matmul")
     hidden = [t for t in result.tests if t.visibility == "hidden"]
     assert len(hidden) >= 15
-    assert f"{len(hidden)} hidden tests ran and count towards your score" in result.output
+    assert f"{len(hidden)} hidden tests ran; they are worth " in result.output
+    assert "count towards your score" in result.output and "You scored 10 of 10" in result.output
 
 
 def test_hidden_failures_show_no_expected_values_but_visible_ones_do(fake_sandbox):
@@ -70,7 +71,7 @@ def test_exception_messages_full_of_numbers_are_withheld_for_hidden_tests(fake_s
 def test_syntax_error_scores_zero_with_the_message(fake_sandbox):
     result = grade_source(fake_sandbox, PROBLEM, "def scaled_dot_product_attention(:\n")
     assert result.score == 0 and result.status == "graded"
-    assert "syntax_error" in result.output and "SyntaxError" in result.output
+    assert "Your code has a syntax error on line 1: SyntaxError:" in result.output
     assert all(t.status == "failed" for t in result.tests)
 
 

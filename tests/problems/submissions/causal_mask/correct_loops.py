@@ -2,8 +2,8 @@ import numpy as np
 
 
 def causal_mask(n):
-    mask = np.zeros((n, n), dtype=int)
+    mask = np.zeros((n, n), dtype=bool)
     for i in range(n):
         for j in range(i + 1):
-            mask[i, j] = 1
+            mask[i, j] = True
     return mask

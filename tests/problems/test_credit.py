@@ -1,0 +1,103 @@
+"""The credit rule and honest diagnoses: code that does not implement the function earns at most
+the shapes points, NaN output earns nothing and is described plainly, and a mistake is only named
+on tests that contain its ingredient."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from grader.problems import PROBLEMS, diagnosis, grading
+from grader.problems.base import Variant
+from grader.sandbox.api import Limits
+from tests.problems.problem_helpers import category_points, diagnoses, grade_source
+
+SDPA = "scaled_dot_product_attention"
+HEAD = "import numpy as np\n\ndef scaled_dot_product_attention(Q, K, V, mask=None):\n"
+ZEROS = HEAD + "    return np.zeros(Q.shape[:-1] + V.shape[-1:])\n"
+ALL_NAN = HEAD + "    return np.full(Q.shape[:-1] + V.shape[-1:], np.nan)\n"
+
+
+def test_zeros_of_the_right_shape_earn_the_shapes_points_and_nothing_else(fake_sandbox):
+    result = grade_source(fake_sandbox, SDPA, ZEROS)
+    assert result.score == pytest.approx(category_points(result, {"shapes"}), abs=1e-5)
+    assert {t.tags[0] for t in result.tests if t.status == "passed"} == {"shapes"}
+    withheld = [t for t in result.tests if t.tags[0] in ("inputs", "properties")
+                and "not credited" in t.output]
+    assert {t.name for t in withheld} == {"properties: permutation equivariance",
+                                          "inputs: Q, K, V and mask are not modified in place"}
+
+
+def test_returning_q_earns_no_points_for_equivariance_or_untouched_inputs(fake_sandbox):
+    result = grade_source(fake_sandbox, SDPA, HEAD + "    return Q\n")
+    assert result.score == 0.0
+    assert "modifies_inputs" not in diagnoses(result)
+
+
+def test_all_nan_output_earns_nothing_and_is_told_where_without_a_made_up_mistake(fake_sandbox):
+    result = grade_source(fake_sandbox, SDPA, ALL_NAN)
+    assert result.score == 0.0
+    assert diagnoses(result) == set()
+    shape_test = next(t for t in result.tests if t.tags[0] == "shapes")
+    assert "right shape but contains NaN/inf in" in shape_test.output
+    unmasked = next(t for t in result.tests if t.name.startswith("values: identical keys"))
+    assert "your output contains NaN/inf in 24 of 24 entries (first at index (0, 0, 0))" \
+        in unmasked.output
+
+
+def test_a_mistake_is_only_named_on_tests_that_have_its_ingredient(fake_sandbox):
+    problem = PROBLEMS[SDPA]
+    always = Variant(kind="mask_anything", message="a masking mistake", needs=frozenset({"masked"}),
+                     fn=lambda Q, K, V, mask=None: np.zeros(Q.shape[:-1] + V.shape[-1:]))
+    only_masking = dataclasses.replace(problem, variants=[always], rules=[])
+    results, _, _ = grading.evaluate(only_masking, ZEROS, fake_sandbox, Limits(), seed=5)
+    named = {r.case.name for r in results if r.diagnosis_kind == "mask_anything"}
+    failing_masked = {r.case.name for r in results if not r.passed and "masked" in r.case.traits}
+    assert named and named == failing_masked
+
+
+def test_a_right_pair_in_the_wrong_order_is_named_with_the_order_to_use(fake_sandbox):
+    source = HEAD + ("    s = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n"
+                     "    w = np.exp(s - s.max(-1, keepdims=True))\n"
+                     "    w = w / w.sum(-1, keepdims=True)\n"
+                     "    return w, w @ V\n")
+    result = grade_source(fake_sandbox, SDPA, source)
+    assert diagnoses(result) == {"returns_weights_first"}
+    assert "return (output, weights) in that order" in result.output
+    assert "rows of the weights sum to" not in result.output
+
+
+def test_k_times_q_transposed_is_named_as_such_not_as_a_length_mismatch(fake_sandbox):
+    source = HEAD + ("    s = K @ np.swapaxes(Q, -1, -2) / np.sqrt(Q.shape[-1])\n"
+                     "    s = s if mask is None else np.where(mask, s, -np.inf)\n"
+                     "    w = np.exp(s - s.max(-1, keepdims=True))\n"
+                     "    return (w / w.sum(-1, keepdims=True)) @ V\n")
+    result = grade_source(fake_sandbox, SDPA, source)
+    assert diagnoses(result) == {"scores_transposed"}
+    assert "computed as K Q^T (transposed)" in result.output
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int64"])
+def test_a_numeric_0_1_causal_mask_loses_exactly_the_dtype_test(fake_sandbox, dtype):
+    source = ("import numpy as np\n\ndef causal_mask(n):\n"
+              f"    return np.tril(np.ones((n, n), dtype=np.{dtype}))\n")
+    result = grade_source(fake_sandbox, "causal_mask", source)
+    failed = [t for t in result.tests if t.status == "failed"]
+    assert [t.tags[0] for t in failed] == ["dtypes"]
+    assert f"the mask has dtype {dtype}, expected bool" in failed[0].output
+    assert result.score == pytest.approx(10.0 - category_points(result, {"dtypes"}), abs=1e-5)
+
+
+def test_no_finite_entry_means_no_variant_is_claimed_on_nan_outputs():
+    problem = PROBLEMS[SDPA]
+    case = next(c for c in problem.cases(3) if c.name.startswith("masking: causal"))
+    from grader.problems.base import CaseResult
+    from grader.sandbox.api import CallOutcome
+
+    args = case.calls[0][0]
+    nan = np.full(args[0].shape[:-1] + args[2].shape[-1:], np.nan)
+    result = CaseResult(case, [CallOutcome("ok", value=nan)], passed=False)
+    diagnosis.diagnose(problem, [result])
+    assert result.diagnosis_kind == ""
+    assert result.signals.startswith("your output contains NaN/inf in")
