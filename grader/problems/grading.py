@@ -136,7 +136,8 @@ def _test_output(result: CaseResult) -> str:
     lines = [f"Failed: {failure}"]
     if result.diagnosis:
         lines.append(f"Diagnosis: {result.diagnosis}")
-    elif result.signals:
+    elif result.signals and not (result.signals.startswith("your output")
+                                 and "NaN" in failure):  # the failure already says where
         lines.append(f"What the numbers show: {result.signals}")
     if case.visible and case.public is not None:
         lines.append("Expected output:\n" + _show(case.public["expected_output"]))
@@ -203,6 +204,13 @@ def grade(problem: CodeProblem, item_id: str, points: float, source: str, sandbo
     if found:
         lines.append("Diagnosis:")
         lines += [f"- {line}" for line in found]
+    nan_tests = [r for r in results if r.signals.startswith("your output")]
+    if nan_tests and not found:
+        lines.append(f"What the numbers show: your output contains NaN/inf in {len(nan_tests)} "
+                     f"of {len(results)} tests (e.g. test '{nan_tests[0].case.name}': "
+                     f"{nan_tests[0].signals}). No known mistake produces this: look for a "
+                     "division by zero, a log or sqrt of a negative number, or an overflowing "
+                     "np.exp.")
     return ItemResult(
         item_id=item_id, kind="code", score=score, max_score=float(points), tests=tests,
         output="\n".join(lines),

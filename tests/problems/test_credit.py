@@ -42,8 +42,10 @@ def test_all_nan_output_earns_nothing_and_is_told_where_without_a_made_up_mistak
     shape_test = next(t for t in result.tests if t.tags[0] == "shapes")
     assert "right shape but contains NaN/inf in" in shape_test.output
     unmasked = next(t for t in result.tests if t.name.startswith("values: identical keys"))
-    assert "your output contains NaN/inf in 24 of 24 entries (first at index (0, 0, 0))" \
+    assert "the output contains 24 NaN in 24 of 24 checked entries (first at index (0, 0, 0))" \
         in unmasked.output
+    assert (f"What the numbers show: your output contains NaN/inf in {len(result.tests)} of "
+            f"{len(result.tests)} tests (e.g. test 'example: ") in result.output
 
 
 def test_a_mistake_is_only_named_on_tests_that_have_its_ingredient(fake_sandbox):
