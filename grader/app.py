@@ -11,8 +11,8 @@ from flask import Flask
 from grader.api import ratelimit, register_api
 from grader.api.state import AppState
 from grader.bootstrap import bootstrap_local_course
-from grader.observability import init_app as init_observability
 from grader.config import grading_is_inline, load_config
+from grader.observability import init_app as init_observability
 from grader.queue import make_dispatcher
 from grader.runtime import build_service, make_catalog
 from grader.store import Store
@@ -37,7 +37,8 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     store.create_all()
     content = make_catalog(config, store)
     dispatcher = make_dispatcher(
-        config, lambda schedule: build_service(config, store=store, schedule_webhook=schedule))
+        config, lambda schedule: build_service(config, store=store, schedule_webhook=schedule,
+                                               catalog=content))
     app.extensions["grader"] = AppState(config=config, store=store, catalog=content,
                                         dispatcher=dispatcher)
     register_api(app)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import logging
 from functools import partial
-from typing import Any, Mapping
-
 from pathlib import Path
+from typing import Any, Mapping
 
 from grader.content import Catalog, load_catalog
 from grader.grading import GradingService
@@ -55,16 +54,17 @@ def check_sandbox(config: Mapping[str, Any]) -> None:
 
 
 def build_service(config: Mapping[str, Any], store: Store | None = None,
-                  schedule_webhook=None) -> GradingService:
-    """A grading service over ``config``'s store and content. Final submissions are announced by
-    webhook: ``schedule_webhook(delivery_id)`` hands each delivery to its sender."""
+                  schedule_webhook=None, catalog: Catalog | None = None) -> GradingService:
+    """A grading service over ``config``'s store and content (``catalog``, built when not
+    given). Final submissions are announced by webhook: ``schedule_webhook(delivery_id)`` hands
+    each delivery to its sender."""
     from grader.notify import Notifier
     from grader.observability import instrument_service
 
     if store is None:
         store = Store(config["DATABASE_URL"])
         store.create_all()
-    catalog = make_catalog(config, store)
+    catalog = catalog or make_catalog(config, store)
     notifier = Notifier(store, catalog, schedule_webhook or (lambda _delivery_id: None),
                         backoff_base=config["WEBHOOK_BACKOFF_SECONDS"])
     service = instrument_service(GradingService(
