@@ -19,6 +19,8 @@ import itertools
 import re
 from typing import Any
 
+import regex
+
 from grader.rubric import lexicon
 from grader.rubric.analysis import tokenize
 from grader.rubric.matching import AllOf, AnyOf, FuzzyVocabulary, NoneOf, Phrase, Regex, Slot, fuzz_budget
@@ -49,7 +51,7 @@ class PhraseCompiler:
         if "phrase" in spec:
             return self.phrase(spec["phrase"], opts, path)
         if "regex" in spec:
-            return Regex(re.compile(spec["regex"], re.IGNORECASE), opts["polarity"])
+            return Regex(regex.compile(spec["regex"], regex.IGNORECASE), opts["polarity"])
         if "not_" in spec:
             child = self.concept(spec["not_"], opts, f"{path}.not")
             return NoneOf(child) if child is not None else None

@@ -8,8 +8,8 @@ the phrase ``not quadratic`` matches it). Groups combine their children's matche
 from __future__ import annotations
 
 import itertools
-import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
@@ -226,24 +226,34 @@ class Phrase:
         return out
 
 
+#: Seconds one regular-expression search may take on one answer.
+REGEX_TIMEOUT = 0.05
+
+
 @dataclass(frozen=True)
 class Regex:
     """Escape hatch: a regular expression searched in the original answer (case-insensitive);
-    the match covers the content tokens its span overlaps."""
+    the match covers the content tokens its span overlaps. ``pattern`` is compiled with the
+    ``regex`` module, whose searches take a timeout: a pattern that backtracks catastrophically
+    on some answer stops after :data:`REGEX_TIMEOUT` seconds (no match) instead of freezing the
+    process that grades."""
 
-    pattern: re.Pattern
+    pattern: Any
     polarity: str = "affirmed"
 
     def find(self, view: AnswerView) -> list[Match]:
         out: list[Match] = []
         spans = view.a.span
-        for m in self.pattern.finditer(view.a.text):
-            s, e = m.span()
-            match = tuple(i for i, (ts, te) in enumerate(spans) if ts < e and te > s)
-            if match and _polarity_ok(view, match, self.polarity):
-                out.append(match)
-            if len(out) >= MAX_MATCHES:
-                break
+        try:
+            for m in self.pattern.finditer(view.a.text, timeout=REGEX_TIMEOUT):
+                s, e = m.span()
+                match = tuple(i for i, (ts, te) in enumerate(spans) if ts < e and te > s)
+                if match and _polarity_ok(view, match, self.polarity):
+                    out.append(match)
+                if len(out) >= MAX_MATCHES:
+                    break
+        except TimeoutError:
+            pass
         return out
 
 

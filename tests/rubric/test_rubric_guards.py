@@ -131,3 +131,20 @@ def test_negated_restatement_of_a_false_claim_counts_despite_question_words():
     })
     assert rubric.score("It doesn't change which token gets the highest weight; it softens it.").points == 1.0
     assert rubric.score("It changes which token gets the highest weight, as it said above, really.").points == 0.0
+
+
+def test_a_backtracking_regex_cannot_freeze_scoring():
+    """Patterns the static check lets through still run under a timeout per search."""
+    import time
+
+    from grader.rubric import compile_rubric
+
+    rubric = compile_rubric({
+        "id": "rx", "question": "Anything?", "max_points": 1,
+        "criteria": [{"id": "c", "description": "d", "points": 1,
+                      "concepts": [{"regex": "^(a?){30}a{30}$"}, {"regex": "a*a*a*a*a*a*b"}],
+                      "require": "any"}]})
+    started = time.perf_counter()
+    result = rubric.score("a" * 5000 + "!")
+    assert time.perf_counter() - started < 2.0
+    assert result.points == 0
