@@ -104,6 +104,8 @@ def compile_assignment(raw: Any, content_dir: Path, where: str = "assignment",
         hidden_tests = item_raw.get("hidden_tests", "hidden")
         if hidden_tests not in HIDDEN_TEST_MODES:
             raise ContentError(f"{here}.hidden_tests: one of {', '.join(HIDDEN_TEST_MODES)}")
+        if hidden_tests != "hidden" and kind_name != "code":
+            raise ContentError(f"{here}.hidden_tests: only code items have hidden tests")
         loadable = {k: v for k, v in item_raw.items() if k != "hidden_tests"}
         try:
             item = kind.load(item_id, loadable, content_dir)

@@ -10,7 +10,9 @@ from marshmallow import Schema, fields, validate
 from grader.api.auth import require_course
 from grader.api.errors import ApiError
 from grader.api.state import state
-from grader.rubric import RubricError, compile_rubric, parse_rubric, trial_report
+from grader.items.text import find_rubric_file
+from grader.rubric import (RubricError, compile_rubric, load_rubric_file, parse_rubric,
+                           trial_report)
 
 blp = Blueprint("rubrics", __name__, url_prefix="/api/v1/rubrics",
                 description="Instructor rubrics for text items: upload, version, trial.")
@@ -142,8 +144,17 @@ class RubricTrial(MethodView):
         kappa, exact and within-one agreement, over- and under-marked responses, and how many
         responses each criterion and misconception matched."""
         principal = require_course("instructor")
-        record = get_rubric(principal, rubric_id, body["version"])
-        compiled = compile_rubric(record.document)
+        record = state().store.content.rubric(principal.course_id, rubric_id, body["version"])
+        if record is not None:
+            compiled, version = compile_rubric(record.document), record.version
+        else:  # a built-in rubric (rubrics/text/) may be tried too
+            try:
+                compiled = load_rubric_file(find_rubric_file(rubric_id,
+                                                             state().catalog.content_dir))
+            except ValueError:
+                get_rubric(principal, rubric_id, body["version"])  # the 404
+                raise
+            version = compiled.version
         top = body["max_mark"] or compiled.max_points
         for index, response in enumerate(body["responses"]):
             if response["mark"] > top:
@@ -154,4 +165,4 @@ class RubricTrial(MethodView):
             report = trial_report(compiled, body["responses"], max_mark=body["max_mark"])
         except ValueError as exc:
             raise ApiError(422, "validation_error", str(exc), str(exc).split(":", 1)[0]) from None
-        return {**report, "rubric_version": record.version}
+        return {**report, "rubric_version": version}

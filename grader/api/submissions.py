@@ -53,8 +53,8 @@ def learner_items(submission) -> list[dict]:
     items = submission.results or []
     if not any(t.get("visibility") == "after_due_date" for i in items for t in i["tests"]):
         return items
-    assignment = state().catalog.get(submission.course_id, submission.assignment_id,
-                                     submission.assignment_version or None)
+    # the current due date (an instructor may move it after the submission was made)
+    assignment = state().catalog.get(submission.course_id, submission.assignment_id)
     due = datetime.fromisoformat(assignment.due_at) if assignment and assignment.due_at else None
     if due is not None and due.tzinfo is None:
         due = due.replace(tzinfo=timezone.utc)

@@ -114,11 +114,18 @@ class TextKind:
                     visibility="visible", tags=["misconception", f"misconception:{m.id}"],
                     extra_data={"evidence": m.evidence}))
         score = _scaled(result.points, scale)
-        raw_sum = sum(t.score for t in tests)
+        raw_sum = round(sum(t.score for t in tests), 4)
         notes = list(result.notes)  # engine-wide limits: a copy of the question, a bag of keywords ...
         if raw_sum < 0 and not notes:
             notes.append("Penalties exceed the credit earned; the item score is 0, never negative.")
         note = " ".join(notes)
+        adjustment = round(score - raw_sum, 4)
+        if abs(adjustment) >= 1e-4:  # tests must add up to the item score, as Gradescope sums them
+            tests.append(TestResult(
+                name="Adjustment to the item score", score=adjustment, max_score=0.0,
+                status="passed" if adjustment > 0 else "failed",
+                output=note or "Adjusted so the tests add up to the rubric's score.",
+                visibility="visible", tags=["adjustment"]))
         return ItemResult(
             item_id=item.id, kind=self.kind, score=score, max_score=item.points, tests=tests, output=note,
             extra_data={"rubric_id": result.rubric_id, "rubric_version": result.rubric_version,

@@ -194,3 +194,20 @@ def test_assignment_mistakes_are_422_naming_the_field(client, item, field):
     assert resp.status_code == 422, body
     assert body["field"] == field
     assert "/rubrics/" not in body["message"]  # no server paths
+
+
+def test_built_in_rubrics_can_be_tried(client):
+    model = (EXAMPLES / "quadratic_cost_model_answer.txt").read_text()
+    resp = client.post("/api/v1/rubrics/seed000-q5-quadratic-cost/trial",
+                       json={"responses": [{"text": model, "mark": 5}, {"text": "no", "mark": 0}]})
+    assert resp.status_code == 200
+    assert resp.get_json()["agreement"]["exact_agreement"] == 1.0
+    assert client.post("/api/v1/rubrics/nope/trial",
+                       json={"responses": [{"text": "x", "mark": 0}]}).status_code == 404
+
+
+def test_hidden_tests_setting_is_only_for_code_items(client):
+    item = {"id": "t", "kind": "text", "points": 1, "rubric": "seed000-q5-quadratic-cost",
+            "hidden_tests": "after_due_date"}
+    resp = client.post("/api/v1/assignments", json={**ASSIGNMENT, "items": [item]})
+    assert (resp.status_code, resp.get_json()["field"]) == (422, "items[0].hidden_tests")
