@@ -28,6 +28,8 @@ SETTINGS: dict[str, tuple[type, Any]] = {
     "SWEEP_INTERVAL_SECONDS": (float, 30.0),
     "MAX_GRADING_ATTEMPTS": (int, 3),  # infrastructure retries before a submission is marked failed
     "WEBHOOK_BACKOFF_SECONDS": (float, 10.0),  # first retry delay; doubles per attempt, cap 1 h
+    # callbacks to loopback/private addresses: "auto" allows them only on the embedded default
+    "WEBHOOK_ALLOW_PRIVATE": (str, "auto"),
     "LONG_POLL_MAX_SECONDS": (float, 30.0),
     "RESULT_LINK_MAX_AGE_SECONDS": (int, 7 * 24 * 3600),
     "BATCH_MAX_SUBMISSIONS": (int, 100),
@@ -78,6 +80,16 @@ def _instance_secret(instance: Path) -> str:
         with os.fdopen(fd, "w") as handle:
             handle.write(secrets.token_hex(32))
     return path.read_text().strip()
+
+
+def webhooks_may_reach_private(config: Mapping[str, Any]) -> bool:
+    """Whether callbacks may target loopback or private addresses: ``WEBHOOK_ALLOW_PRIVATE`` 1/0,
+    or ``auto`` (the default): yes on the embedded default (a laptop's own receivers), no in
+    production, where an LMS key must not make the service call internal hosts."""
+    value = str(config.get("WEBHOOK_ALLOW_PRIVATE", "auto")).strip().lower()
+    if value == "auto":
+        return grading_is_inline(config)
+    return value in {"1", "true", "yes", "on"}
 
 
 def grading_is_inline(config: Mapping[str, Any]) -> bool:

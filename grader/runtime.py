@@ -7,6 +7,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Mapping
 
+from grader.config import webhooks_may_reach_private
 from grader.content import Catalog, load_catalog
 from grader.grading import GradingService
 from grader.store import Store
@@ -66,7 +67,8 @@ def build_service(config: Mapping[str, Any], store: Store | None = None,
         store.create_all()
     catalog = catalog or make_catalog(config, store)
     notifier = Notifier(store, catalog, schedule_webhook or (lambda _delivery_id: None),
-                        backoff_base=config["WEBHOOK_BACKOFF_SECONDS"])
+                        backoff_base=config["WEBHOOK_BACKOFF_SECONDS"],
+                        allow_private=webhooks_may_reach_private(config))
     service = instrument_service(GradingService(
         store=store,
         catalog=catalog,

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import json
 import logging
 import random
+import socket
 import time
 import uuid
 from datetime import timedelta
 from typing import Any, Callable, Mapping
+from urllib.parse import urlsplit
 
 import requests
 
@@ -49,6 +52,26 @@ def verify(secret: str, headers: Mapping[str, str], body: bytes, tolerance: int 
     if abs((now if now is not None else time.time()) - timestamp) > tolerance:
         return False
     return hmac.compare_digest(sign(secret, event_id, timestamp, body), given)
+
+
+def private_target(url: str) -> str | None:
+    """Why ``url`` must not be called from the service's network (server-side request forgery:
+    loopback, private, link-local or reserved addresses, checked on every address the host
+    resolves to), or ``None`` when it may."""
+    host = urlsplit(url).hostname
+    if not host:
+        return "refused: the callback URL has no host"
+    try:
+        addresses = {info[4][0] for info in socket.getaddrinfo(host, None)}
+    except OSError as exc:
+        return f"refused: cannot resolve {host}: {exc}"
+    for address in addresses:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+        if ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_reserved \
+                or ip.is_multicast or ip.is_unspecified:
+            return (f"refused: {host} resolves to the non-public address {ip} (set "
+                    f"WEBHOOK_ALLOW_PRIVATE=1 to allow it)")
+    return None
 
 
 def backoff(attempt: int, base: float = 10.0, cap: float = 3600.0) -> float:
@@ -89,7 +112,8 @@ class Notifier:
     """
 
     def __init__(self, store, catalog, schedule: Callable[[str], None],
-                 backoff_base: float = 10.0, timeout: float = 5.0):
+                 backoff_base: float = 10.0, timeout: float = 5.0, allow_private: bool = True):
+        self.allow_private = allow_private
         self.store = store
         self.catalog = catalog
         self.schedule = schedule
@@ -123,6 +147,12 @@ class Notifier:
             delivery = self.store.webhooks.get(delivery_id)
             return delivery is not None and delivery.status == "delivered", None
         delivery = self.store.webhooks.get(delivery_id)
+        refusal = None if self.allow_private else private_target(delivery.url)
+        if refusal:  # never retried: the URL will not change
+            self.store.webhooks.record_attempt(delivery.id, False, None, refusal, None)
+            metrics.record_webhook_delivery("gave_up")
+            log.warning("webhook %s refused: %s", delivery.id, refusal)
+            return False, None
         course = self.store.courses.get_course(delivery.course_id)
         body = json.dumps(delivery.payload, sort_keys=True, separators=(",", ":")).encode()
         timestamp = int(time.time())

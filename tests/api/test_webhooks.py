@@ -120,3 +120,32 @@ def test_callback_url_must_be_http(client):
     resp = client.post(SUB, json=body)
     assert resp.status_code == 422
     assert resp.get_json()["field"] == "callback_url"
+
+
+def test_production_refuses_callbacks_to_private_addresses(embedded_config):
+    from grader.config import webhooks_may_reach_private
+    from grader.notify.webhooks import private_target
+
+    assert "non-public address 127.0.0.1" in private_target("http://127.0.0.1:9/hook")
+    assert "non-public" in private_target("http://10.1.2.3/hook")
+    assert "non-public" in private_target("http://[::1]/hook")
+    assert private_target("http://93.184.216.34/hook") is None
+    assert webhooks_may_reach_private({"CELERY_BROKER_URL": ""})
+    assert not webhooks_may_reach_private({"CELERY_BROKER_URL": "redis://x"})
+    assert webhooks_may_reach_private({"CELERY_BROKER_URL": "redis://x",
+                                       "WEBHOOK_ALLOW_PRIVATE": "1"})
+
+
+def test_a_refused_callback_is_logged_and_not_retried(fast_app, fast_client):
+    fast_app.extensions["grader"].dispatcher.service.notifier.allow_private = False
+    body = {"learner_id": "l1", "responses": {"no-positions": {"choice": "B"}},
+            "callback_url": "http://127.0.0.1:9/hook"}
+    sid = fast_client.post(SUB, json=body).get_json()["id"]
+    fast_client.get(f"/api/v1/submissions/{sid}?wait=10")
+    for _ in range(100):
+        log = fast_client.get(f"/api/v1/webhooks/deliveries?submission_id={sid}").get_json()
+        if log and log[0]["status"] != "pending":
+            break
+        time.sleep(0.05)
+    assert (log[0]["status"], log[0]["attempts"]) == ("gave_up", 1)
+    assert log[0]["last_error"].startswith("refused:")
