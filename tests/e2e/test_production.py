@@ -115,7 +115,9 @@ def test_production_stack_grades_exact_scores(production):
     by_dk = results["submission_divides_by_dk.json"]
     sdpa = {i["item_id"]: i for i in by_dk["items"]}["sdpa"]
     assert by_dk["status"] == "graded"
-    assert 0 < sdpa["score"] < 10.0
+    assert (sdpa["score"], by_dk["score"], by_dk["max_score"]) == (8.0, 8.0, 16.0)  # scaling: 2
+    assert {tag for t in sdpa["tests"] if t["status"] == "failed" for tag in t["tags"]} >= {
+        "scaling", "diagnosis:scale_by_d_k"}
     assert any("sqrt(d_k)" in t["output"] for t in sdpa["tests"] if t["status"] == "failed")
 
     text = results["submission_text.json"]
