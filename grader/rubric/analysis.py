@@ -14,7 +14,8 @@ always index the text the learner wrote):
    ``o(...)`` that also carries its argument as an alias key (``o(n^2)`` also answers to ``n^2``).
 4. Keys: Snowball stems for words, the token itself for technical tokens. Stop words are dropped
    from the content sequence (phrases then match across them), negation words never are.
-5. Sentences end at ``. ! ?`` and new lines; negation scopes follow NegEx (see :mod:`lexicon`).
+5. Sentences end at ``. ! ?`` and new lines; negation scopes follow NegEx (see :mod:`lexicon`);
+   a refutation frame ("it is wrong to say X", "it is false that X") negates X like a cue.
 """
 from __future__ import annotations
 
@@ -279,6 +280,9 @@ def analyse(text: str) -> Analysis:
             cue, remaining = len(key), lexicon.SHORT_CUES.get(w, lexicon.NEGATION_WINDOW)
         elif w in second_words and (prev_word, w) in two_word:
             cue, remaining = len(key) - 1, lexicon.NEGATION_WINDOW
+        elif (w in lexicon.REFUTATION_FRAME_WORDS and key and surface[-1] in lexicon.REFUTATION_CUES
+              and clauses[-1] == clause and neg[-1] < 0):
+            cue, remaining = len(key) - 1, lexicon.NEGATION_WINDOW  # "wrong to say X", "false that X"
         elif w in terminators:
             remaining = 0
         elif (w == "and" or w == "or") and ti + 1 < n and tokens[ti + 1].text in lexicon.CLAUSE_STARTERS:

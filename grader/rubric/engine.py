@@ -8,6 +8,10 @@ default); with ``partial: true`` it otherwise earns ``points * matched / require
 made only of words that also occur in the question does not count (words copied from the question
 earn nothing by themselves) unless ``question_words: allow``. Each matched misconception subtracts
 its penalty. The total is clamped to ``[0, max_points]`` and rounded to 4 decimals.
+
+Spot-the-error and true/false rubrics whose statement is false (``statement: false``): a verdict
+that endorses the statement (:func:`guards.endorsing_verdict`: "the statement is correct", "there
+is no error") voids every criterion and fires the ``trap`` misconception (default: the first one).
 """
 from __future__ import annotations
 
@@ -16,7 +20,7 @@ from typing import Any
 
 from grader.rubric.analysis import analyse
 from grader.rubric.compiler import PhraseCompiler
-from grader.rubric.guards import copies_question, form_problem, refuted
+from grader.rubric.guards import copies_question, endorsing_verdict, form_problem, refuted
 from grader.rubric.matching import AnswerView, FuzzyVocabulary, Match
 from marshmallow import ValidationError
 
@@ -124,7 +128,8 @@ class CompiledRubric:
     """
 
     def __init__(self, doc: dict[str, Any], criteria: list[_Criterion],
-                 misconceptions: list[_Misconception], vocab: FuzzyVocabulary, question_keys: frozenset):
+                 misconceptions: list[_Misconception], vocab: FuzzyVocabulary, question_keys: frozenset,
+                 trap: str | None = None):
         self.doc = doc
         self.id: str | None = doc.get("id")
         self.version: int | None = doc.get("version")
@@ -134,6 +139,7 @@ class CompiledRubric:
         self._misconceptions = misconceptions
         self._vocab = vocab
         self._question_keys = question_keys
+        self._trap = trap  # misconception fired by a verdict endorsing a false statement
 
     @property
     def criterion_ids(self) -> list[str]:
@@ -180,6 +186,18 @@ class CompiledRubric:
         has_negation = any(n >= 0 for n in view.a.neg)
         hits = self._misconception_hits(view)
         voided: dict[str, str] = {}
+        endorsed = False
+        if self._trap is not None:
+            verdict = endorsing_verdict(view.a)
+            if verdict is not None:
+                endorsed = True
+                s, e = verdict
+                at = tuple(i for i, (ts, te) in enumerate(view.a.span) if ts < e and te > s)
+                for i, m in enumerate(self._misconceptions):
+                    if m.id == self._trap and not hits[i]:
+                        hits[i] = [at]
+                for c in self._criteria:
+                    voided[c.id] = self._trap
         for m, hit in zip(self._misconceptions, hits):
             for cid in m.voids if hit else ():
                 voided.setdefault(cid, m.id)
@@ -203,7 +221,9 @@ class CompiledRubric:
             feedback = c.met_text if met else c.missed_text
             if c.id in voided and (met or pts):
                 met, pts = False, 0.0
-                feedback = (f"{c.missed_text} Not credited: your answer also states the misconception "
+                feedback = (f"{c.missed_text} Not credited: your answer endorses the statement, which is false "
+                            f"(misconception '{voided[c.id]}')." if endorsed else
+                            f"{c.missed_text} Not credited: your answer also states the misconception "
                             f"'{voided[c.id]}', which contradicts this point.")
             total += pts
             negated: list[list[int]] = []
@@ -285,7 +305,10 @@ def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None) -> Compile
     if comp.errors:
         raise RubricError(comp.errors)
     question_keys = frozenset(analyse(data["question"]).index)
-    return CompiledRubric(data, criteria, misconceptions, vocab, question_keys)
+    trap = None
+    if data.get("statement") is False and misconceptions:
+        trap = data.get("trap", misconceptions[0].id)
+    return CompiledRubric(data, criteria, misconceptions, vocab, question_keys, trap)
 
 
 def _semantic_errors(doc: dict[str, Any], partial: dict[str, Any]) -> list[dict[str, str]]:

@@ -10,9 +10,13 @@ top"), so only unmistakable gaming is refused. Thresholds were checked against t
 - :func:`copies_question` - an answer made only of the question's words earns nothing.
 - :func:`refuted` - a misconception mentioned in order to refute it ("it is wrong that attention
   knows the order", "the statement claims ...") is not held against the learner.
+- :func:`endorsing_verdict` - on spot-the-error / true-false items whose statement is false, a
+  verdict that endorses the statement ("the statement is correct", "there is no error", "nothing
+  is wrong", an answer opening with "True.") voids the answer's credit.
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -141,3 +145,73 @@ def refuted(a: Analysis, match: tuple[int, ...]) -> bool:
     nxt = hi + 1
     following = [p for p in range(nxt, min(nxt + NEXT_SENTENCE_REACH, len(a.key))) if a.sent[p] == a.sent[nxt]]
     return _refutes(a, following, match, False)
+
+
+_APOS = "['\u2019]"
+_SUBJECT = r"(?:the\s+(?:statement|claim|sentence|assertion|original(?:\s+statement)?)|this\s+statement|it|this|that)"
+_JUDGED_CORRECT = (r"(?:entirely\s+|completely\s+|totally\s+|fully\s+|perfectly\s+|actually\s+|indeed\s+|"
+                   r"absolutely\s+|quite\s+)?(?:correct|right|true|accurate|valid)")
+#: Verdicts that endorse the question's statement. A concession ("it is true that ...", "this is
+#: correct for the keys") is no verdict: the judged word must end its clause or be followed by a
+#: reason ("because", "since", "as", "so"). "nothing is wrong" is a negated refutation.
+_ENDORSING = re.compile(
+    rf"\b({_SUBJECT})(?:\s+(?:is|was|seems|looks|sounds)|{_APOS}s)\s+{_JUDGED_CORRECT}"
+    rf"(?=\s*(?:$|[.!:;,\n\u2014\u2013-]|because\b|since\b|as\b|so\b))"
+    rf"|\bthere\s+(?:is|are|{_APOS}s|was)\s+no\s+(?:error|mistake|problem|flaw)s?\b"
+    rf"|\b(?:the\s+)?statement\s+(?:has|contains)\s+no\s+(?:error|mistake|flaw)s?\b"
+    rf"|\bno\s+(?:error|mistake)s?\s+(?:here|in\s+(?:it|this|the\s+statement))\b"
+    rf"|\bnothing(?:\s+is|{_APOS}s)?\s+wrong\b"
+    rf"|^\W*(?:true|correct|right)\s*(?:$|[.!:;,\n\u2014\u2013-])",
+    re.IGNORECASE)
+#: Before the verdict in its sentence, these deny or hedge it ("I don't think it is correct").
+_HEDGES = re.compile(
+    rf"\b(?:but|however|except|although|though|partly|partially|half|only|not|never|no\s+longer|"
+    rf"\w+n{_APOS}t|isnt|dont|doesnt|wrong|false|incorrect)\b", re.IGNORECASE)
+#: After the verdict in its sentence, these turn it into a concession ("it is true, but ...").
+_CONTRAST = re.compile(r"\b(?:but|however|except|although|though|partly|partially|only\s+(?:partly|half))\b",
+                       re.IGNORECASE)
+#: A pronoun verdict ("it/this/that is correct") judges the statement only when it opens its sentence.
+_PRONOUN = re.compile(r"(?:it|this|that)(?:\s+(?:is|was|seems|looks|sounds)\b|['\u2019]s)", re.IGNORECASE)
+_OPENING = re.compile(r"\W*(?:(?:yes|well|so|overall)\W+)?(?:i\s+(?:think|believe)\s+)?", re.IGNORECASE)
+_SENTENCE_BOUNDS = re.compile(r"[.!?\n]")
+_REFUTATION_RE = re.compile(r"\b(?:wrong|false|incorrect|untrue|error|erroneous|mistaken?|flawed)\b", re.IGNORECASE)
+_NEGATED_BEFORE = re.compile(rf"(?:\bno|\bnot|\bnothing(?:\s+is)?|n{_APOS}t(?:\s+\w+)?)\s+(?:an?\s+)?$", re.IGNORECASE)
+
+
+def _refuted_before(text: str, end: int) -> bool:
+    """True when ``text[:end]`` holds a refutation word that is not negated ("Error: ...")."""
+    return any(not _NEGATED_BEFORE.search(text, 0, m.start()) for m in _REFUTATION_RE.finditer(text, 0, end))
+
+
+
+def endorsing_verdict(a: Analysis) -> tuple[int, int] | None:
+    """The ``[start, end)`` character span of a verdict that endorses the question's statement,
+    or ``None``. Only meaningful when that statement is false (rubric ``statement: false``).
+
+    Endorsing: "the statement/claim is (entirely) correct|right|true|valid" (or "it/this/that is
+    ..." opening its sentence) ending its clause or followed by a reason, "there is no
+    error|mistake", "the statement has no error", "no error here", "nothing is wrong", or an
+    answer opening with a bare "True"/"Correct"/"Right".
+    Not endorsing: a verdict denied or hedged earlier in its sentence (not, n't, never, only,
+    partly, wrong, false, incorrect: "I don't think it is correct"), a verdict followed in its
+    sentence by a contrast (but, however, except, though), a question ("is it correct?"), a
+    "this/the statement is correct" after an earlier refutation ("Error: ... values. This is
+    correct because ..." judges the learner's fix) and a concession ("it is true that ...").
+    Regular expressions over the original answer; cost linear in its length.
+    """
+    text = a.text
+    for m in _ENDORSING.finditer(text):
+        start, end = m.span()
+        lo = max((b.end() for b in _SENTENCE_BOUNDS.finditer(text, 0, start)), default=0)
+        hi_m = _SENTENCE_BOUNDS.search(text, end)
+        hi = hi_m.start() if hi_m else len(text)
+        if hi_m and hi_m.group() == "?":
+            continue
+        if _HEDGES.search(text[lo:start]) or _CONTRAST.search(text[end:hi]):
+            continue
+        if _PRONOUN.match(m.group()) and not _OPENING.fullmatch(text[lo:start]):
+            continue  # "... with values it is correct" judges the learner's own fix
+        if m.group(1) and _refuted_before(text, start):
+            continue  # "Error: ... values. This is correct because ..." judges the learner's fix
+        return start, end
+    return None

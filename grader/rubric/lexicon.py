@@ -58,6 +58,12 @@ CLAUSE_STARTERS = frozenset(
 SENTENCE_END = frozenset(".!?\n")
 SCOPE_PUNCTUATION = frozenset(".!?\n,;:()[]—–\"")
 
+#: Refutation frames: a refutation word right before one of the frame words ("it is wrong to say
+#: X", "it is a myth that X", "false to claim X") negates X like a cue (the refutation word is the
+#: cue). "that" is a stop word, so "false that X" is the refutation word then X's first word.
+REFUTATION_CUES = frozenset("wrong false incorrect untrue mistake mistaken myth misleading".split())
+REFUTATION_FRAME_WORDS = frozenset("say saying claim claiming think thinking believe assume state suggest that".split())
+
 #: Cues with a shorter reach: "without" negates its object only ("without scaling the variance grows").
 SHORT_CUES = {"without": 2}
 

@@ -28,6 +28,8 @@ A rubric document (full reference: ``rubrics/README.md``)::
         penalty: 1
         voids: [computed-from-inputs]     # criteria that earn nothing when it fires
         message: "The attention weights are computed from the inputs ..."
+    statement: false                      # spot-the-error / true-false items whose statement is false
+    trap: weights-learned                 # fired by an endorsing verdict (default: first misconception)
 
 Validation collects *every* error with its path (``criteria[2].concepts[0].any[1]: empty
 phrase``); phrases are stripped of surrounding white space (pmatch issue #84: a synonym with a
@@ -198,6 +200,10 @@ class RubricSchema(Schema):
                            validate=validate.Length(min=1, max=MAX_CRITERIA))
     misconceptions = fields.List(fields.Nested(MisconceptionSchema), load_default=list,
                                  validate=validate.Length(max=MAX_MISCONCEPTIONS))
+    #: spot-the-error / true-false: ``false`` when the question's statement is false; an answer
+    #: whose verdict endorses it then earns nothing and fires ``trap`` (default: the first misconception)
+    statement = fields.Boolean()
+    trap = fields.String(validate=validate.Regexp(ID_RE))
 
     @validates_schema(skip_on_field_errors=False)
     def _totals_and_ids(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -226,6 +232,12 @@ class RubricSchema(Schema):
                 if data.get("criteria") is not None and cid not in known:
                     errors.setdefault("misconceptions", {}).setdefault(i, {}).setdefault("voids", {})[j] = [
                         f"unknown criterion {cid!r}"]
+        trap = data.get("trap")
+        if trap is not None and data.get("misconceptions") is not None:
+            if trap not in {m["id"] for m in data["misconceptions"] if isinstance(m, dict) and "id" in m}:
+                errors["trap"] = [f"unknown misconception {trap!r}"]
+        if trap is not None and data.get("statement") is not False:
+            errors.setdefault("trap", []).append("trap needs statement: false")
         if errors:
             raise ValidationError(errors)
 

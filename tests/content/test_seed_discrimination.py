@@ -78,10 +78,21 @@ WRONG = [
     ("seed-001", "tf05-scaling-argmax", "True, dividing changes the ranking of the scores.", 0, {"wrong-verdict"}),
     ("seed-001", "err01-softmax-axis", "The softmax should be applied over the feature dimension of the values.", 0, {"softmax-feature-axis"}),
     ("seed-001", "err02-score-shape", "The shape is d_k x d_k, one per feature.", 0, set()),
-    ("seed-001", "err03-scaling-optional", "Larger d_k gives more capacity, nothing wrong here.", 0, set()),
+    ("seed-001", "err03-scaling-optional", "Larger d_k gives more capacity, nothing wrong here.", 0, {"scaling-optional"}),
     ("seed-001", "err04-knows-order", "Nothing is wrong: self-attention captures order because it sees everything at once.", 0, {"knows-order"}),
     ("seed-001", "err05-sum-of-keys", "The output is a weighted average of the keys, that is correct.", 0, {"sum-of-keys"}),
     ("seed-001", "err05-sum-of-keys", "It should be a weighted sum of the queries.", 0, set()),
+    # paraphrased endorsements (QA): an endorsing verdict voids the criteria and fires the trap
+    ("seed-001", "err04-knows-order", "The statement is correct: attention sees every token at once, so it knows their "
+     "order without positional encodings.", 0, {"knows-order"}),
+    ("seed-001", "err04-knows-order", "There is no error. Seeing the whole sequence at once gives attention the order of "
+     "the tokens, so positional encodings are optional.", 0, {"knows-order"}),
+    ("seed-001", "err05-sum-of-keys", "The statement is right. Values are not used; output is the keys weighted by the "
+     "attention.", 0, {"sum-of-keys"}),
+    ("seed-001", "tf06-qkv-equal", "This is correct, the three vectors of a token are the same.", 0, {"wrong-verdict"}),
+    ("seed-000", "q5-quadratic-cost", "It is wrong to say the memory grows quadratically; it grows linearly.", 0, set()),
+    ("seed-000", "q5-quadratic-cost", "Attention does not scale quadratically with sequence length, so long documents "
+     "are cheap.", 0, {"long-sequences-cheap"}),
     ("seed-001", "err06-scale-by-dk", "Dividing by d_k is right because the variance grows like d_k.", 0, {"divide-by-dk"}),
     ("seed-001", "err07-head-dimension", "Yes, each head needs the full d_model dimension or it loses capacity.", 0, {"full-dimension-per-head"}),
     ("seed-001", "why02-softmax-vs-sum", "Because softmax is faster to compute.", 0, set()),
@@ -103,6 +114,32 @@ def test_wrong_answer_scores_low_and_names_the_misconception(aid, iid, text, sha
     result, misconceptions = grade(aid, iid, text)
     assert result.score <= share * result.max_score
     assert misconceptions == expected
+
+
+REFUTATIONS = [
+    ("err04-knows-order", "The statement is wrong: seeing all tokens is not knowing their order, attention is "
+     "permutation-equivariant. Order must be injected with positional encodings."),
+    ("err04-knows-order", "The statement is not correct. Attention is permutation equivariant, so order has to come "
+     "from positional encodings."),
+    ("err04-knows-order", "It is true that attention sees every token at once, but it is permutation-equivariant: "
+     "positional encodings inject the order."),
+    ("err05-sum-of-keys", "I don't think the statement is correct. The blend is over the values v_j; keys only "
+     "produce the match scores."),
+    ("err05-sum-of-keys", "There is an error: the output mixes the values, while the keys determine the weights."),
+]
+
+
+@pytest.mark.parametrize("iid,text", REFUTATIONS, ids=[f"{i}/{n}" for n, (i, _) in enumerate(REFUTATIONS)])
+def test_answers_that_refute_the_statement_keep_full_marks(iid, text):
+    result, misconceptions = grade("seed-001", iid, text)
+    assert (result.score, misconceptions) == (result.max_score, set())
+
+
+def test_an_endorsing_verdict_names_the_trap_in_the_voided_criteria():
+    result, _ = grade("seed-001", "err04-knows-order", "Nothing is wrong here, positional encodings add the order.")
+    criteria = [t for t in result.tests if "criterion" in t.tags]
+    assert [t.score for t in criteria] == [0, 0]
+    assert "endorses the statement, which is false (misconception 'knows-order')" in criteria[1].output
 
 
 def test_denying_the_trap_does_not_trigger_its_misconception():

@@ -8,7 +8,8 @@ import pytest
 
 from grader.rubric import compile_rubric
 from grader.rubric.analysis import analyse
-from grader.rubric.guards import LONG_ANSWER_CAP, LONG_ANSWER_WORDS, copies_question, form_problem, refuted
+from grader.rubric.guards import (LONG_ANSWER_CAP, LONG_ANSWER_WORDS, copies_question, endorsing_verdict,
+                                  form_problem, refuted)
 
 RUBRIC = {
     "question": "Why does self-attention cost O(n^2) in the sequence length n?",
@@ -148,3 +149,73 @@ def test_a_backtracking_regex_cannot_freeze_scoring():
     result = rubric.score("a" * 5000 + "!")
     assert time.perf_counter() - started < 2.0
     assert result.points == 0
+
+
+@pytest.mark.parametrize("answer,verdict", [
+    ("The statement is correct: attention sees every token at once.", "The statement is correct"),
+    ("There is no error. Attention knows the order.", "There is no error"),
+    ("Yes, this is right because the keys are blended.", "this is right"),
+    ("Nothing's wrong with it.", "Nothing's wrong"),
+    ("True. It reads one token at a time.", "True."),
+    ("I think the claim is entirely valid, since dot products compare vectors.", "the claim is entirely valid"),
+    ("The statement has no mistake in it.", "The statement has no mistake"),
+    ("That's correct.", "That's correct"),
+    ("There is no error. This is correct.", "There is no error"),
+    ("Nothing is wrong. The statement is true.", "Nothing is wrong"),
+])
+def test_endorsing_verdicts_are_found(answer, verdict):
+    span = endorsing_verdict(analyse(answer))
+    assert span is not None and answer[span[0]:span[1]] == verdict
+
+
+@pytest.mark.parametrize("answer", [
+    "The statement is not correct: attention is permutation-equivariant.",
+    "I don't think the statement is correct.",
+    "It is true that attention sees every token, but it does not know their order.",
+    "The statement is true only for the keys.",
+    "The claim is correct, except that the values are blended, not the keys.",
+    "Is the statement correct? No: the values are blended.",
+    "Error: the blend is over the values; with values it is correct.",
+    "There is an error: the output mixes the values.",
+    "False. It is correct to blend values, not keys.",
+    "Error: the output is a weighted sum of the values. This is correct because values carry the content.",
+])
+def test_refutations_concessions_and_fixes_are_not_endorsing_verdicts(answer):
+    assert endorsing_verdict(analyse(answer)) is None
+
+
+FALSE_STATEMENT = {
+    "question": "Spot the error: the output is a weighted sum of the keys.",
+    "max_points": 3,
+    "statement": False,
+    "criteria": [
+        {"id": "values", "description": "values are blended", "points": 2, "concepts": ["value*"]},
+        {"id": "keys-score", "description": "keys give the scores", "points": 1, "concepts": [{"phrase": "key* score*", "gap": 2}]},
+    ],
+    "misconceptions": [
+        {"id": "other", "patterns": ["queries blended"], "penalty": 1, "message": "no"},
+        {"id": "sum-of-keys", "patterns": [{"phrase": "sum key*", "gap": 2}], "penalty": 1, "message": "values, not keys"},
+    ],
+}
+
+
+def test_an_endorsing_verdict_voids_every_criterion_and_fires_the_trap():
+    score = compile_rubric({**FALSE_STATEMENT, "trap": "sum-of-keys"}).score(
+        "The statement is right. Values are ignored; the keys give the scores.")
+    assert [c.points for c in score.criteria] == [0.0, 0.0]
+    fired = {m.id: (m.penalty, m.evidence) for m in score.misconceptions if m.matched}
+    assert fired == {"sum-of-keys": (1.0, [[4, 22]])}  # the content words of "statement is right"
+    assert score.points == 0.0
+
+
+def test_the_trap_defaults_to_the_first_misconception_and_refutations_keep_full_marks():
+    rubric = compile_rubric(FALSE_STATEMENT)
+    assert [m.id for m in rubric.score("There is no error here.").misconceptions if m.matched] == ["other"]
+    assert rubric.score("The statement is wrong: the values are blended, keys give the scores.").points == 3.0
+
+
+def test_a_true_or_unmarked_statement_ignores_verdicts():
+    unmarked = {k: v for k, v in FALSE_STATEMENT.items() if k != "statement"}
+    assert compile_rubric(unmarked).score("The statement is correct: values and keys give scores.").points == 3.0
+    assert compile_rubric({**unmarked, "statement": True}).score(
+        "The statement is correct: values and keys give scores.").points == 3.0

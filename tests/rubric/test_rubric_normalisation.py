@@ -65,3 +65,19 @@ def test_sentences_split_on_full_stops_but_not_decimals():
     a = analyse("The weight is 0.5 roughly. Next sentence")
     assert a.sent[a.surface.index("roughly")] == 0
     assert a.sent[a.surface.index("next")] == 1
+
+
+def test_a_refutation_frame_negates_what_it_refutes():
+    a = analyse("It is wrong to say the memory grows quadratically; it grows linearly.")
+    negated = [w for w, n in zip(a.surface, a.neg) if n >= 0]
+    assert negated == ["memory", "grows", "quadratically"]
+    assert [a.surface[n] for n in a.neg if n >= 0] == ["wrong"] * 3
+    b = analyse("It is false that attention knows the order.")
+    assert [w for w, n in zip(b.surface, b.neg) if n >= 0] == ["attention", "knows", "order"]
+
+
+def test_a_negated_or_plain_refutation_word_is_no_frame():
+    for text in ("It is not wrong to say the memory grows quadratically.", "The memory is wrong, it grows quadratically.",
+                 "The wrong axis gives weights over features."):
+        a = analyse(text)
+        assert all(a.surface[n] != "wrong" for n in a.neg if n >= 0), text

@@ -150,3 +150,14 @@ def test_voids_must_name_a_criterion():
     doc["misconceptions"] = [{"id": "m", "patterns": ["wrong"], "penalty": 1, "message": "no",
                               "voids": ["variance", "nope"]}]
     assert {p for p, _ in errors_of(doc)} == {"misconceptions[0].voids[1]"}
+
+
+def test_trap_must_name_a_misconception_of_a_false_statement():
+    doc = {"question": "Spot the error: q.", "max_points": 1, "trap": "nope",
+           "criteria": [{"id": "a", "description": "a", "points": 1, "concepts": ["alpha"]}],
+           "misconceptions": [{"id": "m", "patterns": ["beta"], "penalty": 1, "message": "m"}]}
+    with pytest.raises(RubricError) as exc:
+        compile_rubric(doc)
+    assert sorted(e["message"] for e in exc.value.errors if e["path"].startswith("trap")) == [
+        "trap needs statement: false", "unknown misconception 'nope'"]
+    assert compile_rubric({**doc, "statement": False, "trap": "m"}).score("Nothing is wrong.").points == 0.0
