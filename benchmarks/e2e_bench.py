@@ -43,7 +43,6 @@ def one_submission(session: requests.Session, stack: Stack, body: dict, poll: st
     """POST then read until final; (seconds, final status, (queue wait, grading, result read)
     in seconds from the stored timestamps)."""
     started = time.perf_counter()
-    sent = time.time()
     resp = session.post(stack.submissions_url(), json=body, timeout=30)
     resp.raise_for_status()
     url = stack.base + resp.headers["Location"]

@@ -16,7 +16,6 @@ their paths, like schema errors.
 from __future__ import annotations
 
 import itertools
-import re
 from typing import Any
 
 import regex

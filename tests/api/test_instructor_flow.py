@@ -1,5 +1,7 @@
 """Instructors: upload and version rubrics, try them on marked responses, build assignments from
 them, and regrade (dry run, then apply) with history kept."""
+import time
+
 import pytest
 
 from tests.conftest import EXAMPLES
@@ -111,7 +113,6 @@ def test_assignment_from_an_uploaded_rubric_and_regrade(client):
     for _ in range(100):
         if report["status"] == "done":
             break
-        import time
         time.sleep(0.05)
         report = client.get(dry.headers["Location"]).get_json()
     assert report["report"] == [{"submission_id": sid, "learner_id": "amy", "old_score": 4.0,
@@ -123,7 +124,6 @@ def test_assignment_from_an_uploaded_rubric_and_regrade(client):
     for _ in range(100):
         if client.get(run.headers["Location"]).get_json()["status"] == "done":
             break
-        import time
         time.sleep(0.05)
     assert client.get(f"/api/v1/submissions/{sid}").get_json()["score"] == 6.0
     history = client.get(f"/api/v1/submissions/{sid}/history").get_json()
