@@ -34,7 +34,7 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     app.json.sort_keys = False
 
     store = Store(config["DATABASE_URL"])
-    store.create_all()
+    store.upgrade()
     content = make_catalog(config, store)
     dispatcher = make_dispatcher(
         config, lambda schedule: build_service(config, store=store, schedule_webhook=schedule,

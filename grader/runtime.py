@@ -64,7 +64,7 @@ def build_service(config: Mapping[str, Any], store: Store | None = None,
 
     if store is None:
         store = Store(config["DATABASE_URL"])
-        store.create_all()
+        store.upgrade()
     catalog = catalog or make_catalog(config, store)
     notifier = Notifier(store, catalog, schedule_webhook or (lambda _delivery_id: None),
                         backoff_base=config["WEBHOOK_BACKOFF_SECONDS"],
