@@ -14,7 +14,7 @@ from grader.bootstrap import bootstrap_local_course
 from grader.config import grading_is_inline, load_config
 from grader.observability import init_app as init_observability
 from grader.queue import make_dispatcher
-from grader.runtime import build_service, make_catalog
+from grader.runtime import build_service, make_catalog, make_notifier
 from grader.store import Store
 
 log = logging.getLogger(__name__)
@@ -39,8 +39,11 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     dispatcher = make_dispatcher(
         config, lambda schedule: build_service(config, store=store, schedule_webhook=schedule,
                                                catalog=content))
+    service = getattr(dispatcher, "service", None)  # in-process grading has its own
+    notifier = service.notifier if service is not None else make_notifier(
+        config, store, content, dispatcher.deliver_webhook)
     app.extensions["grader"] = AppState(config=config, store=store, catalog=content,
-                                        dispatcher=dispatcher)
+                                        dispatcher=dispatcher, notifier=notifier)
     register_api(app)
     ratelimit.init_app(app)
     init_observability(app)
