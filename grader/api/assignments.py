@@ -6,6 +6,7 @@ import copy
 import csv
 import io
 
+import numpy
 from flask import Response, url_for
 from flask.views import MethodView
 from flask_smorest import Blueprint
@@ -176,8 +177,7 @@ class Grades(MethodView):
                          "status", "submission_id"])
         for row in rows:
             writer.writerow([
-                csv_safe(row.learner_id), "" if row.score is None else f"{row.score:g}",
-                "" if row.max_score is None else f"{row.max_score:g}",
+                csv_safe(row.learner_id), csv_number(row.score), csv_number(row.max_score),
                 _iso(row.received_at), _iso(row.finished_at) if row.status == "graded" else "",
                 row.status, row.id])
         return Response(out.getvalue(), mimetype="text/csv", headers={
@@ -188,6 +188,16 @@ def csv_safe(text: str) -> str:
     """Neutralise spreadsheet formulas (OWASP "CSV injection"): a cell starting with = + - @ tab
     or carriage return gets a leading apostrophe."""
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def csv_number(value: float | None) -> str:
+    """A score as the API shows it, in positional notation: the shortest decimal that reads back
+    as the same float (what JSON writes: 4033.3334, not ``%g``'s 4033.33), never an exponent
+    (1000000, not 1e+06, which LMS importers reject or misread); a whole number without ``.0``;
+    empty for no score."""
+    if value is None:
+        return ""
+    return numpy.format_float_positional(float(value), unique=True, trim="-")
 
 
 def _iso(value) -> str:
