@@ -178,7 +178,7 @@ def test_grades_csv_neutralises_formulas(client):
 
 
 def test_unpaired_surrogate_is_a_clear_400(client):
-    raw = b'{"learner_id": "\\ud800", "responses": {}}'
+    raw = b'{"learner_id": "\\ud800", "responses": {"no-positions": {"choice": "B"}}}'
     resp = client.post(SUB, data=raw, content_type="application/json")
     assert resp.status_code == 400
     assert resp.get_json()["code"] == "invalid_json"

@@ -234,7 +234,7 @@ def test_a_newer_result_supersedes_an_older_pending_delivery(fast_app, fast_clie
 
 
 def test_callback_url_must_be_http(client):
-    body = {"learner_id": "l1", "responses": {}, "callback_url": "file:///etc/passwd"}
+    body = {"learner_id": "l1", "responses": {"no-positions": {"choice": "B"}}, "callback_url": "file:///etc/passwd"}
     resp = client.post(SUB, json=body)
     assert resp.status_code == 422
     assert resp.get_json()["field"] == "callback_url"
