@@ -15,6 +15,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 from grader.api.auth import require_course
 from grader.api.errors import ApiError, first_field
+from grader.api.item_schemas import ItemField
 from grader.api.schemas import AssignmentSchema, AssignmentSummarySchema
 from grader.api.state import state
 from grader.content import (ContentError, builtin_document, compile_assignment,
@@ -56,7 +57,7 @@ class AssignmentDocumentSchema(Schema):
     due_at = fields.DateTime(load_default=None, allow_none=True)
     callback_url = fields.Url(schemes={"http", "https"}, require_tld=False, load_default=None,
                               allow_none=True)
-    items = fields.List(fields.Dict(), required=True, validate=validate.Length(min=1, max=200),
+    items = fields.List(ItemField(), required=True, validate=validate.Length(min=1, max=200),
                         error_messages=WHOLE)
 
 
@@ -74,7 +75,7 @@ class AssignmentPatchSchema(Schema):
     description = fields.String(allow_none=True)
     due_at = fields.DateTime(allow_none=True)
     callback_url = fields.String(allow_none=True)
-    items = fields.List(fields.Dict(), allow_none=True)
+    items = fields.List(ItemField(), allow_none=True)
 
 
 class CopySchema(Schema):
