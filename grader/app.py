@@ -14,7 +14,7 @@ from grader.bootstrap import bootstrap_local_course
 from grader.config import grading_is_inline, load_config
 from grader.observability import init_app as init_observability
 from grader.queue import make_dispatcher
-from grader.runtime import build_service, make_catalog, make_notifier
+from grader.runtime import build_service, check_sandbox, make_catalog, make_notifier
 from grader.store import Store
 
 log = logging.getLogger(__name__)
@@ -46,7 +46,7 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
                                         dispatcher=dispatcher, notifier=notifier)
     register_api(app)
     ratelimit.init_app(app)
-    init_observability(app)
+    init_observability(app, sandbox_self_test=check_sandbox)
 
     if grading_is_inline(config):
         bootstrap_local_course(store, config)
