@@ -97,14 +97,14 @@ def live(tmp_path_factory):
     working folder laid out like the repository."""
     work = tmp_path_factory.mktemp("readme")
     (work / "examples").symlink_to(ROOT / "examples")
-    (work / ".venv").symlink_to(Path(sys.executable).resolve().parent.parent
-                                if not (ROOT / ".venv").exists() else ROOT / ".venv")
+    venv_bin = Path(sys.executable).parent  # the virtualenv running the tests (not resolved:
+    (work / ".venv").symlink_to(venv_bin.parent)  # its python is a link to the base one)
     env = {k: v for k, v in os.environ.items()
            if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "GRADER_SECRET_KEY")}
     env.update(INSTANCE_PATH=str(work / "instance"), SWEEP_INTERVAL_SECONDS="3600")
     port = free_port()
     log = open(work / "server.log", "w")
-    server = subprocess.Popen([str(ROOT / ".venv/bin/grader"), "serve", "--host", "127.0.0.1",
+    server = subprocess.Popen([str(venv_bin / "grader"), "serve", "--host", "127.0.0.1",
                                "--port", str(port)], cwd=work, env=env, stdout=log, stderr=log)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
