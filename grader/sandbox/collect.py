@@ -18,7 +18,7 @@ from typing import Sequence
 from grader.sandbox import wire
 from grader.sandbox.api import Call, CallOutcome, Limits, RunResult
 
-RESULT_TAGS = frozenset({b"STRT", b"VALU", b"FAIL", b"SYNT", b"IMPT", b"DONE"})
+RESULT_TAGS = frozenset({b"LIVE", b"STRT", b"VALU", b"FAIL", b"SYNT", b"IMPT", b"DONE"})
 FAIL_STATUSES = frozenset({"exception", "missing_function", "bad_return"})
 MAX_RESULT_BYTES = 256 << 20
 MAX_ERROR_CHARS = 8000
@@ -61,6 +61,7 @@ class Collector:
     memory_failure: str | None = None
     violation: str | None = None
     received: int = 0
+    live: bool = False  # the runner's first frame arrived: the job was set up and read
 
     def feed(self, tag: bytes, body: bytes) -> None:
         """Record one frame; a protocol violation is remembered (and further frames ignored)."""
@@ -73,6 +74,11 @@ class Collector:
             self.violation = str(error) or type(error).__name__
 
     def _feed(self, tag: bytes, body: bytes) -> None:
+        if tag == b"LIVE" or not self.live:
+            if tag != b"LIVE" or self.live or wire.parse_json_body(body) != {}:
+                raise wire.WireError("the first frame must be LIVE, and only the first")
+            self.live = True
+            return
         if self.done or self.syntax is not None or self.import_failure is not None:
             raise wire.WireError("frames after the end of the run")
         if tag in (b"SYNT", b"IMPT"):

@@ -5,8 +5,12 @@ control socket, streams the job in, reads results and output with its own wall c
 what it saw into a :class:`RunResult` (``collect.py``). It enforces the limits it can observe
 itself: wall time (then asks the server to kill the job; if the server does not confirm within
 ``KILL_GRACE`` seconds, the whole sandbox is killed and replaced, the run still ending in the
-learner's limit), bytes printed, bytes of
-results, and the slot cgroup's OOM counter. A dead server is restarted on the next job.
+learner's limit), bytes printed, bytes of results, and the slot cgroup's OOM counter.
+
+What is not the learner's doing is never scored: a server that died between jobs, one whose own
+settings drifted (it refuses the job), or a job child that ended before it sent its first frame
+(``LIVE``, sent before any of the learner's code runs) make the job run again on a fresh server;
+a second such failure is an ``infrastructure_error``.
 
 Thread-safe: jobs on one instance are serialised by a lock; use one instance per worker process.
 """
@@ -34,12 +38,17 @@ DRAIN_GRACE = 1.0
 FLOOD_FACTOR = 16
 SERVER_MEMORY_ALLOWANCE = 192 << 20  # the pre-imported interpreter itself, on top of the job's
 SERVER_PROCESSES = 3  # sh/bwrap on the host side of the cgroup, the server, the job's child
+JOB_TMP_INODES = 4096  # files and directories a job may create in its fresh /tmp
 READ_CHUNK = 1 << 16
 MAX_JOB_BYTES = 256 << 20  # runner.MAX_JOB_BYTES
 
 
 class ServerDied(RuntimeError):
-    """The pre-forked server vanished or broke protocol (restarted on the next job)."""
+    """The pre-forked server vanished, broke protocol or refused the job (restarted)."""
+
+
+class JobNotStarted(RuntimeError):
+    """The job's child ended before its first frame: a set-up fault, never the learner's."""
 
 
 class ForkServerSandbox:
@@ -58,7 +67,6 @@ class ForkServerSandbox:
         self._lock = threading.Lock()
         self._started = None
         self._owner_pid = os.getpid()
-        self._retire = False
         self.restarts = 0
 
     # -- server lifecycle ----------------------------------------------------------------------
@@ -69,9 +77,6 @@ class ForkServerSandbox:
             self._ensure_server()
 
     def _ensure_server(self) -> None:
-        if self._retire:  # the server asked to be replaced after the last job
-            self._retire = False
-            self._stop_server()
         if self._started is not None and self._started.process.poll() is None:
             return
         if self._started is not None:
@@ -82,11 +87,14 @@ class ForkServerSandbox:
         except (OSError, RuntimeError) as error:
             raise SandboxUnavailable(f"cannot start the sandbox server: {error}") from error
         started.control.settimeout(START_TIMEOUT)
-        try:
-            data = started.control.recv(4096)
-            message = json.loads(data) if data else None
-        except (OSError, ValueError):
-            message = None
+        message = _start_message(started.control)
+        if message and message.get("op") == "map" and self.isolated and started.sandbox_pid:
+            try:
+                self.launcher.map_ids(started.sandbox_pid)
+                started.control.send(b'{"op": "mapped"}')
+                message = _start_message(started.control)
+            except OSError as error:
+                message = {"op": "error", "message": f"cannot map the user namespace: {error}"}
         started.control.settimeout(None)
         if not message or message.get("op") != "ready":
             self._started = started
@@ -161,9 +169,6 @@ class ForkServerSandbox:
                                      "create one per worker process, e.g. in worker_process_init")
         job = encode_job(source, calls)
         with self._lock:
-            if getattr(self.launcher, "tmp_bytes", limits.tmp_bytes) != limits.tmp_bytes:
-                self.launcher.tmp_bytes = limits.tmp_bytes  # /tmp is sized when the server starts
-                self._stop_server()
             for attempt in (1, 2):
                 self._ensure_server()
                 oom_before = 0
@@ -174,17 +179,20 @@ class ForkServerSandbox:
                 collector = Collector(calls, limits)
                 try:
                     return self._run(job, collector, limits, oom_before)
-                except ServerDied as error:
-                    self._stop_server()
+                except (ServerDied, JobNotStarted) as error:
+                    stderr = self._stop_server()
                     self.restarts += 1
                     ending = Ending(oom_killed=self._oom_since(oom_before))
-                    if not ending.oom_killed and not collector.received and attempt == 1:
-                        log.warning("sandbox server was dead before the job started (%s); "
-                                    "restarting it", error)
-                        continue  # it died between jobs: a fresh server runs the job
-                    if not ending.oom_killed:
-                        log.warning("sandbox server died during a job: %s", error)
-                        ending.infrastructure = f"sandbox server failed: {error}"
+                    if stderr:
+                        error = f"{error}; server: {stderr[-500:]}"
+                    if not collector.live and attempt == 1:
+                        log.warning("the job did not start (%s); running it again on a fresh "
+                                    "sandbox server", error)
+                        continue  # not the learner's doing: a fresh server runs the job
+                    if collector.live and ending.oom_killed:
+                        return collector.result(ending, "")
+                    log.warning("sandbox failure: %s", error)
+                    ending.infrastructure = f"sandbox server failed: {error}"
                     return collector.result(ending, "")
             raise AssertionError("unreachable")
 
@@ -193,10 +201,15 @@ class ForkServerSandbox:
 
     def _run(self, job: bytes, collector: Collector, limits: Limits, oom_before: int) -> RunResult:
         started = self._started
-        nproc = limits.max_processes + 1 if self.cgroup is not None or not self.isolated else 2
+        # RLIMIT_NPROC counts the job uid's processes; in development mode the server shares it.
+        if self.isolated:
+            nproc = limits.max_processes if self.cgroup is not None else 1
+        else:
+            nproc = limits.max_processes + 1
         request = {"op": "run", "limits": {
             "memory_bytes": limits.memory_bytes, "cpu_seconds": limits.cpu_seconds,
-            "file_bytes": limits.file_bytes, "nproc": nproc}}
+            "file_bytes": limits.file_bytes, "nproc": nproc, "tmp_bytes": limits.tmp_bytes,
+            "tmp_inodes": JOB_TMP_INODES}}
         job_r, job_w = os.pipe()
         result_r, result_w = os.pipe()
         output_r, output_w = os.pipe()
@@ -254,8 +267,10 @@ class ForkServerSandbox:
                 for fd in readable:
                     if fd == control.fileno():
                         message = _read_control(control)
+                        if message.get("op") == "drifted":
+                            raise ServerDied("the server's own settings drifted "
+                                             f"({message.get('settings')}); replaced")
                         if message.get("op") == "exit":
-                            self._retire = message.get("retire") is True
                             exited = True
                             exit_deadline = time.monotonic() + DRAIN_GRACE
                             ending.exit_status = _int_or_none(message.get("status"))
@@ -287,6 +302,9 @@ class ForkServerSandbox:
             for fd in (job_w, result_r, output_r):
                 if fd >= 0:
                     os.close(fd)
+        if not collector.live:
+            raise JobNotStarted("the job's process ended before it started "
+                                f"({'wall clock' if ending.wall_timeout else 'no first frame'})")
         if open_fds and not unresponsive:
             ending.infrastructure = "job processes outlived the job"
         ending.oom_killed = self._oom_since(oom_before)
@@ -363,6 +381,16 @@ def _read_control(control: socket.socket) -> dict:
     if not isinstance(message, dict):
         raise ServerDied("unreadable control message")
     return message
+
+
+def _start_message(control: socket.socket) -> dict | None:
+    """The server's next start-up message (``map``, ``ready``), or None (timeout, garbage)."""
+    try:
+        data = control.recv(4096)
+        message = json.loads(data) if data else None
+    except (OSError, ValueError):
+        return None
+    return message if isinstance(message, dict) else None
 
 
 def _int_or_none(value) -> int | None:

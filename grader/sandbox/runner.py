@@ -2,7 +2,8 @@
 
 This file is bind-mounted read-only into the sandbox next to ``wire.py`` and runs in a child
 forked by ``server.py`` after isolation and limits are applied. It never decides a verdict: it
-only reports, in order, for call ``i``: ``STRT {"i": i}`` then either ``VALU`` (JSON-length-prefixed
+only reports, in order: ``LIVE {}`` once the job is read (before any of the learner's code
+runs), then for call ``i``: ``STRT {"i": i}`` then either ``VALU`` (JSON-length-prefixed
 call index + encoded value, see ``wire.py``) or ``FAIL {"i", "status", "error", "memory"}``; or,
 before any call, ``SYNT``/``IMPT`` with a message; and ``DONE`` at the end. The trusted side
 treats everything here as untrusted input: the learner's code runs in this same process and can
@@ -138,6 +139,7 @@ def run_job(job_fd: int, result_fd: int) -> None:
     done; the learner's code may end the process earlier."""
     meta, arguments = read_job(job_fd)
     os.close(job_fd)
+    _emit_json(result_fd, b"LIVE", {})  # set up and read: from here on, faults are the learner's
     source = meta["source"]
     linecache.cache[SOURCE_NAME] = (len(source), None, source.splitlines(True), SOURCE_NAME)
     try:

@@ -88,8 +88,10 @@ def test_payload_is_contained(name, hostile_sandbox, canaries):
     assert peak is not None and peak <= sandbox.cgroup.memory_limit()
     # at most the server (and bwrap) remain; none at all if the server retired after the job
     assert len(wait_for_quiet(sandbox, baseline)) <= baseline, "processes outlived the job"
-    assert len(processes_of_uid(sandbox.launcher.uid)) <= 1, "a process of the sandbox uid survived"
-    assert files_of_uid(sandbox.launcher.uid) == [], "the payload left files on the host"
+    assert len(processes_of_uid(sandbox.launcher.uid)) <= 1, "a process of the server uid survived"
+    assert processes_of_uid(sandbox.launcher.job_uid) == [], "a process of the job uid survived"
+    for uid in (sandbox.launcher.uid, sandbox.launcher.job_uid):
+        assert files_of_uid(uid) == [], "the payload left files on the host"
     assert not Path("/autograder/results/results.json").exists()
     assert not (Path(canaries["__PROJECT_DIR__"]) / "results.json").exists()
     if name == "kill_parent.py":
