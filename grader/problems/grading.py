@@ -17,18 +17,84 @@ from grader.problems import credit, diagnosis, inputs, run_report
 from grader.problems.base import Case, CaseResult, CodeProblem
 from grader.problems.compare import split_return
 from grader.results import InfrastructureError, ItemResult, TestResult
-from grader.sandbox.api import Call, CallOutcome, Limits, RunResult
+from grader.sandbox.api import DEFAULT_MAX_RESULT_BYTES, Call, CallOutcome, Limits, RunResult
 
 _DECIMAL = re.compile(r"[-+]?\d*\.\d+(?:[eE][-+]?\d+)?")
 _INTEGER = re.compile(r"(?<![\d.])\d+(?![\d.])")
 _MAX_ERROR = 240
 
 
+RESULT_FACTOR = 4  # a return may be this many times the size of the right answer ...
+RESULT_SLACK = 64 << 10  # ... plus this many bytes, before it is refused unread
+
+
 def build_calls(problem: CodeProblem, cases: list[Case]) -> list[Call]:
-    """Every call of every case, in order, for one sandbox run."""
+    """Every call of every case, in order, for one sandbox run. Each call's return is capped at
+    :func:`result_cap` bytes (a larger one is refused before the trusted side reads it)."""
     return [Call(test=case.name, function=inputs.WRAPPER if case.wrapped else problem.function,
-                 args=tuple(args), kwargs=dict(kwargs))
+                 args=tuple(args), kwargs=dict(kwargs),
+                 max_result_bytes=result_cap(problem, args, kwargs, case.wrapped))
             for case in cases for args, kwargs in case.calls]
+
+
+def _float64_bytes(value: Any) -> int:
+    if isinstance(value, (tuple, list)):
+        return sum(_float64_bytes(item) for item in value)
+    return 8 * int(np.size(value))
+
+
+def _signature(value: Any) -> Any:
+    """What the size of a return can depend on: array shapes and the other arguments' values."""
+    if isinstance(value, np.ndarray):
+        return ("array", value.shape)
+    if isinstance(value, (tuple, list)):
+        return tuple(_signature(item) for item in value)
+    if isinstance(value, dict):
+        return tuple((key, _signature(item)) for key, item in sorted(value.items()))
+    return value if isinstance(value, (int, float, bool, str, type(None))) else repr(type(value))
+
+
+_CAPS: dict = {}
+_MAX_CACHED_CAPS = 4096
+
+
+def result_cap(problem: CodeProblem, args: tuple, kwargs: dict, wrapped: bool = False) -> int:
+    """Bytes a learner's return for this call may take: :data:`RESULT_FACTOR` times the
+    reference's return (output and weights, as float64) plus :data:`RESULT_SLACK`, plus the
+    array arguments for a wrapped (inputs-check) call. Without a reference, or when it raises:
+    the sandbox default (:data:`grader.sandbox.api.DEFAULT_MAX_RESULT_BYTES`). Cached by the
+    arguments' shapes (a return's size depends on nothing else)."""
+    key = (problem.id, wrapped, _signature(args), _signature(kwargs))
+    cap = _CAPS.get(key)
+    if cap is None:
+        cap = _result_cap(problem, args, kwargs, wrapped)
+        if len(_CAPS) >= _MAX_CACHED_CAPS:
+            _CAPS.clear()
+        _CAPS[key] = cap
+    return cap
+
+
+def _result_cap(problem: CodeProblem, args: tuple, kwargs: dict, wrapped: bool) -> int:
+    if problem.reference is None:
+        return DEFAULT_MAX_RESULT_BYTES
+    try:
+        with np.errstate(all="ignore"):
+            expected = _float64_bytes(problem.reference(*args, **kwargs))
+    except Exception:  # noqa: BLE001 - an input the reference refuses: the learner's may not
+        return DEFAULT_MAX_RESULT_BYTES
+    if wrapped:
+        expected += _float64_bytes([a for a in args if isinstance(a, np.ndarray)])
+    return RESULT_FACTOR * expected + RESULT_SLACK
+
+
+def parameter_names(problem: CodeProblem) -> tuple[str, ...]:
+    """The learner's function's parameter names, read off the problem's reference (which has the
+    learner's signature); empty when there is none."""
+    import inspect
+
+    if problem.reference is None:
+        return ()
+    return tuple(inspect.signature(problem.reference).parameters)
 
 
 def run_source(problem: CodeProblem, source: str, cases: list[Case]) -> str:
@@ -41,10 +107,12 @@ def run_source(problem: CodeProblem, source: str, cases: list[Case]) -> str:
 
 def _call_failure(outcome: CallOutcome | None, run: RunResult, function: str,
                   report: run_report.RunReport, case: Case) -> str:
-    if outcome is None or outcome.status == "skipped":
+    if outcome is None:
         return report.not_run
-    if case.name == report.stopped_test and report.stopped:
-        return report.stopped
+    if outcome.status == "skipped":
+        return outcome.error if outcome.error.startswith("not run: test '") else report.not_run
+    if case.name in report.stopped:
+        return report.stopped[case.name]
     if outcome.status == "exception":
         return outcome.error or "raised an exception"
     if outcome.status == "missing_function":
@@ -83,7 +151,7 @@ def evaluate(problem: CodeProblem, source: str, sandbox: Any, limits: Limits, se
     run = sandbox.run(run_source(problem, source, cases), build_calls(problem, cases), limits)
     if run.status == "infrastructure_error":
         raise InfrastructureError(f"sandbox: {run.message or 'infrastructure error'}")
-    report = run_report.report(run, cases, limits)
+    report = run_report.report(run, cases, limits, parameter_names(problem))
     results, position = [], 0
     for case in cases:
         outcomes = list(run.calls[position:position + len(case.calls)])
@@ -197,7 +265,8 @@ def grade(problem: CodeProblem, item_id: str, points: float, source: str, sandbo
             visibility="visible" if case.visible else "hidden", tags=tags))
     # From the unrounded shares, so whole categories lost give round totals (e.g. exactly 8.0).
     score = round(sum(shares[r.case.name] for r in results if r.passed), 6)
-    lines = [_score_line(results, shares, points, score, ran=run.status == "ok")]
+    lines = [_score_line(results, shares, points, score,
+                         ran=run.status == "ok" or bool(run.stopped_tests))]
     if report.summary:
         lines.append(report.summary)
     found = diagnosis.summary(results)

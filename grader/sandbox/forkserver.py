@@ -27,8 +27,10 @@ import time
 from typing import Sequence
 
 from grader.sandbox import wire
-from grader.sandbox.api import Call, Limits, RunResult, SandboxUnavailable
-from grader.sandbox.collect import MAX_RESULT_BYTES, RESULT_TAGS, Collector, Ending, format_bytes
+from grader.sandbox.api import (Call, CallOutcome, Limits, RunResult, SandboxUnavailable,
+                                StoppedTest)
+from grader.sandbox.collect import (MAX_RESULT_BYTES, RESULT_TAGS, Collector, Ending, cpu_budget,
+                                    format_bytes)
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +41,7 @@ FLOOD_FACTOR = 16
 SERVER_MEMORY_ALLOWANCE = 192 << 20  # the pre-imported interpreter itself, on top of the job's
 SERVER_PROCESSES = 3  # sh/bwrap on the host side of the cgroup, the server, the job's child
 JOB_TMP_INODES = 4096  # files and directories a job may create in its fresh /tmp
+MIN_SEGMENT_SECONDS = 0.25  # a fresh process after a stopped test needs at least this much time
 READ_CHUNK = 1 << 16
 MAX_JOB_BYTES = 256 << 20  # runner.MAX_JOB_BYTES
 
@@ -163,43 +166,99 @@ class ForkServerSandbox:
 
     def run(self, source: str, calls: Sequence[Call], limits: Limits = Limits()) -> RunResult:
         """Import ``source`` in the sandbox and make ``calls``. Never raises for learner faults;
-        raises ``SandboxUnavailable`` only if the server cannot be (re)started at all."""
+        raises ``SandboxUnavailable`` only if the server cannot be (re)started at all.
+
+        Each test (consecutive calls with the same ``Call.test``) has its own wall-clock limit.
+        A test that stops the job's process (time or memory limit, a crash, an oversized return)
+        is recorded in ``RunResult.stopped_tests`` and the tests after it run in a fresh process,
+        until ``limits.max_stopped_tests`` tests stopped or ``limits.run_wall_seconds`` passed."""
         if os.getpid() != self._owner_pid:
             raise SandboxUnavailable("this sandbox was created in another process (before a fork); "
                                      "create one per worker process, e.g. in worker_process_init")
-        job = encode_job(source, calls)
+        calls = list(calls)
+        encode_job(source, calls)  # refuse an unencodable job before anything runs
+        started = time.monotonic()
+        run_deadline = started + limits.run_wall_seconds
+        outcomes: list[CallOutcome] = []
+        stopped: list[StoppedTest] = []
+        stdout: list[str] = []
+        final: RunResult | None = None  # the last process's result, when it ran to its end
+        gave_up = ""
         with self._lock:
-            for attempt in (1, 2):
-                self._ensure_server()
-                oom_before = 0
-                if self.cgroup is not None:
-                    self.cgroup.set_limits(limits.memory_bytes + SERVER_MEMORY_ALLOWANCE,
-                                           limits.max_processes + SERVER_PROCESSES)
-                    oom_before = self.cgroup.oom_kills()
-                collector = Collector(calls, limits)
-                try:
-                    return self._run(job, collector, limits, oom_before)
-                except (ServerDied, JobNotStarted) as error:
-                    stderr = self._stop_server()
-                    self.restarts += 1
-                    ending = Ending(oom_killed=self._oom_since(oom_before))
-                    if stderr:
-                        error = f"{error}; server: {stderr[-500:]}"
-                    if not collector.live and attempt == 1:
-                        log.warning("the job did not start (%s); running it again on a fresh "
-                                    "sandbox server", error)
-                        continue  # not the learner's doing: a fresh server runs the job
-                    if collector.live and ending.oom_killed:
-                        return collector.result(ending, "")
-                    log.warning("sandbox failure: %s", error)
-                    ending.infrastructure = f"sandbox server failed: {error}"
+            while True:
+                segment = calls[len(outcomes):]
+                result = self._run_segment(source, segment, limits, run_deadline)
+                stdout.append(result.stdout)
+                if result.status == "infrastructure_error":
+                    return RunResult(status="infrastructure_error", message=result.message,
+                                     calls=[CallOutcome(status="skipped", error="not run: "
+                                                        "grading infrastructure problem")
+                                            for _ in calls],
+                                     seconds=time.monotonic() - started)
+                stop = _stopped_call(result)
+                if stop is None:
+                    outcomes += result.calls
+                    final, gave_up = result, result.gave_up
+                    break
+                end = _end_of_test(segment, stop)
+                test = segment[stop].test
+                stopped.append(StoppedTest(test, _stop_kind(result), result.message))
+                outcomes += result.calls[:stop + 1]
+                outcomes += [CallOutcome(status="skipped", error=f"not run: test '{test}' "
+                                         "stopped earlier") for _ in range(stop + 1, end)]
+                if len(stopped) > limits.max_stopped_tests:
+                    gave_up = (f"{len(stopped)} tests stopped (time or memory limit, crash or "
+                               "oversized return); the remaining tests were not run")
+                elif time.monotonic() >= run_deadline - MIN_SEGMENT_SECONDS:
+                    gave_up = _total_time_reached(limits)
+                if len(outcomes) == len(calls) or gave_up:
+                    outcomes += [CallOutcome(status="skipped", error=f"not run: {gave_up}")
+                                 for _ in range(len(outcomes), len(calls))]
+                    break
+        status, message = (final.status, final.message) if final is not None else ("ok", "")
+        if stopped and status in ("ok", "timeout", "memory_limit", "crashed"):
+            status, message = _run_status(stopped[0]), stopped[0].message
+        return RunResult(status=status, calls=outcomes, message=message, stdout="".join(stdout),
+                         seconds=time.monotonic() - started, stopped_tests=stopped,
+                         gave_up=gave_up)
+
+    def _run_segment(self, source: str, calls: list[Call], limits: Limits,
+                     run_deadline: float) -> RunResult:
+        """One sandbox process for ``calls`` (retried once on a fresh server when the job did
+        not start, then an infrastructure error)."""
+        job = encode_job(source, calls, limits.cpu_seconds)
+        for attempt in (1, 2):
+            self._ensure_server()
+            oom_before = 0
+            if self.cgroup is not None:
+                self.cgroup.set_limits(limits.memory_bytes + SERVER_MEMORY_ALLOWANCE,
+                                       limits.max_processes + SERVER_PROCESSES)
+                oom_before = self.cgroup.oom_kills()
+            collector = Collector(calls, limits)
+            try:
+                return self._run(job, collector, limits, oom_before, run_deadline)
+            except (ServerDied, JobNotStarted) as error:
+                stderr = self._stop_server()
+                self.restarts += 1
+                ending = Ending(oom_killed=self._oom_since(oom_before))
+                if stderr:
+                    error = f"{error}; server: {stderr[-500:]}"
+                if not collector.live and attempt == 1:
+                    log.warning("the job did not start (%s); running it again on a fresh "
+                                "sandbox server", error)
+                    continue  # not the learner's doing: a fresh server runs the job
+                if collector.live and ending.oom_killed:
                     return collector.result(ending, "")
-            raise AssertionError("unreachable")
+                log.warning("sandbox failure: %s", error)
+                ending.infrastructure = f"sandbox server failed: {error}"
+                return collector.result(ending, "")
+        raise AssertionError("unreachable")
 
     def _oom_since(self, before: int) -> bool:
         return self.cgroup is not None and self.cgroup.oom_kills() > before
 
-    def _run(self, job: bytes, collector: Collector, limits: Limits, oom_before: int) -> RunResult:
+    def _run(self, job: bytes, collector: Collector, limits: Limits, oom_before: int,
+             run_deadline: float) -> RunResult:
         started = self._started
         # RLIMIT_NPROC counts the job uid's processes; in development mode the server shares it.
         if self.isolated:
@@ -207,7 +266,8 @@ class ForkServerSandbox:
         else:
             nproc = limits.max_processes + 1
         request = {"op": "run", "limits": {
-            "memory_bytes": limits.memory_bytes, "cpu_seconds": limits.cpu_seconds,
+            "memory_bytes": limits.memory_bytes,
+            "cpu_seconds": cpu_budget(limits, collector.calls),
             "file_bytes": limits.file_bytes, "nproc": nproc, "tmp_bytes": limits.tmp_bytes,
             "tmp_inodes": JOB_TMP_INODES}}
         job_r, job_w = os.pipe()
@@ -227,8 +287,10 @@ class ForkServerSandbox:
         os.set_blocking(job_w, False)
         output = bytearray()
         output_total = 0
-        reader = wire.FrameReader(RESULT_TAGS, MAX_RESULT_BYTES)
-        deadline = time.monotonic() + limits.wall_seconds
+        reader = wire.FrameReader(RESULT_TAGS, MAX_RESULT_BYTES, collector.frame_limit,
+                                  sink=collector.feed)
+        begun = time.monotonic()
+        deadline = min(begun + limits.wall_seconds, run_deadline)
         open_fds = {result_r, output_r}
         pending = memoryview(job)
         exited = False
@@ -239,6 +301,9 @@ class ForkServerSandbox:
         try:
             while True:
                 now = time.monotonic()
+                # each test has its own limit, from its first call's start (the import: from now)
+                deadline = min((collector.test_started or begun) + limits.wall_seconds,
+                               run_deadline)
                 if exited and (not open_fds or now > exit_deadline):
                     break
                 if not exited and kill_sent_at is None and now >= deadline:
@@ -276,6 +341,23 @@ class ForkServerSandbox:
                             ending.exit_status = _int_or_none(message.get("status"))
                             ending.cpu_seconds = float(message.get("cpu") or 0.0)
                         continue
+                    if fd == result_r:
+                        try:
+                            _frames, end = reader.read_from(fd, READ_CHUNK)
+                        except wire.WireError as error:
+                            if isinstance(error, wire.FrameTooLarge) and error.tag == b"VALU" \
+                                    and collector.current is not None:
+                                ending.oversized = error
+                            else:
+                                ending.results_too_large = "more than" in str(error)
+                                collector.violation = collector.violation or str(error)
+                            open_fds.discard(fd)
+                            if kill_sent_at is None:
+                                kill_sent_at = self._request_kill(control)
+                            continue
+                        if end:
+                            open_fds.discard(fd)
+                        continue
                     chunk = os.read(fd, READ_CHUNK)
                     if not chunk:
                         open_fds.discard(fd)
@@ -288,20 +370,14 @@ class ForkServerSandbox:
                                 and kill_sent_at is None):
                             ending.output_flood = True
                             kill_sent_at = self._request_kill(control)
-                        continue
-                    try:
-                        for tag, body in reader.feed(chunk):
-                            collector.feed(tag, body)
-                    except wire.WireError as error:
-                        ending.results_too_large = "more than" in str(error)
-                        collector.violation = collector.violation or str(error)
-                        open_fds.discard(fd)
-                        if kill_sent_at is None:
-                            kill_sent_at = self._request_kill(control)
         finally:
             for fd in (job_w, result_r, output_r):
                 if fd >= 0:
                     os.close(fd)
+        if not collector.live and ending.wall_timeout and time.monotonic() >= run_deadline:
+            why = _total_time_reached(limits)
+            return RunResult(status="timeout", message=why, gave_up=why, calls=[
+                CallOutcome(status="skipped", error=f"not run: {why}") for _ in collector.calls])
         if not collector.live:
             raise JobNotStarted("the job's process ended before it started "
                                 f"({'wall clock' if ending.wall_timeout else 'no first frame'})")
@@ -327,11 +403,11 @@ class ForkServerSandbox:
         return time.monotonic()
 
 
-def encode_job(source: str, calls: Sequence[Call]) -> bytes:
-    """The job stream: a ``JOB_`` frame (source, call names) and one ``ARGS`` frame per call.
-    Raises ``wire.EncodeError`` for arguments that cannot cross the boundary and ``ValueError``
-    for a job larger than :data:`MAX_JOB_BYTES`."""
-    meta = {"source": source, "calls": [
+def encode_job(source: str, calls: Sequence[Call], test_cpu_seconds: float = 4.0) -> bytes:
+    """The job stream: a ``JOB_`` frame (source, call names, each test's CPU seconds) and one
+    ``ARGS`` frame per call. Raises ``wire.EncodeError`` for arguments that cannot cross the
+    boundary and ``ValueError`` for a job larger than :data:`MAX_JOB_BYTES`."""
+    meta = {"source": source, "test_cpu_seconds": float(test_cpu_seconds), "calls": [
         {"test": call.test, "function": call.function, "kwnames": list(call.kwargs)}
         for call in calls]}
     parts = [wire.frame(b"JOB_", json.dumps(meta).encode("utf-8"))]
@@ -342,6 +418,44 @@ def encode_job(source: str, calls: Sequence[Call]) -> bytes:
     if len(job) > MAX_JOB_BYTES:
         raise ValueError(f"job of {len(job)} bytes exceeds {MAX_JOB_BYTES} (source plus arguments)")
     return job
+
+
+def _total_time_reached(limits: Limits) -> str:
+    return (f"the run's total time limit ({limits.run_wall_seconds:g} s) was reached; the "
+            "remaining tests were not run")
+
+
+def _stopped_call(result: RunResult) -> int | None:
+    """Index of the call that stopped the process of a segment whose tests after it may run in
+    a fresh one (a time or memory limit, a crash during a call, an oversized return); None when
+    the segment ended otherwise (finished, syntax or import error, output flood, forged
+    results, infrastructure)."""
+    if result.status not in ("timeout", "memory_limit", "crashed") or result.gave_up:
+        return None
+    if result.status == "crashed" and "malformed results" in result.message:
+        return None
+    for index, outcome in enumerate(result.calls):
+        if outcome.stopped:
+            return index
+    return None
+
+
+def _end_of_test(calls: Sequence[Call], index: int) -> int:
+    """Index just after the last consecutive call of the test that ``calls[index]`` belongs to."""
+    end = index + 1
+    while end < len(calls) and calls[end].test == calls[index].test:
+        end += 1
+    return end
+
+
+def _stop_kind(result: RunResult) -> str:
+    if result.status == "crashed" and "returned a value of" in result.message:
+        return "result_too_large"
+    return result.status
+
+
+def _run_status(stop: StoppedTest) -> str:
+    return "crashed" if stop.kind == "result_too_large" else stop.kind
 
 
 def _poll(readers: list[int], writers: list[int], timeout: float) -> tuple[list[int], list[int]]:

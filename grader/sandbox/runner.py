@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import linecache
 import os
+import signal
 import struct
 import sys
 import time
@@ -32,6 +33,7 @@ MAX_JOB_BYTES = 256 << 20
 RETURN_EXPECTATION = "expected a NumPy array, a number, or a tuple of those"
 
 _write = os.write  # captured before the learner's code can replace os.write
+_setitimer = signal.setitimer
 
 
 def _emit(fd: int, data: bytes) -> None:
@@ -156,8 +158,14 @@ def run_job(job_fd: int, result_fd: int) -> None:
     module = types.ModuleType("submission")
     module.__file__ = SOURCE_NAME
     sys.modules["submission"] = module
-    emit, emit_json, encode, describe = _emit, _emit_json, wire.encode_value, describe_exception
-    monotonic, frame = time.monotonic, wire.frame
+    # Each test's (and the import's) own CPU limit: SIGPROF, whose default action ends the
+    # process, once the process has used that much CPU since the timer was armed. The learner's
+    # code could disarm it; the process-wide RLIMIT_CPU and the trusted wall clock still hold.
+    cpu = float(meta.get("test_cpu_seconds") or 0.0)
+    arm = (lambda: _setitimer(signal.ITIMER_PROF, cpu)) if cpu > 0 else (lambda: None)
+    arm()
+    emit, emit_json, encode, describe = _emit, _emit_json, wire.encode_parts, describe_exception
+    monotonic, frame_header = time.monotonic, wire.FRAME_HEADER.pack
     guard = ModuleGuard()
     try:
         exec(code, module.__dict__)
@@ -176,7 +184,11 @@ def run_job(job_fd: int, result_fd: int) -> None:
         return
     guard.restore()
     _flush_learner_output()
+    previous_test = None
     for index, (call, args) in enumerate(zip(meta["calls"], arguments)):
+        if call["test"] != previous_test:
+            previous_test = call["test"]
+            arm()
         emit_json(result_fd, b"STRT", {"i": index})
         function = module.__dict__.get(call["function"])
         if not callable(function):
@@ -203,7 +215,7 @@ def run_job(job_fd: int, result_fd: int) -> None:
         guard.restore()
         _flush_learner_output()
         try:
-            body = encode(value)
+            parts = encode(value)
         except wire.EncodeError as error:
             hint = "; did you forget a return statement?" if value is None else ""
             emit_json(result_fd, b"FAIL", {"i": index, "status": "bad_return", "memory": False,
@@ -214,5 +226,8 @@ def run_job(job_fd: int, result_fd: int) -> None:
                                            "error": "MemoryError while sending the return value"})
             break
         header = json.dumps({"i": index, "seconds": seconds}).encode("ascii")
-        emit(result_fd, frame(b"VALU", struct.pack("!I", len(header)) + header + body))
+        size = 4 + len(header) + sum(len(part) for part in parts)
+        emit(result_fd, frame_header(b"VALU", size) + struct.pack("!I", len(header)) + header)
+        for part in parts:  # the arrays' own memory, never copied into one body
+            emit(result_fd, part)
     emit_json(result_fd, b"DONE", {})

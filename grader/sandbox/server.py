@@ -123,7 +123,7 @@ def child_main(limits: dict, job_fd: int, result_fd: int, output_fd: int,
         finally:
             os._exit(status)
     try:
-        for number in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE):
+        for number in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGPROF):
             signal.signal(number, signal.SIG_DFL)
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # RLIMIT_FSIZE shows as OSError(EFBIG)
         os.dup2(job_fd, 0)
