@@ -15,6 +15,7 @@ import numpy as np
 from grader.problems import credit, diagnosis, disclosure, inputs, run_report
 from grader.problems.base import Case, CaseResult, CodeProblem
 from grader.problems.compare import split_return
+from grader.problems.source import normalize as normalize_source
 from grader.results import InfrastructureError, ItemResult, TestResult
 from grader.sandbox.api import DEFAULT_MAX_RESULT_BYTES, Call, CallOutcome, Limits, RunResult
 
@@ -110,8 +111,10 @@ def parameter_names(problem: CodeProblem) -> tuple[str, ...]:
 
 
 def run_source(problem: CodeProblem, source: str, cases: list[Case]) -> str:
-    """The learner's source, plus the inputs-check wrapper when a case needs it (appended, so the
+    """The learner's source as CPython reads a file (:func:`grader.problems.source.normalize`:
+    no BOM, LF line ends), plus the inputs-check wrapper when a case needs it (appended, so the
     learner's line numbers are unchanged)."""
+    source = normalize_source(source)
     if any(case.wrapped for case in cases):
         return source.rstrip("\n") + "\n" + inputs.wrapper_source(problem.function)
     return source
@@ -265,6 +268,7 @@ def grade(problem: CodeProblem, item_id: str, points: float, source: str, sandbo
           limits: Limits, seed: int) -> ItemResult:
     """Grade ``source`` on ``problem``; the tests' max scores sum to ``points``."""
     started = time.perf_counter()
+    source = normalize_source(source)
     results, run, report = evaluate(problem, source, sandbox, limits, seed)
     shares = case_points(problem, [r.case for r in results], points)
     tests, shown = [], {}

@@ -78,10 +78,42 @@ def describe_exception(error: BaseException) -> str:
     return _shorten(f"{headline}\n{trace}{name}: {_safe_str(error)}")
 
 
+# Characters that editors, word processors and web pages put where Python expects another one.
+LOOKALIKES = {
+    "\u2013": "-", "\u2014": "-", "\u2212": "-", "\u2010": "-", "\u2011": "-",
+    "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00d7": "*", "\u00f7": "/",
+    "\u00a0": "a normal space", "\u202f": "a normal space", "\u2009": "a normal space",
+    "\u200b": "nothing (delete it)", "\ufeff": "nothing (delete it)",
+    "\u00ad": "nothing (delete it)",
+}
+
+
+def _character_problem(error: SyntaxError) -> str | None:
+    """CPython names a character it refuses by its code point ("invalid character '\u2013'
+    (U+2013)", "invalid non-printable character U+00A0"); say it in words instead."""
+    import re
+    import unicodedata
+
+    match = re.search(r"U\+([0-9A-Fa-f]{4,6})", str(error.msg))
+    if not match or "character" not in str(error.msg):
+        return None
+    char = chr(int(match.group(1), 16))
+    name = unicodedata.name(char, "an unnamed character").lower()
+    seen = f"'{char}' ({name})" if char.isprintable() and not char.isspace() else \
+        f"an invisible {name}"
+    instead = LOOKALIKES.get(char)
+    hint = f"; type {instead!r} instead" if instead and len(instead) == 1 else (
+        f"; replace it with {instead}" if instead else "")
+    return (f"{seen} is not allowed in Python code outside strings and comments (it often "
+            f"comes from copying from a document or a web page){hint}")
+
+
 def describe_syntax_error(error: SyntaxError) -> str:
-    """``"SyntaxError: invalid syntax (line 3 of your code)"`` plus the line and a caret."""
+    """``"SyntaxError: invalid syntax (line 3 of your code)"`` plus the line and a caret; a
+    refused character is described in words, never by its code point."""
     line = error.lineno or 0
-    message = f"{type(error).__name__}: {error.msg} (line {line} of your code)"
+    message = (f"{type(error).__name__}: {_character_problem(error) or error.msg} "
+               f"(line {line} of your code)")
     if error.text:
         text = error.text.rstrip("\n")
         caret = " " * max((error.offset or 1) - 1, 0) + "^"
@@ -147,8 +179,12 @@ def run_job(job_fd: int, result_fd: int) -> None:
     try:
         code = compile(source, SOURCE_NAME, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as error:  # ValueError: null bytes in source
-        message = (describe_syntax_error(error) if isinstance(error, SyntaxError)
-                   else f"SyntaxError: {_safe_str(error)}")
+        if isinstance(error, SyntaxError) and "null bytes" not in str(error.msg):
+            message = describe_syntax_error(error)
+        else:
+            line = source[:source.find("\0")].count("\n") + 1
+            message = (f"SyntaxError: your code contains a NUL character (a zero byte), which "
+                       f"Python does not accept; delete it (line {line} of your code)")
         _emit_json(result_fd, b"SYNT", {"message": message})
         return
     except (MemoryError, RecursionError) as error:
