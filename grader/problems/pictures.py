@@ -181,7 +181,8 @@ def _outcome_note(outcome: CallOutcome | None) -> str:
     if outcome.status == "timeout":
         return "Your function ran out of time on this example."
     first = (outcome.error or outcome.status).strip().splitlines()
-    return f"Your function did not return a value for this example: {first[0][:200] if first else outcome.status}."
+    reason = first[0][:200] if first else outcome.status
+    return f"Your function did not return a value for this example: {reason}."
 
 
 def draw(problem: CodeProblem, outcomes: list[CallOutcome | None]) -> list[dict[str, Any]]:
@@ -199,7 +200,7 @@ def draw(problem: CodeProblem, outcomes: list[CallOutcome | None]) -> list[dict[
             except (TypeError, ValueError):
                 matrix = None
             if matrix is None:
-                finding = f"Your function's return value on this example is not an array of numbers."
+                finding = "Your function's return value on this example is not an array of numbers."
             elif matrix.shape != plan.expected.shape:
                 finding = (f"Your {plan.shows} have shape {tuple(matrix.shape)}; the expected "
                            f"{plan.shows} have shape {tuple(plan.expected.shape)}, so they "

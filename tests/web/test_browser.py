@@ -251,6 +251,7 @@ def test_instructor_view_and_swagger_ui_render_offline(live_server, browser, scr
     assert axe_violations(browser) == []
     # Swagger UI from our own copy: the document's title appears, with no internet
     browser.get(live_server.url + "/api/v1/docs")
-    title = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".swagger-ui .info .title"))
+    title = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR,
+                                                        ".swagger-ui .info .title"))
     assert title[0].text.startswith("Attention grader")
     screenshots(browser, "07-swagger-ui")

@@ -24,13 +24,14 @@ def test_unit_scale_runs_from_white_to_dark_blue_with_the_values_written():
     markup = heatmap.svg([[0.0, 1.0], [0.5, "nan"]], "Your weights")
     assert cells(markup) == [
         ("rgb(255, 255, 255)", "0.00"), ("rgb(8, 48, 107)", "1.00"),
-        # halfway: (255 + 8) / 2 = 131.5 -> 132, (255 + 48) / 2 = 151.5 -> 152, (255 + 107) / 2 = 181
+        # halfway: (255 + 8) / 2 = 131.5 -> 132, (255 + 48) / 2 = 151.5 -> 152,
+        # (255 + 107) / 2 = 181 (Python rounds half to even)
         ("rgb(132, 152, 181)", "0.50"), ("rgb(80, 80, 80)", "NaN")]
     root = ET.fromstring(str(markup))
     assert root.get("role") == "img"
     assert root.find(SVG + "title").text == "Your weights"
-    assert root.find(SVG + "desc").text == ("2 rows (row) by 2 columns (column). row 0: 0.00, 1.00; "
-                                            "row 1: 0.50, NaN.")
+    assert root.find(SVG + "desc").text == ("2 rows (row) by 2 columns (column). "
+                                            "row 0: 0.00, 1.00; row 1: 0.50, NaN.")
 
 
 def test_diverging_scale_is_symmetric_around_zero():

@@ -96,7 +96,8 @@ def test_divided_by_d_k_loses_the_scaling_points_and_is_named(live_server):
 def test_missing_csrf_token_refuses_and_keeps_the_answers(live_server):
     http = requests.Session()
     http.get(live_server.url + PAGE)
-    refused = http.post(live_server.url + PAGE, data={"response-sdpa": "def f():\n    return 1 < 2\n"},
+    refused = http.post(live_server.url + PAGE,
+                        data={"response-sdpa": "def f():\n    return 1 < 2\n"},
                         allow_redirects=False)
     assert refused.status_code == 400
     assert "The form had expired" in refused.text
@@ -223,7 +224,8 @@ def test_instructor_view_lists_scores_exports_grades_and_regrades(live_server):
     cells = re.findall(r"<td>(.*?)</td>", report)
     assert cells[1:5] == ["8", "8", "0", "no"]  # old, new, difference, would change
     # the instructor may open the learner's result page
-    result_url = re.search(r'href="(/learn/attention-basics/submissions/[^"]+)"', view.text).group(1)
+    result_url = re.search(r'href="(/learn/attention-basics/submissions/[^"]+)"',
+                           view.text).group(1)
     assert teacher.get(live_server.url + result_url).status_code == 200
     # a regrade without the CSRF token is refused
     assert teacher.post(live_server.url + PAGE + "/instructor/regrades",
