@@ -10,6 +10,9 @@ Statistics (all on the rubric's points scale):
 
 The trial report follows Moodle pmatch's "test responses": accuracy, the responses the rubric
 over-marks and under-marks, and how many responses each criterion and misconception matched.
+It adds a cross-validated calibration map (:mod:`grader.rubric.calibration`), the phrases of
+under-marked responses no criterion matched and WordNet suggestions (:mod:`grader.rubric.suggest`).
+Every number in it is rounded to 4 decimals for display (:func:`rounded_for_display`).
 """
 from __future__ import annotations
 
