@@ -334,6 +334,8 @@ def wordnet_suggestions(compiled, texts: Sequence[str], results: Sequence[Any], 
     alternatives: list[dict[str, Any]] = []
     seen: set[tuple[str, tuple[str, ...]]] = set()
     for cid, _n in missed.most_common():
+        # n-grams of the under-marked responses that missed this criterion, each counted once per response
+        missed_grams = Counter(g for i in under if not _met(results[i], cid) for g in grams[i])
         unused: dict[str, list[str]] = {}
         for word in words.get(cid, []):
             if not word.isalpha() or len(word) < 4:  # "try", "end": WordNet relatives are noise
@@ -345,8 +347,7 @@ def wordnet_suggestions(compiled, texts: Sequence[str], results: Sequence[Any], 
                         or (cid, seq) in seen):
                     continue
                 seen.add((cid, seq))
-                count = sum(1 for i in under
-                            if seq in grams[i] and not _met(results[i], cid))
+                count = missed_grams[seq]
                 if count >= (1 if relation in ("synonym", "similar") else MIN_COUNT):
                     used.append({"criterion": cid, "rubric_word": word, "answer_phrase": name,
                                  "relation": relation, "sense": gloss, "count": count})
