@@ -36,8 +36,30 @@ def cmd_serve(args) -> int:
     app = create_app()
     print(f"Serving the attention grader on http://{args.host}:{args.port}/api/v1 "
           f"(docs: /api/v1/docs)", file=sys.stderr)
+    print(serve_message(app, args.host, args.port), file=sys.stderr, flush=True)
     app.run(host=args.host, port=args.port, threaded=True, use_reloader=False)
     return 0
+
+
+def serve_message(app, host: str, port: int) -> str:
+    """The learner pages' links printed at start: on the embedded default, the practice page of
+    the local course (anyone at the address may submit and see feedback)."""
+    from grader.web.access import practice_enabled
+
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    base = f"http://{shown}:{port}"
+    with app.app_context():
+        if not practice_enabled():
+            return (f"Learner pages open from an LMS launch (LTI); practice pages are off "
+                    f"(WEB_PRACTICE=0 or production mode). Instructor view: {base}/learn/"
+                    "<assignment>/instructor after a launch.")
+        first = "attention-basics"
+        catalog = app.extensions["grader"].catalog
+        if catalog.get(app.config["GRADER"]["LOCAL_COURSE"], first) is None:
+            first = next(iter(a.id for a in catalog.visible(app.config["GRADER"]["LOCAL_COURSE"])),
+                         "")
+    return (f"Practice page (anyone at this address can submit and see feedback): "
+            f"{base}/learn/{first}\nAll practice assignments: {base}/learn")
 
 
 def cmd_worker(args) -> int:
