@@ -99,10 +99,12 @@ def cmd_grade(args) -> int:
         print(f"grader grade: assignment {assignment.id!r} has no item {args.item_id!r}; its "
               f"items: {', '.join(assignment.items)}", file=sys.stderr)
         return 2
+    from grader.problems.source import SourceDecodeError, decode
+
     try:
-        content = (Path(args.file).read_text(encoding="utf-8") if args.file != "-"
-                   else sys.stdin.read())
-    except (OSError, UnicodeDecodeError) as exc:
+        data = Path(args.file).read_bytes() if args.file != "-" else sys.stdin.buffer.read()
+        content = decode(data) if item.kind == "code" else data.decode("utf-8")
+    except (OSError, UnicodeDecodeError, SourceDecodeError) as exc:
         print(f"grader grade: cannot read {args.file}: {exc}", file=sys.stderr)
         return 2
     value = content.strip() if item.kind == "choice" else content

@@ -136,6 +136,19 @@ def settle(run: RunResult, n_test_calls: int) -> RunResult:
     if run.status in ("ok", "syntax_error", "import_error", "infrastructure_error") \
             or len(run.calls) <= n_test_calls:
         return run
+    if run.stopped_tests:  # tests that stopped their process; the sandbox went on after each
+        tests = [stop for stop in run.stopped_tests if not stop.test.startswith(PREFIX)]
+        if len(tests) == len(run.stopped_tests):
+            return run
+        unrun = any(outcome.status == "skipped" for outcome in run.calls[:n_test_calls])
+        if not tests:
+            status, message = ("ok", "") if not unrun else (run.status, run.message)
+        else:
+            status = "crashed" if tests[0].kind == "result_too_large" else tests[0].kind
+            message = tests[0].message
+        return RunResult(status=status, calls=list(run.calls), message=message,
+                         stdout=run.stdout, seconds=run.seconds, stopped_tests=tests,
+                         gave_up=run.gave_up if unrun else "")
     named = _STOPPED_IN.search(run.message or "")
     if named:
         in_pictures = named.group(1).startswith(PREFIX)
