@@ -97,31 +97,45 @@ def _split_units(units: int, weights: list[float]) -> list[int]:
     return floors
 
 
+def _split(total: float, weights: list[float], digits: int) -> list[float]:
+    """``total`` in proportion to ``weights``: exactly, when every share has at most
+    ``digits + 1`` decimals (2.5 over four tests is 0.625 each), else by largest remainder at
+    ``digits`` decimals (or the decimals ``total`` itself has, when more)."""
+    total_weight = float(sum(weights))
+    if total_weight > 0:
+        for places in (digits, digits + 1):
+            quotas = [total * 10 ** places * w / total_weight for w in weights]
+            if all(abs(q - round(q)) < 1e-6 for q in quotas):
+                return [round(q) / 10 ** places for q in quotas]
+    places = display_digits(total, 1, digits)
+    return [u / 10 ** places for u in _split_units(round(total * 10 ** places), weights)]
+
+
 def apportion(total: float, weights: list[float], digits: int = 2) -> list[float]:
-    """Split ``total`` points in proportion to ``weights`` into shares rounded for display
-    (``digits`` decimals, more when :func:`display_digits` says so or a share with a positive
-    weight would show 0) that add up exactly to ``total``: largest-remainder rounding, e.g. 10
-    over three equal parts is 3.34, 3.33, 3.33 (never 3.3333 three times, nor a last share of
-    3.3334). Raises ``ValueError`` for a negative total or weight, or for positive points and no
-    positive weight."""
+    """Split ``total`` points in proportion to ``weights`` into shares rounded for display that
+    add up exactly to ``total``: exact shares when they need at most ``digits + 1`` decimals,
+    else largest-remainder rounding to ``digits`` decimals (more when :func:`display_digits`
+    says so or a share with a positive weight would show 0). E.g. 10 over three equal parts is
+    3.34, 3.33, 3.33 (never 3.3333 three times, nor a last share of 3.3334); 2.5 over four is
+    0.625 each. Raises ``ValueError`` for a negative total or weight, or for positive points
+    and no positive weight."""
     if total < 0 or any(w < 0 for w in weights):
         raise ValueError("points and weights must not be negative")
     if total > 0 and not any(w > 0 for w in weights):
         raise ValueError("positive points need at least one positive weight")
     digits = display_digits(total, sum(1 for w in weights if w > 0), digits)
     while True:
-        scale = 10 ** digits
-        units = _split_units(round(total * scale), list(weights))
-        if digits >= 6 or total == 0 or all(u > 0 for u, w in zip(units, weights) if w > 0):
-            return [u / scale for u in units]
+        shares = _split(total, list(weights), digits)
+        if digits >= 6 or total == 0 or all(p > 0 for p, w in zip(shares, weights) if w > 0):
+            return shares
         digits += 1
 
 
 def split_points(total: float, parts: list[tuple[str, str, float]], digits: int = 2
                  ) -> dict[str, float]:
-    """Points per test: ``total`` split across groups by weight, then equally within each group,
-    both steps with :func:`apportion`'s largest-remainder rounding at one precision, so each
-    group's tests add up to the group's share and all of them to ``total`` exactly (a whole
+    """Points per test: ``total`` split across groups by weight, then equally within each
+    group, both steps as in :func:`apportion` (exact when possible, else largest remainder), so
+    each group's tests add up to the group's share and all of them to ``total`` exactly (a whole
     group lost costs exactly its share).
 
     ``parts``: ``(test name, group, group weight)`` per test, in display order; every test of
@@ -136,12 +150,11 @@ def split_points(total: float, parts: list[tuple[str, str, float]], digits: int 
         raise ValueError("points and weights must not be negative")
     digits = display_digits(total, len(parts), digits)
     while True:
-        scale = 10 ** digits
-        shares: dict[str, int] = {}
-        group_units = _split_units(round(total * scale), [weights[g] for g in groups])
-        for units, (group, names) in zip(group_units, groups.items()):
-            shares.update(zip(names, _split_units(units, [1.0] * len(names))))
+        shares: dict[str, float] = {}
+        amounts = _split(total, [weights[g] for g in groups], digits)
+        for amount, names in zip(amounts, groups.values()):
+            shares.update(zip(names, _split(amount, [1.0] * len(names), digits)))
         if digits >= 6 or total == 0 or all(shares[name] > 0 for name, group, _ in parts
                                              if weights[group] > 0):
-            return {name: units / scale for name, units in shares.items()}
+            return shares
         digits += 1
