@@ -158,9 +158,11 @@ def _random_mask(rng, shape):
 
 
 def _padding_mask(rng, B, Lk):
-    """(B, 1, 1, Lk) key-padding mask: example b has a random length in [2, Lk - 1], the rest is
-    padding, so every example is padded and keeps at least two keys."""
-    lengths = rng.integers(2, Lk, size=B)
+    """(B, 1, 1, Lk) key-padding mask: the examples' lengths are 2, 3, ..., Lk - 1 (cycled to B
+    examples) in random order, the rest is padding. So every example is padded and keeps at least
+    two keys, and with B >= Lk - 2 both an example with one padded key and one with two or more
+    (two or more real keys) occur on every draw."""
+    lengths = rng.permutation(np.resize(np.arange(2, Lk), B))
     return (np.arange(Lk)[None, :] < lengths[:, None])[:, None, None, :]
 
 
@@ -271,9 +273,9 @@ def hidden_cases(rng: np.random.Generator) -> list[Case]:
                       fully_rows),
     ]
     cases += [
-        _stability_case("stability: logits in the thousands (float64)", rng, (560.0, 600.0),
+        _stability_case("stability: logits in the thousands (float64)", rng, (540.0, 600.0),
                         (100.0, 120.0), np.float64),
-        _stability_case("stability: logits in the hundreds (float32)", rng, (90.0, 95.0),
+        _stability_case("stability: logits in the hundreds (float32)", rng, (92.5, 99.5),
                         (10.0, 12.0), np.float32),
     ]
     cases += [_equivariance_case(rng), _length_one_case(rng), value_case(
@@ -306,33 +308,47 @@ def _dominant_keys(rng):
 
 def _stability_case(name: str, rng, high: tuple[float, float], low: tuple[float, float],
                     dtype) -> Case:
-    """Q (2, 4, 1) and K (2, 5, 1), d_k = 1, so the scores are q_i k_j. Each example has keys +10
-    and -10 and three more spread over [-6, 6] at least 2.5 apart, so every row's largest score
-    is 10 |q_i| and beats the next by at least 4 |q_i|; two queries have |q| in ``high`` and two
-    in ``low``, one of each sign. Guaranteed: a naive exp overflows (in float64, so in float32
-    too); the rows' maxima are spread wider than twice the exp range of ``dtype``, and the
-    high rows lie within the range of one another, so a global maximum keeps exactly the high rows;
-    every row is one-hot (within e^-20 after any common scale), which makes the result
+    """Q (2, 4, 1) and K (2, 5, 1), d_k = 1, so the scores are q_i k_j.
+
+    Each example has the keys +10 and -10 and three more with magnitudes spread over [2.5, 7] at
+    least 2 apart and random signs, so a row's largest score is 10 |q_i| and beats the next by at
+    least 3 |q_i|. Each example has two "high" queries, |q| in ``high`` (one of the four of the
+    batch within 0.5 of its top, the others at least 3 below), and two "low" ones, |q| in ``low``, one of each sign
+    per pair; a row that is high in one example is low in the other. Guaranteed on every draw: a
+    naive exp overflows (in float64, so in float32 too); the rows' maxima spread wider than twice
+    exp's range for ``dtype``, and the high rows lie within that range of one another, so one
+    global maximum keeps exactly the high rows; every row, every column (queries) and every
+    position across the batch has one clear winner, so the weights are one-hot (within e^-15 after
+    any common scale) along any axis a softmax may wrongly take, which also makes the result
     insensitive to float32 rounding of the scores."""
+    top = rng.uniform(high[1] - 0.5, high[1])
+    high_q = rng.permutation(np.concatenate([[top], rng.uniform(high[0], top - 3.0, 3)]))
+    high_q = high_q.reshape(2, 2)
+    high_rows = rng.permutation(4)[:2]
     q = np.empty((2, 4, 1))
     k = np.empty((2, 5, 1))
     for b in range(2):
-        magnitudes = np.concatenate([rng.uniform(*high, 2), rng.uniform(*low, 2)])
-        q[b, :, 0] = rng.permutation(magnitudes * np.array([1.0, -1.0, 1.0, -1.0]))
-        k[b, :, 0] = rng.permutation(np.concatenate(
-            [[10.0, -10.0], conditions.spaced(rng, 3, -6.0, 6.0, 2.5)]))
+        is_high = np.isin(np.arange(4), high_rows) != bool(b)
+        q[b, is_high, 0] = high_q[b] * rng.permutation([1.0, -1.0])
+        q[b, ~is_high, 0] = rng.uniform(*low, 2) * rng.permutation([1.0, -1.0])
+        others = conditions.spaced(rng, 3, 2.5, 7.0, 2.0) * rng.choice([-1.0, 1.0], 3)
+        k[b, :, 0] = rng.permutation(np.concatenate([[10.0, -10.0], others]))
     Q, K = q.astype(dtype), k.astype(dtype)
     V = _n(rng, 2, 5, 3, dtype=dtype)
-    logits = (Q.astype(np.float64) @ np.swapaxes(K, -1, -2).astype(np.float64))
+    logits = Q.astype(np.float64) @ np.swapaxes(K, -1, -2).astype(np.float64)
     dtypes = (np.float64,) if dtype == np.float64 else (np.float64, dtype)
     width = 2 * (conditions.EXP_OVERFLOW[np.dtype(dtype)] + conditions.EXP_UNDERFLOW[np.dtype(dtype)])
+    smallest_scale = 1 / np.sqrt(V.shape[-1])
     conditions.require(conditions.overflows_exp(logits), name, "a naive exp that overflows")
     conditions.require(conditions.maxima_spread(logits) > width, name,
                        "row maxima spread wider than twice exp's range")
     conditions.require(conditions.exp_outcomes_clear(logits, -1, dtypes), name,
                        "rows clearly in or out of exp's range")
-    conditions.require(conditions.row_gaps(logits).min() / np.sqrt(V.shape[-1]) >= 20, name,
-                       "one-hot rows at every common scale")
+    for axis, what in ((-1, "row"), (-2, "column"), (0, "batch position")):
+        conditions.require(conditions.row_gaps(logits, axis).min() * smallest_scale >= 15, name,
+                           f"one clear winner per {what} at every common scale")
+    conditions.require(conditions.row_gaps(logits.reshape(-1), 0) * smallest_scale >= 15, name,
+                       "one clear winner over the whole array")
     return value_case(name, "stability", Q, K, V)
 
 
