@@ -70,8 +70,24 @@ def _args(Q, K, V, mask):
     return ((Q, K, V) if mask is None else (Q, K, V, mask)), {}
 
 
+def _require_named_shapes(name: str, Q, K, V) -> None:
+    """The shape conditions a case's name states hold: "Lq != Lk" and "cross-attention",
+    "d_v != d_k", "odd d_k", "perfect square", "no batch axis", "heads axis"."""
+    d_k = Q.shape[-1]
+    for phrase, holds in (("Lq != Lk", Q.shape[-2] != K.shape[-2]),
+                          ("cross-attention", Q.shape[-2] != K.shape[-2]),
+                          ("d_v != d_k", V.shape[-1] != d_k),
+                          ("odd d_k", d_k % 2 == 1),
+                          ("perfect square", round(d_k ** 0.5) ** 2 == d_k),
+                          ("no batch axis", Q.ndim == 2),
+                          ("heads axis", Q.ndim >= 4)):
+        if phrase in name:
+            conditions.require(holds, name, phrase)
+
+
 def value_case(name: str, category: str, Q, K, V, mask=None, visible: bool = False) -> Case:
     """A case comparing output (and returned weights) with the reference on one call."""
+    _require_named_shapes(name, Q, K, V)
     out, weights = reference.attention(Q, K, V, mask)
     rows = reference.attended_rows(mask, weights.shape)
     case = Case(name=name, category=category, calls=[_args(Q, K, V, mask)],
@@ -86,6 +102,7 @@ def value_case(name: str, category: str, Q, K, V, mask=None, visible: bool = Fal
 
 
 def shape_case(name: str, Q, K, V, mask=None) -> Case:
+    _require_named_shapes(name, Q, K, V)
     out, weights = reference.attention(Q, K, V, mask)
     return Case(name=name, category="shapes", calls=[_args(Q, K, V, mask)],
                 check=checks.shapes([(out.shape, weights.shape)]), traits=_traits(Q, K, mask))
