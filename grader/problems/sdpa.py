@@ -330,11 +330,12 @@ def _stability_case(name: str, rng, high: tuple[float, float], low: tuple[float,
     Each example has the keys +10 and -10 and three more with magnitudes spread over [2.5, 7] at
     least 2 apart and random signs, so a row's largest score is 10 |q_i| and beats the next by at
     least 3 |q_i|. Each example has two "high" queries, |q| in ``high`` (one of the four of the
-    batch within 0.5 of its top, the others at least 3 below), and two "low" ones, |q| in ``low``, one of each sign
-    per pair; a row that is high in one example is low in the other. Guaranteed on every draw: a
-    naive exp overflows (in float64, so in float32 too); the rows' maxima spread wider than twice
-    exp's range for ``dtype``, and the high rows lie within that range of one another, so one
-    global maximum keeps exactly the high rows; every row, every column (queries) and every
+    batch within 0.5 of its top, the others at least 3 below), and two "low" ones, |q| in
+    ``low``, one of each sign per pair; a row that is high in one example is low in the other.
+    Guaranteed on every draw: a naive exp overflows (in float64, so in float32 too); the rows'
+    maxima spread wider than twice exp's range for ``dtype``, the high rows lie well within that
+    range of one another and the low rows far below them, so one global maximum keeps exactly
+    the high rows; every row, every column (queries) and every
     position across the batch has one clear winner, so the weights are one-hot (within e^-15 after
     any common scale) along any axis a softmax may wrongly take, which also makes the result
     insensitive to float32 rounding of the scores."""
@@ -354,10 +355,10 @@ def _stability_case(name: str, rng, high: tuple[float, float], low: tuple[float,
     V = _n(rng, 2, 5, 3, dtype=dtype)
     logits = Q.astype(np.float64) @ np.swapaxes(K, -1, -2).astype(np.float64)
     dtypes = (np.float64,) if dtype == np.float64 else (np.float64, dtype)
-    width = 2 * (conditions.EXP_OVERFLOW[np.dtype(dtype)] + conditions.EXP_UNDERFLOW[np.dtype(dtype)])
+    exp_range = conditions.EXP_OVERFLOW[np.dtype(dtype)] + conditions.EXP_UNDERFLOW[np.dtype(dtype)]
     smallest_scale = 1 / np.sqrt(V.shape[-1])
     conditions.require(conditions.overflows_exp(logits), name, "a naive exp that overflows")
-    conditions.require(conditions.maxima_spread(logits) > width, name,
+    conditions.require(conditions.maxima_spread(logits) > 2 * exp_range, name,
                        "row maxima spread wider than twice exp's range")
     conditions.require(conditions.exp_outcomes_clear(logits, -1, dtypes), name,
                        "rows clearly in or out of exp's range")

@@ -3,8 +3,9 @@
 Categories: ``shapes`` (shape only), ``axis`` (a non-default axis on 2-D and 3-D inputs),
 ``values`` (default axis), ``stability`` (rows at fixed, far-apart offsets in the hundreds and
 thousands: a naive exp overflows and no single shift, such as one global maximum, brings every
-row into exp's range, on every draw), ``properties`` (shift invariance judged on the learner's own outputs, equal
-entries give a uniform row, one dominant entry gives one-hot), ``dtypes`` (float32).
+row into exp's range, on every draw), ``properties`` (shift invariance judged on the learner's
+own outputs, equal entries give a uniform row, one dominant entry gives one-hot), ``dtypes``
+(float32).
 Mistakes: attention-bugs.md entries 5 (wrong axis), 6 (no keepdims), 7 (no max subtraction), plus
 subtracting a global maximum and normalising over the whole array.
 """
