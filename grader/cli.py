@@ -139,7 +139,7 @@ def cmd_check_sandbox(args) -> int:
 
 def cmd_rubric_trial(args) -> int:
     from grader.items.text import find_rubric_file
-    from grader.rubric import RubricError, load_rubric_file, trial_report
+    from grader.rubric import RubricError, TrialTooSlow, load_rubric_file, trial_report
     from grader.rubric.files import load_marked_responses
 
     config = load_config()
@@ -154,7 +154,7 @@ def cmd_rubric_trial(args) -> int:
         compiled = load_rubric_file(path)
         report = trial_report(compiled, load_marked_responses(args.marked_file),
                               max_mark=args.max_mark)
-    except (RubricError, ValueError, KeyError) as exc:
+    except (RubricError, ValueError, KeyError, TrialTooSlow) as exc:
         print(f"grader rubric trial: {exc}", file=sys.stderr)
         return 2
     if args.json:

@@ -2,7 +2,7 @@
 against responses with human marks before using them (role: instructor)."""
 from __future__ import annotations
 
-from flask import request, url_for
+from flask import current_app, request, url_for
 from flask.views import MethodView
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields, validate
@@ -11,12 +11,15 @@ from grader.api.auth import require_course
 from grader.api.errors import ApiError
 from grader.api.state import state
 from grader.items.text import find_rubric_file
-from grader.rubric import (RubricError, compile_rubric, load_rubric_file, parse_rubric,
-                           trial_report)
+from grader.rubric import (RubricError, TrialTooSlow, compile_rubric, load_rubric_file,
+                           parse_rubric, trial_report)
 
 blp = Blueprint("rubrics", __name__, url_prefix="/api/v1/rubrics",
                 description="Instructor rubrics for text items: upload, version, trial.")
 
+#: Wall-clock seconds one trial request may spend scoring (app config ``RUBRIC_TRIAL_SECONDS``);
+#: each response also has the engine's per-answer budget. Past either, the trial answers 422.
+TRIAL_BUDGET_SECONDS = 5.0
 YAML_TYPES = {"application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"}
 RUBRIC_BODY = {"content": {
     "application/yaml": {"schema": {"type": "string"}},
@@ -142,7 +145,12 @@ class RubricTrial(MethodView):
     def post(self, body, rubric_id):
         """Score responses with human marks and report agreement: Pearson r, quadratic weighted
         kappa, exact and within-one agreement, over- and under-marked responses, and how many
-        responses each criterion and misconception matched."""
+        responses each criterion and misconception matched.
+
+        Synchronous and bounded: the trial scores for at most ``RUBRIC_TRIAL_SECONDS`` (5 s) and
+        each response for at most the engine's per-answer budget (0.25 s). Past the first it
+        answers 422 ``trial_too_large`` (how many responses were scored; send fewer), past the
+        second 422 ``rubric_too_slow`` naming the response (the rubric needs fixing)."""
         principal = require_course("instructor")
         record = state().store.content.rubric(principal.course_id, rubric_id, body["version"])
         if record is not None:
@@ -161,8 +169,14 @@ class RubricTrial(MethodView):
                 raise ApiError(422, "validation_error", f"responses[{index}].mark: {response['mark']:g}"
                                f" is above the top mark {top:g} (set max_mark for another scale)",
                                f"responses[{index}].mark")
+        budget = float(current_app.config.get("RUBRIC_TRIAL_SECONDS", TRIAL_BUDGET_SECONDS))
         try:
-            report = trial_report(compiled, body["responses"], max_mark=body["max_mark"])
+            report = trial_report(compiled, body["responses"], max_mark=body["max_mark"],
+                                  budget=budget)
+        except TrialTooSlow as exc:
+            if exc.index is not None:
+                raise ApiError(422, "rubric_too_slow", str(exc), f"responses[{exc.index}]") from None
+            raise ApiError(422, "trial_too_large", str(exc), "responses") from None
         except ValueError as exc:
             raise ApiError(422, "validation_error", str(exc), str(exc).split(":", 1)[0]) from None
         return {**report, "rubric_version": version}

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from grader.items.base import GradingContext, Item
-from grader.results import ItemResult, TestResult
-from grader.rubric import CompiledRubric, RubricError, compile_rubric
+from grader.results import InfrastructureError, ItemResult, TestResult
+from grader.rubric import CompiledRubric, RubricError, ScoringTimeout, compile_rubric
 from grader.rubric.files import load_rubric_file
 
 MAX_TEXT_CHARS = 20_000
@@ -96,9 +96,14 @@ class TextKind:
         return None
 
     def grade(self, item: Item, response: dict[str, Any], ctx: GradingContext) -> ItemResult:
-        """Score the text with the item's compiled rubric, scaled to ``item.points``."""
+        """Score the text with the item's compiled rubric, scaled to ``item.points``. Raises
+        :class:`InfrastructureError` when the rubric cannot score the text within its time budget
+        (the submission is retried, then marked failed: never a silent zero)."""
         rubric: CompiledRubric = item.compiled
-        result = rubric.score(response.get("text") or "")
+        try:
+            result = rubric.score(response.get("text") or "")
+        except ScoringTimeout as exc:  # the rubric's fault, never the learner's zero
+            raise InfrastructureError(f"item {item.id}: rubric {rubric.id!r} v{rubric.version}: {exc}") from exc
         scale = item.points / rubric.max_points
         tests: list[TestResult] = []
         for c in result.criteria:

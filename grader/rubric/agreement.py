@@ -14,9 +14,12 @@ over-marks and under-marks, and how many responses each criterion and misconcept
 from __future__ import annotations
 
 import math
+import time
 from typing import Any, Sequence
 
 import numpy as np
+
+from grader.rubric.budget import SCORE_BUDGET_SECONDS, ScoringTimeout
 
 
 def pearson(x: Sequence[float], y: Sequence[float]) -> float | None:
@@ -79,8 +82,25 @@ def agreement(scores: Sequence[float], human: Sequence[float], max_points: float
     }
 
 
+class TrialTooSlow(RuntimeError):
+    """A trial ran out of time. ``index`` is the response whose scoring exceeded the per-answer
+    budget (the rubric is at fault), or ``None`` when the trial's total budget ran out after
+    ``scored`` of ``total`` responses (send fewer responses per trial)."""
+
+    def __init__(self, index: int | None, scored: int, total: int, seconds: float):
+        self.index, self.scored, self.total, self.seconds = index, scored, total, seconds
+        if index is not None:
+            message = (f"responses[{index}]: the rubric took more than {seconds:g} s to score this "
+                       "response; simplify its regular expressions or its largest synonym sets")
+        else:
+            message = (f"the trial scored {scored} of {total} responses in its {seconds:g} s budget; "
+                       "send fewer or shorter responses per trial")
+        super().__init__(message)
+
+
 def trial_report(compiled, responses: Sequence[dict[str, Any]], max_mark: float | None = None,
-                 tolerance: float | None = None, limit: int = 20) -> dict[str, Any]:
+                 tolerance: float | None = None, limit: int = 20,
+                 budget: float | None = None) -> dict[str, Any]:
     """Score marked ``responses`` (``[{"text": str, "mark": float}, ...]``) with ``compiled`` and
     report agreement, over-/under-marked responses and match counts.
 
@@ -89,6 +109,11 @@ def trial_report(compiled, responses: Sequence[dict[str, Any]], max_mark: float 
     ``mark + tolerance`` (default: 20% of ``max_points``), under-marked when less than
     ``mark - tolerance``; at most ``limit`` of each are listed, largest difference first.
     Raises ``ValueError`` for a response without ``text`` or a numeric ``mark``.
+
+    Every response is scored under the per-answer budget
+    (:data:`grader.rubric.budget.SCORE_BUDGET_SECONDS`) and the whole trial under ``budget``
+    seconds of wall-clock time (``None``: unbounded); raises :class:`TrialTooSlow` when either
+    runs out.
     """
     max_points = compiled.max_points
     scale = max_points / (max_mark or max_points)
@@ -98,13 +123,23 @@ def trial_report(compiled, responses: Sequence[dict[str, Any]], max_mark: float 
     criterion_counts = {cid: 0 for cid in compiled.criterion_ids}
     misconception_counts = {mid: 0 for mid in compiled.misconception_ids}
     rows = []
+    started = time.perf_counter()
     for i, resp in enumerate(responses):
         if not isinstance(resp, dict) or not isinstance(resp.get("text"), str):
             raise ValueError(f"responses[{i}].text: a string is required")
         mark = resp.get("mark")
         if isinstance(mark, bool) or not isinstance(mark, (int, float)):
             raise ValueError(f"responses[{i}].mark: a number is required")
-        result = compiled.score(resp["text"])
+        trial_left = None if budget is None else budget - (time.perf_counter() - started)
+        answer_budget = SCORE_BUDGET_SECONDS if trial_left is None else min(SCORE_BUDGET_SECONDS, trial_left)
+        try:
+            if answer_budget <= 0:
+                raise ScoringTimeout(0.0)
+            result = compiled.score(resp["text"], budget=answer_budget)
+        except ScoringTimeout:
+            if answer_budget < SCORE_BUDGET_SECONDS:
+                raise TrialTooSlow(None, i, len(responses), budget) from None
+            raise TrialTooSlow(i, i, len(responses), SCORE_BUDGET_SECONDS) from None
         human = float(mark) * scale
         scores.append(result.points)
         marks.append(human)

@@ -25,6 +25,11 @@ from grader.rubric.analysis import tokenize
 from grader.rubric.matching import AllOf, AnyOf, FuzzyVocabulary, NoneOf, Phrase, Regex, Slot, fuzz_budget
 
 MAX_VARIANTS = 64
+#: Word sequences (phrase variants after synonym expansion) a rubric may compile to: each is
+#: looked up in every answer. The largest built-in rubric compiles to about 130.
+MAX_COMPILED_PHRASES = 5_000
+#: Words in one phrase variant once synonyms are expanded (synonyms of synonyms can double it).
+MAX_PHRASE_WORDS = 32
 #: Synonym sets every rubric can use without defining them (a rubric's own set of the same name wins).
 BUILTIN_SYNONYMS = {"not": sorted(lexicon.NEGATION_CUES)}
 
@@ -36,7 +41,10 @@ class PhraseCompiler:
         self.synonyms = synonyms
         self.vocab = vocab
         self.errors: list[dict[str, str]] = []
-        self._syn_cache: dict[str, list[list[tuple]]] = {}
+        self.compiled_phrases = 0
+        # each synonym set is expanded once per misspelling budget: nested sets ("@a" = "@b @b",
+        # "@b" = "@c @c" ...) would otherwise be re-expanded exponentially often
+        self._syn_cache: dict[tuple[str, int], list[list[Slot]] | None] = {}
 
     def error(self, path: str, message: str) -> None:
         entry = {"path": path, "message": message}
@@ -72,6 +80,11 @@ class PhraseCompiler:
             return None
         nodes = tuple(Phrase(tuple(v), opts["gap"], opts["order"], opts["polarity"], text)
                       for v in variants[:MAX_VARIANTS])
+        self.compiled_phrases += len(nodes)
+        if self.compiled_phrases > MAX_COMPILED_PHRASES:
+            self.error("", f"the rubric's phrases expand (synonyms and alternatives included) to more "
+                           f"than {MAX_COMPILED_PHRASES:,} word sequences; use fewer or smaller synonym sets")
+            return None
         return nodes[0] if len(nodes) == 1 else AnyOf(nodes)
 
     def _variants(self, text: str, fuzzy: int, path: str, stack: tuple[str, ...]):
@@ -119,7 +132,12 @@ class PhraseCompiler:
                 positions.append(choice)
         variants = []
         for combo in itertools.product(*positions):
-            variants.append([slot for part in combo for slot in part])
+            variant = [slot for part in combo for slot in part]
+            if len(variant) > MAX_PHRASE_WORDS:
+                self.error(path, f"phrase {text!r} expands (synonyms included) to more than "
+                                 f"{MAX_PHRASE_WORDS} words")
+                return None
+            variants.append(variant)
             if len(variants) >= MAX_VARIANTS:
                 break
         return variants if positions else []
@@ -163,6 +181,15 @@ class PhraseCompiler:
         return sequences
 
     def _synonym(self, name, fuzzy, path, stack):
+        if (name, fuzzy) in self._syn_cache:
+            return self._syn_cache[(name, fuzzy)]
+        out = self._expand_synonym(name, fuzzy, path, stack)
+        known = name in self.synonyms or name in BUILTIN_SYNONYMS
+        if known and (out is not None or name not in stack):
+            self._syn_cache[(name, fuzzy)] = out
+        return out
+
+    def _expand_synonym(self, name, fuzzy, path, stack):
         if name in stack:
             self.error(path, f"synonym @{name} refers to itself")
             return None

@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from grader.rubric.analysis import analyse
+from grader.rubric.budget import SCORE_BUDGET_SECONDS, Deadline
 from grader.rubric.compiler import PhraseCompiler
 from grader.rubric.guards import copies_question, endorsing_verdict, form_problem, refuted
 from grader.rubric.matching import AnswerView, FuzzyVocabulary, Match
@@ -169,6 +170,7 @@ class CompiledRubric:
         positions: set[int] = set()
         try:
             for concept in c.concepts:
+                view.deadline.check()
                 for m in self._qualifying(view, concept.find(view), c.allow_question_words):
                     if view.negated(m):
                         cues = [view.a.neg[p] for p in m if view.a.neg[p] >= 0]
@@ -178,11 +180,16 @@ class CompiledRubric:
             view.ignore_negation = False
         return _spans(view, positions)
 
-    def score(self, answer: str) -> RubricScore:
+    def score(self, answer: str, budget: float | None = SCORE_BUDGET_SECONDS) -> RubricScore:
         """Score one answer. Pure and deterministic; cost linear in the answer's length times the
-        rubric's size (no per-answer compilation)."""
+        rubric's size (no per-answer compilation).
+
+        ``budget`` is the wall-clock seconds the whole rubric may take on this answer (``None``:
+        unbounded); past it, raises :class:`grader.rubric.budget.ScoringTimeout` (the same answer
+        and rubric either score identically or time out: never a partial score)."""
         answer = answer or ""
-        view = AnswerView(analyse(answer), self._vocab)
+        deadline = Deadline(budget)
+        view = AnswerView(analyse(answer), self._vocab, deadline)
         has_negation = any(n >= 0 for n in view.a.neg)
         hits = self._misconception_hits(view)
         voided: dict[str, str] = {}
@@ -207,6 +214,7 @@ class CompiledRubric:
             evidence: set[int] = set()
             matched = 0
             for concept in c.concepts:
+                deadline.check()
                 found = self._qualifying(view, concept.find(view), c.allow_question_words)
                 if found:
                     matched += 1
@@ -260,6 +268,7 @@ class CompiledRubric:
         for m in self._misconceptions:
             hit: list[Match] = []
             for pattern in m.patterns:
+                view.deadline.check()
                 hit = self._misconception_matches(view, pattern.find(view))
                 if hit:
                     break
@@ -276,6 +285,8 @@ def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None) -> Compile
     try:
         data = validate_rubric(doc)
     except RubricError as exc:
+        if exc.oversized:
+            raise
         raise RubricError(exc.errors + _semantic_errors(doc, exc.partial)) from exc
     if rubric_id and not data.get("id"):
         data["id"] = rubric_id

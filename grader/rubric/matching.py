@@ -15,6 +15,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from grader.rubric.analysis import Analysis
+from grader.rubric.budget import NO_DEADLINE, Deadline, ScoringTimeout
 
 Match = tuple[int, ...]
 MAX_MATCHES = 12
@@ -45,17 +46,20 @@ class AnswerView:
     ``"*" + prefix``, the words a prefix wildcard covers (distance 0 for a true prefix).
     """
 
-    __slots__ = ("a", "extra", "ignore_negation")
+    __slots__ = ("a", "extra", "ignore_negation", "deadline")
 
-    def __init__(self, analysis: Analysis, vocab: "FuzzyVocabulary | None"):
+    def __init__(self, analysis: Analysis, vocab: "FuzzyVocabulary | None", deadline: Deadline = NO_DEADLINE):
         self.a = analysis
+        self.deadline = deadline
         self.ignore_negation = False  # set to find mentions that only negation kept from counting
         self.extra: dict[str, list[tuple[int, int]]] = {}
         if vocab is None or not (vocab.words or vocab.prefixes):
             return
         words = list(enumerate(zip(analysis.surface, analysis.key)))
         words.extend((pos, (surface, key)) for pos, surface, key in analysis.compounds)
-        for pos, (surface, key) in words:
+        for n, (pos, (surface, key)) in enumerate(words):
+            if not n & 63:
+                deadline.check()
             for fkey, dist in vocab.lookup(surface, key):
                 self.extra.setdefault(fkey, []).append((pos, dist))
 
@@ -206,7 +210,10 @@ class Phrase:
             if len(out) == before:
                 dead.add((k, last))
 
-        for start in cands[0]:
+        deadline = view.deadline
+        for n, start in enumerate(cands[0]):
+            if not n & 255:
+                deadline.check()
             extend(1, [start])
             if len(out) >= MAX_MATCHES:
                 break
@@ -226,17 +233,14 @@ class Phrase:
         return out
 
 
-#: Seconds one regular-expression search may take on one answer.
-REGEX_TIMEOUT = 0.05
-
-
 @dataclass(frozen=True)
 class Regex:
     """Escape hatch: a regular expression searched in the original answer (case-insensitive);
     the match covers the content tokens its span overlaps. ``pattern`` is compiled with the
-    ``regex`` module, whose searches take a timeout: a pattern that backtracks catastrophically
-    on some answer stops after :data:`REGEX_TIMEOUT` seconds (no match) instead of freezing the
-    process that grades."""
+    ``regex`` module, whose searches take a timeout: a search gets what is left of the answer's
+    time budget (:mod:`grader.rubric.budget`), and one that runs out raises
+    :class:`~grader.rubric.budget.ScoringTimeout` (the answer is not scored, rather than scored
+    as if the pattern had not matched)."""
 
     pattern: Any
     polarity: str = "affirmed"
@@ -244,8 +248,9 @@ class Regex:
     def find(self, view: AnswerView) -> list[Match]:
         out: list[Match] = []
         spans = view.a.span
+        deadline = view.deadline
         try:
-            for m in self.pattern.finditer(view.a.text, timeout=REGEX_TIMEOUT):
+            for m in self.pattern.finditer(view.a.text, timeout=min(deadline.remaining(), 3600.0)):
                 s, e = m.span()
                 match = tuple(i for i, (ts, te) in enumerate(spans) if ts < e and te > s)
                 if match and _polarity_ok(view, match, self.polarity):
@@ -253,7 +258,7 @@ class Regex:
                 if len(out) >= MAX_MATCHES:
                     break
         except TimeoutError:
-            pass
+            raise ScoringTimeout(deadline.seconds or 0.0) from None
         return out
 
 

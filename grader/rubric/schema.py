@@ -56,6 +56,14 @@ MAX_PHRASE_CHARS = 300
 MAX_SYNONYM_SETS = 100
 MAX_SYNONYMS = 100         # entries per set
 MAX_POINTS = 1000          # points, max_points and penalties are finite and at most this
+#: Values in a rubric document (mappings, lists and scalars), counted with YAML aliases expanded:
+#: a 376-byte "billion laughs" document (aliases of aliases) is refused before anything is built.
+#: The largest built-in rubric has about 250.
+MAX_DOCUMENT_NODES = 20_000
+#: Concepts in a rubric, nested ones and synonym entries included (built-in rubrics: at most ~140).
+MAX_CONCEPT_NODES = 2_000
+#: Regular-expression concepts in a rubric (each is searched in every answer).
+MAX_REGEX_CONCEPTS = 20
 _depth: ContextVar[int] = ContextVar("rubric_concept_depth", default=0)
 _OPTIONS = ("gap", "order", "fuzzy", "polarity")
 
@@ -66,6 +74,7 @@ class RubricError(ValueError):
     def __init__(self, errors: list[dict[str, str]]):
         self.errors = errors
         self.partial: dict[str, Any] = {}  # the fields that did load (validation errors only)
+        self.oversized = False  # over a size cap: nothing else was checked (nor should be)
         summary = "; ".join(f"{e['path'] or '<root>'}: {e['message']}" for e in errors[:5])
         more = f" (+{len(errors) - 5} more)" if len(errors) > 5 else ""
         super().__init__(f"invalid rubric: {summary}{more}")
@@ -263,17 +272,102 @@ def flatten_errors(messages: Any, path: str = "") -> list[dict[str, str]]:
     return out
 
 
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _expanded_yaml_nodes(root: yaml.Node, limit: int) -> int:
+    """Number of values ``root`` stands for once every alias is expanded, counted without
+    expanding anything (each distinct node's size is computed once, iteratively). Returns
+    ``limit + 1`` as soon as the count exceeds ``limit``, and ``-1`` for a recursive alias (a node
+    that contains itself), which would expand forever."""
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            on_path.discard(key)
+            if isinstance(node, yaml.MappingNode):
+                children = [n for pair in node.value for n in pair]
+            else:
+                children = node.value
+            total = 1 + sum(sizes[id(c)] for c in children)
+            sizes[key] = min(total, limit + 1)
+            if key == id(root):
+                break
+            continue
+        if key in sizes:
+            continue
+        if key in on_path:
+            return -1  # a recursive alias
+        if isinstance(node, yaml.ScalarNode):
+            sizes[key] = 1
+            continue
+        on_path.add(key)
+        stack.append((node, True))
+        children = [n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode) else node.value
+        stack.extend((c, False) for c in children if id(c) not in sizes)
+    return sizes.get(id(root), limit + 1)
+
+
+def _json_nodes(value: Any, limit: int) -> int:
+    """Number of values in a parsed JSON document, counting stops past ``limit``."""
+    count = 0
+    stack = [value]
+    while stack and count <= limit:
+        item = stack.pop()
+        count += 1
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return count
+
+
+def _too_large(count: int) -> RubricError:
+    return RubricError([{"path": "", "message": (
+        f"the rubric document has more than {MAX_DOCUMENT_NODES:,} values"
+        + (" once its YAML aliases (*name) are expanded" if count < 0 else "")
+        + "; split it or remove repeated aliases")}])
+
+
+def _load_yaml(text: str) -> Any:
+    """``yaml.safe_load`` with a bound on the expanded size, checked on the composed node graph
+    before any Python object is built (PyYAML shares aliased objects, but whatever walks the
+    result, such as validation, pays for every expanded copy)."""
+    loader = _YAML_LOADER(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        count = _expanded_yaml_nodes(node, MAX_DOCUMENT_NODES)
+        if count < 0:
+            raise RubricError([{"path": "", "message": "a YAML alias (*name) refers to the node that "
+                                "defines its anchor (&name): the document would be infinite"}])
+        if count > MAX_DOCUMENT_NODES:
+            raise _too_large(-1)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
 def parse_rubric(text: str, fmt: str | None = None) -> dict[str, Any]:
     """Parse a rubric document. ``fmt`` is ``"yaml"``, ``"json"`` or ``None`` (JSON when the text
     starts with ``{``, else YAML, which also reads JSON). Raises :class:`RubricError` on syntax
-    errors or when the top level is not a mapping."""
+    errors, when the top level is not a mapping, and when the document holds more than
+    :data:`MAX_DOCUMENT_NODES` values (YAML aliases expanded: the "billion laughs" bomb is refused
+    in milliseconds, before anything is built or validated)."""
     if fmt not in (None, "yaml", "json"):
         raise ValueError(f"unknown rubric format {fmt!r}; use 'yaml' or 'json'")
     try:
         if fmt == "json" or (fmt is None and text.lstrip().startswith("{")):
             doc = json.loads(text)
+            if _json_nodes(doc, MAX_DOCUMENT_NODES) > MAX_DOCUMENT_NODES:
+                raise _too_large(1)
         else:
-            doc = yaml.safe_load(text)
+            doc = _load_yaml(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         raise RubricError([{"path": "", "message": f"cannot parse rubric: {exc}"}]) from exc
     except RecursionError:
@@ -283,9 +377,56 @@ def parse_rubric(text: str, fmt: str | None = None) -> dict[str, Any]:
     return doc
 
 
+def _size_errors(doc: dict[str, Any]) -> list[dict[str, str]]:
+    """Count the concepts and regular expressions of a raw document (before marshmallow walks it)
+    and report the caps exceeded: :data:`MAX_CONCEPT_NODES`, :data:`MAX_REGEX_CONCEPTS`."""
+    concepts = regexes = 0
+    first_regex_over = ""
+    stack: list[tuple[Any, str]] = []
+    for section, key in (("criteria", "concepts"), ("misconceptions", "patterns")):
+        entries = doc.get(section)
+        for i, entry in enumerate(entries if isinstance(entries, list) else []):
+            values = entry.get(key) if isinstance(entry, dict) else None
+            for j, value in enumerate(values if isinstance(values, list) else []):
+                stack.append((value, f"{section}[{i}].{key}[{j}]"))
+    synonyms = doc.get("synonyms")
+    if isinstance(synonyms, dict):
+        concepts += sum(len(v) for v in synonyms.values() if isinstance(v, list))
+    stack.reverse()  # walk in document order, so the first regex over the cap is named
+    while stack and concepts <= MAX_CONCEPT_NODES:
+        value, path = stack.pop()
+        concepts += 1
+        if not isinstance(value, dict):
+            continue
+        if "regex" in value:
+            regexes += 1
+            if regexes == MAX_REGEX_CONCEPTS + 1:
+                first_regex_over = path
+        if "not" in value:
+            stack.append((value["not"], f"{path}.not"))
+        for group in ("all", "any"):
+            children = value.get(group)
+            if isinstance(children, list):
+                stack.extend(reversed([(c, f"{path}.{group}[{n}]") for n, c in enumerate(children)]))
+    errors = []
+    if concepts > MAX_CONCEPT_NODES:
+        errors.append({"path": "", "message": f"a rubric has at most {MAX_CONCEPT_NODES:,} concepts "
+                       "(nested concepts and synonym entries included)"})
+    if regexes > MAX_REGEX_CONCEPTS:
+        errors.append({"path": first_regex_over, "message": f"a rubric has at most {MAX_REGEX_CONCEPTS} "
+                       "regular-expression concepts (each is searched in every answer); use phrases"})
+    return errors
+
+
 def validate_rubric(doc: dict[str, Any]) -> dict[str, Any]:
     """Validate with marshmallow; return the loaded document or raise :class:`RubricError` listing
-    every error with its path."""
+    every error with its path. The size caps (:func:`_size_errors`) are checked first, so an
+    oversized document is refused before it is walked field by field."""
+    sized = _size_errors(doc)
+    if sized:
+        error = RubricError(sized)
+        error.oversized = True
+        raise error
     try:
         return RubricSchema().load(doc)
     except ValidationError as exc:
