@@ -174,6 +174,11 @@ def cmd_rubric_trial(args) -> int:
         for entry in report[name]:
             print(f"  {name[:-1] if name == 'criteria' else 'misconception'} {entry['id']}: "
                   f"matched {entry['matched']}")
+    for guard in report.get("guards", []):
+        print(f"  guard {guard['id']}: fired on {guard['fired']} response(s): "
+              + ", ".join(str(r) for r in guard["responses"][:20]))
+    for warning in report.get("warnings", []):
+        print(f"  warning {warning['path'] or '<root>'}: {warning['message']}")
     return 0
 
 

@@ -45,15 +45,16 @@ class VersionArgsSchema(Schema):
     version = fields.Integer(load_default=None)
 
 
-def read_rubric_body(expected_id: str | None = None) -> tuple[dict, str]:
-    """Parse and compile the request's rubric; 422 listing every error with its path."""
+def read_rubric_body(expected_id: str | None = None) -> tuple[dict, str, list[dict]]:
+    """Parse and compile the request's rubric; 422 listing every error with its path. Returns the
+    document, its source and the compiler's warnings (valid but probably not meant)."""
     source = request.get_data(as_text=True)
     fmt = "json" if request.mimetype == "application/json" else "yaml"
     try:
         document = parse_rubric(source, fmt)
         if expected_id is not None:
             document.setdefault("id", expected_id)
-        compile_rubric(document)
+        warnings = compile_rubric(document).warnings
     except RubricError as exc:
         first = exc.errors[0] if exc.errors else {"path": None, "message": str(exc)}
         raise ApiError(422, "invalid_rubric", str(exc), first["path"] or None,
@@ -64,12 +65,20 @@ def read_rubric_body(expected_id: str | None = None) -> tuple[dict, str]:
     if expected_id is not None and rubric_id != expected_id:
         raise ApiError(422, "invalid_rubric", f"id: {rubric_id!r} differs from the path's "
                        f"{expected_id!r}", "id")
-    return document, source
+    return document, source, warnings
 
 
-def rubric_view(record) -> dict:
+def rubric_view(record, warnings: list[dict] | None = None) -> dict:
+    """A stored rubric version; ``warnings`` (what is valid but probably not meant, each with its
+    path) are computed from the document each time, so older versions show them too."""
+    if warnings is None:
+        try:
+            warnings = compile_rubric(record.document).warnings
+        except RubricError:  # stored before a check that now refuses it: say so, do not fail
+            warnings = [{"path": "", "message": "this version no longer compiles; upload a new one"}]
     return {"id": record.rubric_id, "version": record.version,
-            "created_at": record.created_at.isoformat(), "document": record.document}
+            "created_at": record.created_at.isoformat(), "document": record.document,
+            "warnings": warnings}
 
 
 def get_rubric(principal, rubric_id: str, version: int | None = None):
@@ -100,15 +109,17 @@ class Rubrics(MethodView):
     @blp.alt_response(409, schema="Error", description="A rubric with this id exists")
     @blp.alt_response(422, schema="Error", description="Invalid rubric: every error with its path")
     def post(self):
-        """Upload a new rubric (YAML or JSON body; its ``id`` names it)."""
+        """Upload a new rubric (YAML or JSON body; its ``id`` names it). The response lists
+        ``warnings``: what is valid but probably not meant (e.g. ``dot product*|similarity``,
+        where ``|`` binds tighter than the space), each with its path."""
         principal = require_course("instructor")
-        document, source = read_rubric_body()
+        document, source, warnings = read_rubric_body()
         content = state().store.content
         if content.rubric(principal.course_id, document["id"]) is not None:
             raise ApiError(409, "conflict", f"Rubric {document['id']!r} exists; PUT to add a "
                            "version.", "id")
         record = content.add_rubric_version(principal.course_id, document["id"], document, source)
-        return rubric_view(record), 201, {
+        return rubric_view(record, warnings), 201, {
             "Location": url_for("rubrics.RubricById", rubric_id=record.rubric_id)}
 
 
@@ -132,10 +143,10 @@ class RubricById(MethodView):
         with; regrade an assignment to apply it)."""
         principal = require_course("instructor")
         get_rubric(principal, rubric_id)
-        document, source = read_rubric_body(rubric_id)
+        document, source, warnings = read_rubric_body(rubric_id)
         record = state().store.content.add_rubric_version(principal.course_id, rubric_id,
                                                           document, source)
-        return rubric_view(record)
+        return rubric_view(record, warnings)
 
 
 @blp.route("/<rubric_id>/trial")

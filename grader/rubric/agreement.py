@@ -9,7 +9,9 @@ Statistics (all on the rubric's points scale):
 - RMSE and mean absolute error in points.
 
 The trial report follows Moodle pmatch's "test responses": accuracy, the responses the rubric
-over-marks and under-marks, and how many responses each criterion and misconception matched.
+over-marks and under-marks, how many responses each criterion and misconception matched, which
+engine-wide guard fired on which response, and the rubric's warnings (valid but probably not
+meant: a ``|`` that binds tighter than the author thought, a concept made only of question words).
 """
 from __future__ import annotations
 
@@ -123,6 +125,7 @@ def trial_report(compiled, responses: Sequence[dict[str, Any]], max_mark: float 
     criterion_counts = {cid: 0 for cid in compiled.criterion_ids}
     misconception_counts = {mid: 0 for mid in compiled.misconception_ids}
     rows = []
+    guard_hits: dict[str, list] = {}  # guard id -> ids of the responses it fired on
     started = time.perf_counter()
     for i, resp in enumerate(responses):
         if not isinstance(resp, dict) or not isinstance(resp.get("text"), str):
@@ -149,9 +152,14 @@ def trial_report(compiled, responses: Sequence[dict[str, Any]], max_mark: float 
             criterion_counts[cid] += 1
         for mid in hit:
             misconception_counts[mid] += 1
+        fired = [g["id"] for g in result.guards]
+        for gid in fired:
+            guard_hits.setdefault(gid, []).append(resp.get("id", i))
         rows.append({"index": i, "id": resp.get("id", i), "text": resp["text"], "mark": human,
                      "score": result.points, "difference": round(result.points - human, 4),
-                     "criteria_met": met, "misconceptions": hit})
+                     "criteria_met": met, "misconceptions": hit, "guards": fired,
+                     "base_credit": result.base_credit,
+                     "near_misses": [c.id for c in result.criteria if c.credit == "near_miss"]})
     over = sorted((r for r in rows if r["difference"] > tol), key=lambda r: (-r["difference"], r["index"]))
     under = sorted((r for r in rows if r["difference"] < -tol), key=lambda r: (r["difference"], r["index"]))
     return {
@@ -166,4 +174,7 @@ def trial_report(compiled, responses: Sequence[dict[str, Any]], max_mark: float 
         "under_marked_count": len(under),
         "criteria": [{"id": cid, "matched": n} for cid, n in criterion_counts.items()],
         "misconceptions": [{"id": mid, "matched": n} for mid, n in misconception_counts.items()],
+        # which engine-wide guard fired on which response, and the rubric's upload warnings
+        "guards": [{"id": gid, "fired": len(ids), "responses": ids} for gid, ids in guard_hits.items()],
+        "warnings": list(getattr(compiled, "warnings", [])),
     }

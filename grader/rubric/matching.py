@@ -151,6 +151,19 @@ class Slot:
         return sorted(hits)
 
 
+def _preceded_by(view: AnswerView, match: Match, words: frozenset) -> bool:
+    """True when the word right before ``match`` (only spaces or a hyphen between, same
+    sentence) is one of ``words``: "non-constant", "un-masked", "non constant"."""
+    if not match:
+        return False
+    p = match[0]
+    a = view.a
+    if p == 0 or a.surface[p - 1] not in words or a.sent[p - 1] != a.sent[p]:
+        return False
+    between = a.text[a.span[p - 1][1]:a.span[p][0]]
+    return not between.strip(" -\u2010\u2011")
+
+
 def _polarity_ok(view: AnswerView, match: Match, polarity: str) -> bool:
     if polarity == "any" or view.ignore_negation:
         return True
@@ -168,6 +181,8 @@ class Phrase:
     order: str = "fixed"
     polarity: str = "affirmed"
     text: str = ""
+    not_after: frozenset = frozenset()  # words that must not come right before the match
+    required: tuple[bool, ...] = ()     # per slot: a negation slot ("not|no") a near miss cannot skip
 
     def find(self, view: AnswerView) -> list[Match]:
         cands = []
@@ -182,7 +197,44 @@ class Phrase:
             found = self._ordered(view, cands)
         else:
             found = self._unordered(view, cands)
-        return [m for m in found if _polarity_ok(view, m, self.polarity)][:MAX_MATCHES]
+        not_after = self.not_after
+        return [m for m in found if _polarity_ok(view, m, self.polarity)
+                and not (not_after and _preceded_by(view, m, not_after))][:MAX_MATCHES]
+
+    def near(self, view: AnswerView, question_keys: frozenset) -> tuple[float, Match]:
+        """A near miss: the share of this phrase's words found in one sentence, affirmed, but not
+        in the order or as close together as the phrase asks: at least two words and at least
+        half of them, one of them not a word of the question, every negation word of the phrase
+        among them (half of "no constructor" is not half of its meaning). ``(0.0, ())`` when there
+        is none."""
+        if len(self.slots) < 2 or self.polarity != "affirmed":
+            return 0.0, ()
+        a = view.a
+        neg, sent, keys = a.neg, a.sent, a.key
+        # a word counts when it is affirmed, or negated by a negation word of the phrase itself
+        # ("not ... copy" for "not|never cop*")
+        cues = {p for j, req in enumerate(self.required) if req for p in self.slots[j].positions(view)}
+        by_sentence: dict[int, dict[int, int]] = {}
+        for j, slot in enumerate(self.slots):
+            for p in slot.positions(view):
+                if ((neg[p] < 0 or neg[p] in cues)
+                        and not (self.not_after and _preceded_by(view, (p,), self.not_after))):
+                    found = by_sentence.setdefault(sent[p], {})
+                    if j not in found and p not in found.values():  # one word fills one slot
+                        found[j] = p
+        best, best_match = 0.0, ()
+        for found in by_sentence.values():
+            if 2 * len(found) < len(self.slots):
+                continue  # less than half of the phrase
+            if any(req and j not in found for j, req in enumerate(self.required)):
+                continue
+            if not any(keys[p] not in question_keys and len(keys[p]) >= 4 and keys[p].isalpha()
+                       for p in found.values()):
+                continue  # "one" of "more than one" is no near miss of it; nor a question word
+            share = len(found) / len(self.slots)
+            if share > best:
+                best, best_match = share, tuple(sorted(found.values()))
+        return best, best_match  # all words but too far apart or out of order: a near miss too
 
     def _ordered(self, view: AnswerView, cands: list[list[int]]) -> list[Match]:
         sent, gap, last_slot = view.a.clause, self.gap, len(cands) - 1
@@ -235,7 +287,8 @@ class Phrase:
 
 @dataclass(frozen=True)
 class Regex:
-    """Escape hatch: a regular expression searched in the original answer (case-insensitive);
+    """Escape hatch: a regular expression searched in the answer as typed, HTML decoded
+    (case-insensitive);
     the match covers the content tokens its span overlaps. ``pattern`` is compiled with the
     ``regex`` module, whose searches take a timeout: a search gets what is left of the answer's
     time budget (:mod:`grader.rubric.budget`), and one that runs out raises
@@ -244,16 +297,21 @@ class Regex:
 
     pattern: Any
     polarity: str = "affirmed"
+    not_after: frozenset = frozenset()
+
+    def near(self, view: AnswerView, question_keys: frozenset) -> tuple[float, Match]:
+        return 0.0, ()
 
     def find(self, view: AnswerView) -> list[Match]:
         out: list[Match] = []
         spans = view.a.span
         deadline = view.deadline
         try:
-            for m in self.pattern.finditer(view.a.text, timeout=min(deadline.remaining(), 3600.0)):
-                s, e = m.span()
+            for m in self.pattern.finditer(view.a.plain, timeout=min(deadline.remaining(), 3600.0)):
+                s, e = view.a.original_span(*m.span())
                 match = tuple(i for i, (ts, te) in enumerate(spans) if ts < e and te > s)
-                if match and _polarity_ok(view, match, self.polarity):
+                if (match and _polarity_ok(view, match, self.polarity)
+                        and not (self.not_after and _preceded_by(view, match, self.not_after))):
                     out.append(match)
                 if len(out) >= MAX_MATCHES:
                     break
@@ -276,6 +334,26 @@ class AnyOf:
                 break
         return out[:MAX_MATCHES]
 
+    def near(self, view: AnswerView, question_keys: frozenset) -> tuple[float, Match]:
+        """The best near miss of any alternative (its weight applied)."""
+        best: tuple[float, Match] = (0.0, ())
+        for child in self.children:
+            found = child.near(view, question_keys)
+            if found[0] > best[0]:
+                best = found
+        return best
+
+    def value(self, view: AnswerView) -> tuple[float, list[Match]]:
+        """The largest weight among the alternatives that match, with their matches."""
+        best, matches = 0.0, []
+        for child in self.children:
+            v, m = concept_value(child, view)
+            if v > best:
+                best, matches = v, m
+            if best >= 1.0:
+                break
+        return best, matches
+
 
 @dataclass(frozen=True)
 class AllOf:
@@ -285,6 +363,19 @@ class AllOf:
     children: tuple
     within: int | None = None
     same_sentence: bool = False
+
+    def near(self, view: AnswerView, question_keys: frozenset) -> tuple[float, Match]:
+        """Some of the group's children match (or nearly): the mean of their values."""
+        total, evidence = 0.0, set()
+        for child in self.children:
+            if child.find(view):
+                total += 1.0
+                continue
+            v, m = child.near(view, question_keys)
+            total += v
+            evidence.update(m)
+        share = total / len(self.children)
+        return (share, tuple(sorted(evidence))) if evidence else (0.0, ())
 
     def find(self, view: AnswerView) -> list[Match]:
         per_child = []
@@ -320,3 +411,41 @@ class NoneOf:
 
     def find(self, view: AnswerView) -> list[Match]:
         return _EMPTY if self.child.find(view) else [()]
+
+    def near(self, view: AnswerView, question_keys: frozenset) -> tuple[float, Match]:
+        return 0.0, ()
+
+
+@dataclass(frozen=True)
+class Weighted:
+    """A concept with a ``weight`` (0-1): when it is the alternative that matches, the criterion
+    earns that share of its points ("many" earns half of "an unlimited number")."""
+
+    child: object
+    weight: float
+
+    def find(self, view: AnswerView) -> list[Match]:
+        return self.child.find(view)
+
+    def near(self, view: AnswerView, question_keys: frozenset) -> tuple[float, Match]:
+        v, m = self.child.near(view, question_keys)
+        return v * self.weight, m
+
+    def value(self, view: AnswerView) -> tuple[float, list[Match]]:
+        v, m = concept_value(self.child, view)
+        return v * self.weight, m
+
+
+def concept_value(node, view: AnswerView) -> tuple[float, list[Match]]:
+    """A concept's credit share (1.0 when it matches, its weight for a :class:`Weighted`
+    alternative, 0.0 when it does not match) and its matches. An ``all`` group is worth its
+    smallest child's value."""
+    if isinstance(node, (Weighted, AnyOf)):
+        return node.value(view)
+    if isinstance(node, AllOf) and any(isinstance(c, (Weighted, AnyOf)) for c in node.children):
+        found = node.find(view)
+        if not found:
+            return 0.0, []
+        return min(concept_value(c, view)[0] for c in node.children), found
+    found = node.find(view)
+    return (1.0 if found else 0.0), found

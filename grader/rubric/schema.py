@@ -65,7 +65,7 @@ MAX_CONCEPT_NODES = 2_000
 #: Regular-expression concepts in a rubric (each is searched in every answer).
 MAX_REGEX_CONCEPTS = 20
 _depth: ContextVar[int] = ContextVar("rubric_concept_depth", default=0)
-_OPTIONS = ("gap", "order", "fuzzy", "polarity")
+_OPTIONS = ("gap", "order", "fuzzy", "polarity", "not_after")
 
 
 class RubricError(ValueError):
@@ -80,12 +80,56 @@ class RubricError(ValueError):
         super().__init__(f"invalid rubric: {summary}{more}")
 
 
+def yaml_hint(value: Any) -> str:
+    """Why a YAML scalar that should be text is not, and how to quote it ("" when it is text).
+    YAML 1.1 (PyYAML) reads unquoted ``null``/``~``/nothing as no value, ``yes``/``no``/``on``/
+    ``off``/``true``/``false`` as booleans and ``1.0``/``2`` as numbers."""
+    if value is None:
+        return (" (YAML reads an unquoted null, ~ or a missing value as no value: to mean the word, "
+                'quote it, e.g. id: "null")')
+    if isinstance(value, bool):
+        return (f" (YAML reads an unquoted yes/no/on/off/true/false as the boolean {str(value).lower()}: "
+                'to mean the word, quote it, e.g. "no")')
+    if isinstance(value, (int, float)):
+        return f' (YAML reads {value!r} as a number: to mean the text, quote it, e.g. "{value}")'
+    return ""
+
+
+class Text(fields.String):
+    """A string field whose errors say how YAML turned the value into something else."""
+
+    def deserialize(self, value: Any, attr: str | None = None, data: Any = None, **kwargs: Any):
+        if value is None and not self.allow_none:
+            raise ValidationError("Field may not be null." + yaml_hint(None))
+        return super().deserialize(value, attr, data, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any):
+        if not isinstance(value, str) and yaml_hint(value):
+            raise ValidationError("Not a valid string." + yaml_hint(value))
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
+class WordList(fields.Field):
+    """Words written as ``"non|un"`` or ``["non", "un"]`` (at most 20, each 1-20 letters)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> list[str]:
+        items = value.split("|") if isinstance(value, str) else value
+        if not isinstance(items, list) or not all(isinstance(w, str) for w in items):
+            raise ValidationError('a word or a list of words, e.g. "non|un" or ["non", "un"]' + yaml_hint(value))
+        words = [w.strip().lower().rstrip("-") for w in items if w.strip()]
+        if not words or len(words) > 20 or not all(w.isalpha() and len(w) <= 20 for w in words):
+            raise ValidationError("1 to 20 words of letters only, e.g. \"non|un\"")
+        return words
+
+
 def _option_fields() -> dict[str, fields.Field]:
     return {
         "gap": fields.Integer(validate=validate.Range(0, 10)),
-        "order": fields.String(validate=validate.OneOf(["fixed", "any"])),
+        "order": Text(validate=validate.OneOf(["fixed", "any"])),
         "fuzzy": fields.Integer(validate=validate.Range(0, 2)),
-        "polarity": fields.String(validate=validate.OneOf(["affirmed", "negated", "any"])),
+        "polarity": Text(validate=validate.OneOf(["affirmed", "negated", "any"])),
+        # a match does not count right after one of these words: "constant" not in "non-constant"
+        "not_after": WordList(),
     }
 
 
@@ -110,17 +154,19 @@ class ConceptField(fields.Field):
                 return ConceptSchema().load(value)
             finally:
                 _depth.reset(token)
-        raise ValidationError("a concept is a phrase (string) or a mapping")
+        raise ValidationError("a concept is a phrase (string) or a mapping" + yaml_hint(value))
 
 
 class ConceptSchema(Schema):
-    phrase = fields.String(validate=validate.Length(max=MAX_PHRASE_CHARS))
-    regex = fields.String()
+    phrase = Text(validate=validate.Length(max=MAX_PHRASE_CHARS))
+    regex = Text()
     any = fields.List(ConceptField(), validate=validate.Length(min=1, max=MAX_CONCEPTS))
     all = fields.List(ConceptField(), validate=validate.Length(min=1, max=MAX_CONCEPTS))
     not_ = fields.Function(data_key="not", deserialize=lambda v: ConceptField().deserialize(v))
     within = fields.Integer(validate=validate.Range(0, 200))
     same_sentence = fields.Boolean()
+    #: share of the criterion's credit when this is the alternative that matches (default 1)
+    weight = fields.Float(validate=validate.Range(0, 1))
     locals().update(_option_fields())
 
     @validates_schema
@@ -141,18 +187,18 @@ class ConceptSchema(Schema):
 
 
 class FeedbackSchema(Schema):
-    met = fields.String()
-    missed = fields.String()
+    met = Text()
+    missed = Text()
 
 
 class CriterionSchema(Schema):
-    id = fields.String(required=True, validate=validate.Regexp(ID_RE))
-    description = fields.String(required=True, validate=validate.Length(min=1))
+    id = Text(required=True, validate=validate.Regexp(ID_RE))
+    description = Text(required=True, validate=validate.Length(min=1))
     points = fields.Float(required=True, validate=validate.Range(min=0, max=MAX_POINTS, min_inclusive=False))
     concepts = fields.List(ConceptField(), required=True, validate=validate.Length(min=1, max=MAX_CONCEPTS))
     require = fields.Raw(load_default="all")
     partial = fields.Boolean(load_default=False)
-    question_words = fields.String(validate=validate.OneOf(["discount", "allow"]))
+    question_words = Text(validate=validate.OneOf(["discount", "allow"]))
     feedback = fields.Nested(FeedbackSchema, load_default=dict)
     locals().update(_option_fields())
 
@@ -167,19 +213,68 @@ class CriterionSchema(Schema):
 
 
 class MisconceptionSchema(Schema):
-    id = fields.String(required=True, validate=validate.Regexp(ID_RE))
-    description = fields.String()
+    id = Text(required=True, validate=validate.Regexp(ID_RE))
+    description = Text()
     patterns = fields.List(ConceptField(), required=True, validate=validate.Length(min=1, max=MAX_CONCEPTS))
     penalty = fields.Float(required=True, validate=validate.Range(min=0, max=MAX_POINTS))
-    voids = fields.List(fields.String(validate=validate.Regexp(ID_RE)), load_default=list,
+    voids = fields.List(Text(validate=validate.Regexp(ID_RE)), load_default=list,
                         validate=validate.Length(max=MAX_CRITERIA))
-    message = fields.String(required=True, validate=validate.Length(min=1))
-    question_words = fields.String(validate=validate.OneOf(["discount", "allow"]))
+    message = Text(required=True, validate=validate.Length(min=1))
+    question_words = Text(validate=validate.OneOf(["discount", "allow"]))
     locals().update(_option_fields())
 
 
+class CreditSchema(Schema):
+    """How the criteria's points become the answer's points (``credit:``; see rubrics/README.md)."""
+
+    #: share of the points the criteria did not award that an on-topic answer earns
+    base = fields.Float(validate=validate.Range(0, 1))
+    #: share of an unmet criterion's points earned by a near miss (some of a phrase's words)
+    near_miss = fields.Float(validate=validate.Range(0, 1))
+
+
+GUARD_PARAMETERS: dict[str, dict[str, tuple[float, float]]] = {
+    # guard -> parameter -> allowed range (defaults in grader/rubric/guards.py)
+    "copies_question": {"coverage": (0.1, 1.0), "new_words": (0.0, 1.0)},
+    "keyword_list": {"min_words": (2, 1000), "max_function_share": (0.0, 1.0),
+                     "max_distinct_share": (0.0, 1.0), "min_adjacent_repeats": (1, 1000)},
+    "word_salad": {"min_sentence_words": (10, 100_000), "max_function_share": (0.0, 1.0)},
+    "filler": {"min_words": (10, 100_000), "max_distinct_share": (0.0, 1.0)},
+    "repetition": {"min_repeated_words": (1, 100_000), "max_repeated_share": (0.0, 1.0)},
+}
+
+
+def _guard_setting(name: str):
+    def deserialize(value: Any) -> Any:
+        if isinstance(value, bool):
+            return value
+        if not isinstance(value, dict):
+            raise ValidationError("true, false, or a mapping of the guard's parameters" + yaml_hint(value))
+        known = GUARD_PARAMETERS[name]
+        errors = {}
+        for key, v in value.items():
+            if key == "enabled":
+                if not isinstance(v, bool):
+                    errors[key] = ["true or false"]
+                continue
+            if key not in known:
+                errors[key] = [f"unknown parameter (known: enabled, {', '.join(known)})"]
+            elif isinstance(v, bool) or not isinstance(v, (int, float)) or not known[key][0] <= v <= known[key][1]:
+                errors[key] = [f"a number from {known[key][0]:g} to {known[key][1]:g}"]
+        if errors:
+            raise ValidationError(errors)
+        return value
+    return fields.Function(deserialize=deserialize)
+
+
+class GuardsSchema(Schema):
+    """Engine-wide guards switched off (``false``) or tuned per rubric (``guards:``)."""
+
+    locals().update({name: _guard_setting(name) for name in GUARD_PARAMETERS})
+
+
 class DefaultsSchema(Schema):
-    question_words = fields.String(validate=validate.OneOf(["discount", "allow"]))
+    question_words = Text(validate=validate.OneOf(["discount", "allow"]))
     locals().update(_option_fields())
 
 
@@ -188,21 +283,22 @@ def _synonym_list(value: Any) -> list[str]:
         raise ValidationError("a synonym set is a non-empty list of phrases")
     if len(value) > MAX_SYNONYMS:
         raise ValidationError(f"a synonym set has at most {MAX_SYNONYMS} phrases")
-    errors = {i: ["empty phrase"] for i, v in enumerate(value) if not isinstance(v, str) or not v.strip()}
+    errors = {i: ["empty phrase" if isinstance(v, str) else "a synonym is a phrase (string)" + yaml_hint(v)]
+              for i, v in enumerate(value) if not isinstance(v, str) or not v.strip()}
     if errors:
         raise ValidationError(errors)
     return [v.strip() for v in value]
 
 
 class RubricSchema(Schema):
-    id = fields.String(validate=validate.Regexp(ID_RE))
+    id = Text(validate=validate.Regexp(ID_RE))
     version = fields.Integer(validate=validate.Range(min=1))
-    title = fields.String()
-    question = fields.String(required=True, validate=validate.Length(min=1))
-    reference_answer = fields.String()
+    title = Text()
+    question = Text(required=True, validate=validate.Length(min=1))
+    reference_answer = Text()
     max_points = fields.Float(required=True, validate=validate.Range(min=0, max=MAX_POINTS, min_inclusive=False))
     defaults = fields.Nested(DefaultsSchema, load_default=dict)
-    synonyms = fields.Dict(keys=fields.String(validate=validate.Regexp(
+    synonyms = fields.Dict(keys=Text(validate=validate.Regexp(
         r"^[A-Za-z][A-Za-z0-9_]*$", error="a synonym name is letters, digits and _ (used as @name)")),
                            values=fields.Function(deserialize=_synonym_list), load_default=dict)
     criteria = fields.List(fields.Nested(CriterionSchema), required=True,
@@ -212,7 +308,11 @@ class RubricSchema(Schema):
     #: spot-the-error / true-false: ``false`` when the question's statement is false; an answer
     #: whose verdict endorses it then earns nothing and fires ``trap`` (default: the first misconception)
     statement = fields.Boolean()
-    trap = fields.String(validate=validate.Regexp(ID_RE))
+    trap = Text(validate=validate.Regexp(ID_RE))
+    credit = fields.Nested(CreditSchema, load_default=dict)
+    guards = fields.Nested(GuardsSchema, load_default=dict)
+    #: words read from an answer (the rest is ignored, and learners are told): shown with the item
+    max_words = fields.Integer(validate=validate.Range(1, 100_000))
 
     @validates_schema(skip_on_field_errors=False)
     def _totals_and_ids(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -260,6 +360,8 @@ def flatten_errors(messages: Any, path: str = "") -> list[dict[str, str]]:
                 sub = path
             elif isinstance(key, int):
                 sub = f"{path}[{key}]"
+            elif key == "value" and path.startswith("synonyms."):
+                sub = path  # marshmallow's Dict reports a set's entries under "value"
             else:
                 name = "not" if key == "not_" else str(key)
                 sub = f"{path}.{name}" if path else name
