@@ -148,8 +148,10 @@ def _question_options(question: str) -> list[tuple[str, str]]:
     for i, w in enumerate(words):
         if w not in ("or", "versus", "vs"):
             continue
-        left = next((x for x in reversed(words[:i]) if x not in lexicon.STOPWORDS), None)
-        right = next((x for x in words[i + 1:] if x not in lexicon.STOPWORDS), None)
+        before, after = words[:i], words[i + 1:]
+        # the words that differ: "over the rows or over the columns" -> rows / columns
+        left = next((x for x in reversed(before) if x not in lexicon.STOPWORDS and x not in after), None)
+        right = next((x for x in after if x not in lexicon.STOPWORDS and x not in before), None)
         if left and right and left != right:
             pairs.append((lexicon.stem(left), lexicon.stem(right)))
     return pairs
