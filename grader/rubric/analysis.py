@@ -231,7 +231,7 @@ def _canonical(word: str) -> str:
 
 
 def tokenize(text: str) -> list[Token]:
-    """Split ``text`` into canonical tokens with original character spans (steps 1-2)."""
+    """Split ``text`` into canonical tokens with original character spans (steps 1-3)."""
     norm, starts, ends = normalise(text)
     tokens: list[Token] = []
     append = tokens.append
@@ -265,9 +265,14 @@ def rewrite_math(tokens: list[Token]) -> list[Token]:
     """Step 3: canonical forms of ``n^2``, ``sqrt(x)`` and ``O(...)`` written in any common way."""
     out: list[Token] = []
     i, n = 0, len(tokens)
+    triggers = _REWRITE_TRIGGERS
     while i < n:
         tok = tokens[i]
         w = tok.text
+        if w not in triggers:  # every rewrite starts at one of them
+            out.append(tok)
+            i += 1
+            continue
         nxt = tokens[i + 1] if i + 1 < n else None
         prev = out[-1] if out else None
         if prev is not None and nxt is not None and _is_var(prev):
@@ -347,17 +352,9 @@ def analyse(text: str) -> Analysis:
     cue_words_until = -1  # tokens up to this index belong to a multi-word cue ("far from")
     cue_started_for = -1
     multiword = lexicon.MULTIWORD_CUES
+    negation_relevant = lexicon.NEGATION_RELEVANT_STOPWORDS
     for ti, tok in enumerate(tokens):
         w = tok.text
-        if tok.is_word and w in multiword and ti > cue_words_until:
-            for seq in multiword[w]:
-                end = ti + len(seq)
-                if (end <= n and all(tokens[ti + j].is_word and tokens[ti + j].text == seq[j]
-                                     for j in range(1, len(seq)))
-                        and not (seq[0] == "far" and end < n and tokens[end].text in lexicon.FAR_FROM_LITERAL)):
-                    cue_words_until = end - 1
-                    cue, remaining = -1, 0  # set at the sequence's first content word
-                    break
         if not tok.is_word:
             if w in scope_punct:
                 remaining = 0
@@ -368,11 +365,23 @@ def analyse(text: str) -> Analysis:
                     in_sentence = 0
             prev_word = ""
             continue
+        if w in multiword and ti > cue_words_until:
+            for seq in multiword[w]:
+                end = ti + len(seq)
+                if (end <= n and all(tokens[ti + j].is_word and tokens[ti + j].text == seq[j]
+                                     for j in range(1, len(seq)))
+                        and not (seq[0] == "far" and end < n and tokens[end].text in lexicon.FAR_FROM_LITERAL)):
+                    cue_words_until = end - 1
+                    cue, remaining = -1, 0  # set at the sequence's first content word
+                    break
         content = w not in stop
         words += 1
         in_sentence += 1
         if not content:
             function_words += 1
+            if w not in negation_relevant:  # "the", "is", "of" ...: nothing to do
+                prev_word = w
+                continue
         covered = -1
         if ti <= cue_words_until:  # a word of a multi-word cue: its first content word is the cue
             if content and cue_started_for != cue_words_until:
@@ -382,6 +391,8 @@ def analyse(text: str) -> Analysis:
             remaining = 0
         elif w in cues:
             cue, remaining = len(key), lexicon.SHORT_CUES.get(w, lexicon.NEGATION_WINDOW)
+            if w in not_contractions:
+                index.setdefault("not", []).append(len(key))  # "don't", "dont" answer to a rubric's "not"
         elif w in second_words and (prev_word, w) in two_word:
             cue, remaining = len(key) - 1, lexicon.NEGATION_WINDOW
         elif (w in lexicon.REFUTATION_FRAME_WORDS and key and surface[-1] in lexicon.REFUTATION_CUES
@@ -406,8 +417,6 @@ def analyse(text: str) -> Analysis:
         clauses.append(clause)
         neg.append(covered)
         index.setdefault(k, []).append(pos)
-        if w in not_contractions:
-            index.setdefault("not", []).append(pos)  # "don't", "dont" answer to a rubric's "not"
         if w[0] == "o" and w[1:2] == "(" and w[-1] == ")" and len(w) > 3:
             index.setdefault(w[2:-1], []).append(pos)
         if (ti >= 2 and tokens[ti - 1].text == "-" and tokens[ti - 1].start == tokens[ti - 2].end

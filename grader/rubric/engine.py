@@ -40,7 +40,7 @@ from grader.rubric.analysis import analyse
 from grader.rubric.budget import SCORE_BUDGET_SECONDS, Deadline
 from grader.rubric.compiler import INHERITED, PhraseCompiler
 from grader.rubric.guards import (copies_question, endorsing_verdict, form_problem, guard_settings,
-                                  refuted)
+                                  question_options, refuted)
 from grader.rubric.matching import (AllOf, AnswerView, AnyOf, FuzzyVocabulary, Match, NoneOf, Phrase,
                                     Regex, Weighted, concept_value)
 from grader.rubric.schema import ConceptField, RubricError, validate_rubric
@@ -136,6 +136,12 @@ class _Criterion:
     allow_question_words: bool
     met_text: str
     missed_text: str
+    # every key and "*prefix" its phrases use: when none is in an answer, neither a near miss nor a
+    # negated mention is possible, and both searches are skipped
+    vocabulary: frozenset = frozenset()
+    near_words: int = 0  # words a near miss needs at least (half of its shortest phrase; 0: none possible)
+    # per concept: the keys one of which a match needs (None: it may match anyway, e.g. a 'not' group)
+    needs: tuple = ()
 
 
 @dataclass
@@ -208,6 +214,7 @@ class CompiledRubric:
         self._topic_keys = topic_keys
         self._topic_prefixes = tuple("*" + p for p in topic_prefixes)
         self._weighted = weighted
+        self._question_options = question_options(self.question)
 
     @property
     def criterion_ids(self) -> list[str]:
@@ -247,6 +254,15 @@ class CompiledRubric:
             view.ignore_negation = False
         return _spans(view, positions)
 
+    @staticmethod
+    def _mentions(present: set, c: _Criterion) -> int:
+        """How many distinct words of ``c``'s phrases the answer holds (``present``: its keys,
+        misspelt and prefix-wildcard keys included): a cheap test before the near-miss (which
+        needs ``c.near_words``) and negated-mention (one) searches. A criterion with a regular
+        expression counts as holding every word."""
+        vocabulary = c.vocabulary
+        return 1 << 30 if vocabulary is None else len(vocabulary & present)
+
     def _on_topic(self, view: AnswerView) -> bool:
         """True when the answer talks about the question's subject in at least
         :data:`ON_TOPIC_OWN_WORDS` affirmed words of its own, or affirms a word of 4+ letters of
@@ -282,7 +298,7 @@ class CompiledRubric:
         """Score one answer. Pure and deterministic; cost linear in the answer's length times the
         rubric's size (no per-answer compilation).
 
-        ``budget`` is the wall-clock seconds the whole rubric may take on this answer (``None``:
+        ``budget`` is the CPU seconds the whole rubric may take on this answer (``None``:
         unbounded); past it, raises :class:`grader.rubric.budget.ScoringTimeout` (the same answer
         and rubric either score identically or time out: never a partial score)."""
         answer = answer or ""
@@ -296,7 +312,7 @@ class CompiledRubric:
                              f"{self.max_words} words; this answer has {total_words}).")
         deadline = Deadline(budget)
         view = AnswerView(analyse(answer), self._vocab, deadline)
-        has_negation = any(n >= 0 for n in view.a.neg)
+        has_negation = max(view.a.neg, default=-1) >= 0
         hits = self._misconception_hits(view)
         voided: dict[str, str] = {}
         endorsed = False
@@ -316,14 +332,22 @@ class CompiledRubric:
                 voided.setdefault(cid, m.id)
         earned = 0.0
         criteria: list[CriterionResult] = []
+        present = view.a.index.keys() | view.extra.keys()
+        # the keys (exact, misspelt, prefix) of the words inside a negation scope: a criterion none
+        # of whose words is among them has no negated mention to point out
+        negated_words: set[str] = set()
+        if has_negation:
+            neg = view.a.neg
+            negated_words = {k for p, k in enumerate(view.a.key) if neg[p] >= 0}
+            negated_words.update(k for k, hits in view.extra.items() if any(neg[p] >= 0 for p, _ in hits))
         for c in self._criteria:
-            criteria.append(self._criterion(view, c, voided, endorsed, has_negation, answer))
+            criteria.append(self._criterion(view, c, voided, endorsed, negated_words, answer, present))
             earned += criteria[-1].points
         earned = round(earned, 4)
         any_misconception = any(hits)
-        on_topic = bool(view.a.key) and not any_misconception and self._on_topic(view)
+        on_topic = bool(self.base_share and view.a.key and not any_misconception and self._on_topic(view))
         base = 0.0
-        copy = copies_question(view.a, self._question_keys, self.question, self.guards["copies_question"])
+        copy = copies_question(view.a, self._question_keys, self._question_options, self.guards["copies_question"])
         form = None if copy else form_problem(view.a, self.guards)
         if on_topic and self.base_share and not copy and not (form and form.cap == 0.0):
             base = round(self.base_share * max(self.max_points - earned, 0.0), 4)
@@ -351,27 +375,42 @@ class CompiledRubric:
                            base, on_topic, guards, words_read)
 
     def _criterion(self, view: AnswerView, c: _Criterion, voided: dict[str, str], endorsed: bool,
-                   has_negation: bool, answer: str) -> CriterionResult:
+                   negated_words: set, answer: str, present: set) -> CriterionResult:
         evidence: set[int] = set()
         values: list[float] = []
-        for concept in c.concepts:
-            view.deadline.check()
-            value, found = self._concept(view, concept, c.allow_question_words)
+        check = view.deadline.check
+        weighted, allow = self._weighted, c.allow_question_words
+        for concept, needs in zip(c.concepts, c.needs):
+            if needs is not None and needs.isdisjoint(present):
+                values.append(0.0)  # none of its words is in the answer
+                continue
+            check()
+            if weighted:
+                value, found = self._concept(view, concept, allow)
+            else:
+                found = concept.find(view)
+                if found and not allow:
+                    found = self._qualifying(view, found, False)
+                value = 1.0 if found else 0.0
             values.append(value)
-            if found and value > 0:
+            if value:
                 evidence.update(found[0])
-        matched = sum(1 for v in values if v > 0)
-        best = sorted(values, reverse=True)[:c.required]
+        matched = len(values) - values.count(0.0)
         met = matched >= c.required
         credit = ""
         near_spans: list[list[int]] = []
         if met:
-            pts, credit = round(c.points * sum(best) / c.required, 4), "met"
+            if self._weighted:
+                pts = round(c.points * sum(sorted(values, reverse=True)[:c.required]) / c.required, 4)
+            else:
+                pts = c.points
+            credit = "met"
         else:
             pts = round(c.points * matched / c.required, 4) if c.partial and matched else 0.0
             if pts:
                 credit = "partial"
-            if self.near_miss_share and c.id not in voided:
+            mentioned = self._mentions(present, c)
+            if self.near_miss_share and c.near_words and c.id not in voided and mentioned >= c.near_words:
                 shares, near_positions = [], set()
                 for concept, value in zip(c.concepts, values):
                     if value > 0:
@@ -397,7 +436,7 @@ class CompiledRubric:
                         f"{c.missed_text} Not credited: your answer also states the misconception "
                         f"'{voided[c.id]}', which contradicts this point.")
         negated: list[list[int]] = []
-        if not met and has_negation and c.id not in voided:
+        if not met and negated_words and c.id not in voided and self._mentions(negated_words, c):
             negated = self._negated_mentions(view, c)
             if negated:
                 quoted = "; ".join(f'"{answer[s:e]}"' for s, e in negated[:3])
@@ -429,6 +468,49 @@ def _walk(node):
     elif isinstance(node, (AnyOf, AllOf)):
         for child in node.children:
             yield from _walk(child)
+
+
+def _vocabulary(nodes) -> frozenset | None:
+    """The keys and ``*prefix`` entries of every phrase under ``nodes`` (``None`` when a regular
+    expression is among them: it can match anything)."""
+    out: set[str] = set()
+    for node in nodes:
+        if node is None:
+            continue
+        for leaf in _walk(node):
+            if isinstance(leaf, Regex):
+                return None
+            for slot in leaf.slots:
+                out.update(k for k, _ in slot.keys)
+                out.update("*" + p for p, _ in slot.prefixes)
+    return frozenset(out)
+
+
+def _needs(node) -> frozenset | None:
+    """Keys (and ``*prefix`` entries) at least one of which an answer must hold for ``node`` to
+    match: those of its phrases' first words. ``None`` when it can match without any (a 'not'
+    group) or through a regular expression."""
+    if isinstance(node, Phrase):
+        first = node.slots[0]
+        return frozenset([k for k, _ in first.keys] + ["*" + p for p, _ in first.prefixes])
+    if isinstance(node, Weighted):
+        return _needs(node.child)
+    if isinstance(node, (AnyOf, AllOf)):
+        parts = [_needs(child) for child in node.children]
+        if any(p is None for p in parts):
+            return None
+        if isinstance(node, AllOf):
+            return parts[0]
+        return frozenset().union(*parts)
+    return None
+
+
+def _near_words(nodes) -> int:
+    """The fewest answer words a near miss of ``nodes`` needs: half (rounded up) of the shortest
+    phrase of two words or more; 0 when there is none (single words are met or missed)."""
+    lengths = [len(leaf.slots) for node in nodes if node is not None for leaf in _walk(node)
+               if isinstance(leaf, Phrase) and len(leaf.slots) >= 2]
+    return (min(lengths) + 1) // 2 if lengths else 0
 
 
 def _question_only(node, question_keys: frozenset) -> bool:
@@ -530,7 +612,8 @@ def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None) -> Compile
             c["id"], c["description"], float(c["points"]), tuple(nodes), required, c["partial"],
             c.get("question_words", defaults["question_words"]) == "allow",
             fb.get("met", f"Credit: {c['description']}."),
-            fb.get("missed", f"Missing: {c['description']}.")))
+            fb.get("missed", f"Missing: {c['description']}."),
+            _vocabulary(nodes), _near_words(nodes), tuple(_needs(node) for node in nodes)))
     misconceptions: list[_Misconception] = []
     for i, m in enumerate(data.get("misconceptions", [])):
         opts = {k: m.get(k, defaults[k]) for k in INHERITED}

@@ -45,7 +45,7 @@ DEFAULT_GUARDS: dict[str, dict[str, Any]] = {
     "filler": {"enabled": True, "min_words": 100, "max_distinct_share": 0.3},
     "repetition": {"enabled": True, "min_repeated_words": 20, "max_repeated_share": 0.3},
 }
-#: Content words in a repeated sequence (repetition guard).
+#: Content words in a repeated sequence (repetition guard; :func:`repeated_share` zips four lists).
 REPEAT_NGRAM = 4
 
 #: Words that show a statement is being refuted or only reported (surface forms, lower case).
@@ -90,8 +90,7 @@ def repeated_share(a: Analysis) -> tuple[int, float]:
         return 0, 0.0
     first_seen: dict[tuple[str, ...], int] = {}
     repeated: set[int] = set()
-    for i in range(n - REPEAT_NGRAM + 1):
-        gram = tuple(keys[i:i + REPEAT_NGRAM])
+    for i, gram in enumerate(zip(keys, keys[1:], keys[2:], keys[3:])):
         start = first_seen.setdefault(gram, i)
         if start <= i - REPEAT_NGRAM:  # an earlier, non-overlapping occurrence
             repeated.update(range(i, i + REPEAT_NGRAM))
@@ -131,7 +130,7 @@ def form_problem(a: Analysis, settings: dict[str, dict[str, Any]] | None = None)
         return FormVerdict(0.0, "This answer repeats the same few words over and over, so it earns no credit.",
                            "filler")
     rep = settings["repetition"]
-    if rep["enabled"]:
+    if rep["enabled"] and content >= rep["min_repeated_words"] + REPEAT_NGRAM:
         count, share = repeated_share(a)
         if count >= rep["min_repeated_words"] and share >= rep["max_repeated_share"]:
             cap = round(1.0 - share, 4)
@@ -140,7 +139,7 @@ def form_problem(a: Analysis, settings: dict[str, dict[str, Any]] | None = None)
     return None
 
 
-def _question_options(question: str) -> list[tuple[str, str]]:
+def question_options(question: str) -> list[tuple[str, str]]:
     """The alternatives a question offers, as pairs of content-word keys around "or", "versus",
     "vs": "Is softmax taken over the rows or the columns?" -> [("row", "column")]."""
     words = [t.text for t in tokenize(question) if t.is_word]
@@ -157,13 +156,14 @@ def _question_options(question: str) -> list[tuple[str, str]]:
     return pairs
 
 
-def copies_question(a: Analysis, question_keys: frozenset, question: str = "",
+def copies_question(a: Analysis, question_keys: frozenset, options: list[tuple[str, str]] = (),
                     settings: dict[str, Any] | None = None) -> bool:
     """True when the answer is (nearly) a copy of the question: it covers at least 60 % of the
     question's distinct content words and adds hardly any new content word (one per ten question
     words), none a negation cue or a refutation word ("... does not change ..." is an answer).
     An answer that picks one of the options the question offers ("... rows or columns?" -
-    "softmax is taken over the rows") is an answer, not a copy."""
+    "softmax is taken over the rows") is an answer, not a copy; ``options`` are the question's
+    (:func:`question_options`, computed once per rubric)."""
     settings = settings or DEFAULT_GUARDS["copies_question"]
     if not settings.get("enabled", True) or not a.key or not question_keys:
         return False
@@ -173,7 +173,7 @@ def copies_question(a: Analysis, question_keys: frozenset, question: str = "",
     if any(a.surface[p] in lexicon.NEGATION_CUES or a.surface[p] in REFUTATION_WORDS for p in new):
         return False
     present = set(a.key)
-    for left, right in _question_options(question):
+    for left, right in options:
         if (left in present) != (right in present):
             return False  # it chooses one of the options
     covered = len(question_keys.intersection(present))

@@ -98,6 +98,12 @@ SHORT_CUES = {"without": 2}
 #: Content words a negation cue reaches at most (NegEx uses a five-word window; stop words are not counted).
 NEGATION_WINDOW = 6
 
+#: Stop words the negation scanner has to look at (terminators, second words of cue pairs, frame
+#: words, "and"/"or", words inside multi-word cues); every other stop word is skipped at once.
+NEGATION_RELEVANT_STOPWORDS = STOPWORDS & (
+    SCOPE_TERMINATORS | PAIR_SECOND_WORDS | REFUTATION_FRAME_WORDS | NEGATION_CUES | {"and", "or"}
+    | {w for seqs in MULTIWORD_CUES.values() for seq in seqs for w in seq})
+
 _STEMMER = snowballstemmer.stemmer("english")
 _STEM_CACHE: dict[str, str] = {}
 

@@ -21,6 +21,7 @@ Match = tuple[int, ...]
 MAX_MATCHES = 12
 MAX_COMBINATIONS = 2000  # bounds the work of any-order phrases and proximity groups on long answers
 _EMPTY: list[Match] = []
+_NO_NEAR: tuple[float, Match] = (0.0, ())
 
 
 def fuzz_budget(word: str) -> int:
@@ -46,11 +47,12 @@ class AnswerView:
     ``"*" + prefix``, the words a prefix wildcard covers (distance 0 for a true prefix).
     """
 
-    __slots__ = ("a", "extra", "ignore_negation", "deadline")
+    __slots__ = ("a", "extra", "ignore_negation", "deadline", "slot_cache")
 
     def __init__(self, analysis: Analysis, vocab: "FuzzyVocabulary | None", deadline: Deadline = NO_DEADLINE):
         self.a = analysis
         self.deadline = deadline
+        self.slot_cache: dict[int, list[int]] = {}  # id(slot) -> positions, for slots of several keys
         self.ignore_negation = False  # set to find mentions that only negation kept from counting
         self.extra: dict[str, list[tuple[int, int]]] = {}
         if vocab is None or not (vocab.words or vocab.prefixes):
@@ -141,6 +143,9 @@ class Slot:
             if budget and key in extra:
                 found = sorted(set(found).union(p for p, d in extra[key] if d <= budget))
             return found
+        cached = view.slot_cache.get(id(self))
+        if cached is not None:
+            return cached
         hits: set[int] = set()
         for key, budget in self.keys:
             hits.update(index.get(key, _EMPTY))
@@ -148,7 +153,9 @@ class Slot:
                 hits.update(p for p, d in extra[key] if d <= budget)
         for prefix, budget in self.prefixes:
             hits.update(p for p, d in extra.get("*" + prefix, _EMPTY) if d <= budget)
-        return sorted(hits)
+        found = sorted(hits)
+        view.slot_cache[id(self)] = found
+        return found
 
 
 def _preceded_by(view: AnswerView, match: Match, words: frozenset) -> bool:
@@ -184,6 +191,11 @@ class Phrase:
     not_after: frozenset = frozenset()  # words that must not come right before the match
     required: tuple[bool, ...] = ()     # per slot: a negation slot ("not|no") a near miss cannot skip
 
+    negation_slots: tuple[int, ...] = field(init=False, default=(), compare=False)  # indexes of ``required``
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "negation_slots", tuple(j for j, req in enumerate(self.required) if req))
+
     def find(self, view: AnswerView) -> list[Match]:
         cands = []
         for slot in self.slots:
@@ -191,47 +203,58 @@ class Phrase:
             if not pos:
                 return _EMPTY
             cands.append(pos)
+        not_after = self.not_after
         if len(cands) == 1:
+            if self.polarity == "affirmed" and not view.ignore_negation and not not_after:
+                neg = view.a.neg  # the common case, a single word: affirmed where no cue covers it
+                return [(p,) for p in cands[0] if neg[p] < 0][:MAX_MATCHES]
             found = [(p,) for p in cands[0]]
         elif self.order == "fixed":
             found = self._ordered(view, cands)
         else:
             found = self._unordered(view, cands)
-        not_after = self.not_after
         return [m for m in found if _polarity_ok(view, m, self.polarity)
                 and not (not_after and _preceded_by(view, m, not_after))][:MAX_MATCHES]
 
     def near(self, view: AnswerView, question_keys: frozenset) -> tuple[float, Match]:
         """A near miss: the share of this phrase's words found in one sentence, affirmed, but not
-        in the order or as close together as the phrase asks: at least two words and at least
-        half of them, one of them not a word of the question, every negation word of the phrase
-        among them (half of "no constructor" is not half of its meaning). ``(0.0, ())`` when there
-        is none."""
-        if len(self.slots) < 2 or self.polarity != "affirmed":
-            return 0.0, ()
+        in the order or as close together as the phrase asks: at least half of its words (one of
+        two), one of them an alphabetic word of 4+ letters that is not a word of the question, and
+        every negation word of the phrase among them (half of "no constructor" is not half of its
+        meaning). ``(0.0, ())`` when there is none."""
+        slots = self.slots
+        n = len(slots)
+        if n < 2 or self.polarity != "affirmed":
+            return _NO_NEAR
+        per_slot = [slot.positions(view) for slot in slots]
+        if 2 * (n - per_slot.count(_EMPTY)) < n:
+            return _NO_NEAR  # fewer than half of the words anywhere in the answer
         a = view.a
         neg, sent, keys = a.neg, a.sent, a.key
+        required = self.required
         # a word counts when it is affirmed, or negated by a negation word of the phrase itself
         # ("not ... copy" for "not|never cop*")
-        cues = {p for j, req in enumerate(self.required) if req for p in self.slots[j].positions(view)}
+        cues = {p for j in self.negation_slots for p in per_slot[j]} if self.negation_slots else ()
+        not_after = self.not_after
         by_sentence: dict[int, dict[int, int]] = {}
-        for j, slot in enumerate(self.slots):
-            for p in slot.positions(view):
-                if ((neg[p] < 0 or neg[p] in cues)
-                        and not (self.not_after and _preceded_by(view, (p,), self.not_after))):
-                    found = by_sentence.setdefault(sent[p], {})
-                    if j not in found and p not in found.values():  # one word fills one slot
+        for j, positions in enumerate(per_slot):
+            for p in positions:
+                if (neg[p] < 0 or neg[p] in cues) and not (not_after and _preceded_by(view, (p,), not_after)):
+                    found = by_sentence.get(sent[p])
+                    if found is None:
+                        by_sentence[sent[p]] = {j: p}
+                    elif j not in found and p not in found.values():  # one word fills one slot
                         found[j] = p
         best, best_match = 0.0, ()
         for found in by_sentence.values():
-            if 2 * len(found) < len(self.slots):
+            if 2 * len(found) < n:
                 continue  # less than half of the phrase
-            if any(req and j not in found for j, req in enumerate(self.required)):
+            if required and any(j not in found for j in self.negation_slots):
                 continue
             if not any(keys[p] not in question_keys and len(keys[p]) >= 4 and keys[p].isalpha()
                        for p in found.values()):
                 continue  # "one" of "more than one" is no near miss of it; nor a question word
-            share = len(found) / len(self.slots)
+            share = len(found) / n
             if share > best:
                 best, best_match = share, tuple(sorted(found.values()))
         return best, best_match  # all words but too far apart or out of order: a near miss too
