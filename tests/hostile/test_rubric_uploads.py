@@ -17,9 +17,12 @@ from grader.rubric import (RubricError, ScoringTimeout, TrialTooSlow, compile_ru
 from grader.rubric.budget import SCORE_BUDGET_SECONDS
 from grader.rubric.schema import MAX_DOCUMENT_NODES, MAX_REGEX_CONCEPTS
 
-# Generous bounds for containment (the work takes milliseconds); they are not speed targets.
+# Generous bounds for containment (the work takes milliseconds); they are not speed targets. Times
+# are CPU time of this process (the budgets count CPU time, so a busy machine does not move them);
+# the trial's total budget is wall-clock time (it bounds how long a request thread is held).
 REFUSE_WITHIN = 1.0
 BUDGET_SLACK = 0.5
+WALL_SLACK = 2.0
 
 
 def alias_bomb(levels: int, per_level: int) -> str:
@@ -33,10 +36,10 @@ def alias_bomb(levels: int, per_level: int) -> str:
 
 
 def refused(text: str, fmt: str | None = None) -> tuple[list[dict], float]:
-    started = time.perf_counter()
+    started = time.process_time()
     with pytest.raises(RubricError) as info:
         compile_rubric(parse_rubric(text, fmt))
-    return info.value.errors, time.perf_counter() - started
+    return info.value.errors, time.process_time() - started
 
 
 # -- YAML alias bombs ----------------------------------------------------------------------------
@@ -96,9 +99,9 @@ def test_oversized_json_document_is_refused_without_validation():
 
 
 def test_yaml_bomb_upload_answers_422_quickly(client):
-    started = time.perf_counter()
+    started = time.process_time()
     resp = client.post("/api/v1/rubrics", data=alias_bomb(6, 6), content_type="application/yaml")
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     assert resp.status_code == 422
     assert resp.get_json()["code"] == "invalid_rubric"
     assert "YAML aliases" in resp.get_json()["message"]
@@ -116,7 +119,7 @@ def test_nested_synonym_sets_compile_in_milliseconds(depth, width, error):
     synonyms[f"s{depth}"] = ["word"]
     doc = {"question": "q", "max_points": 1, "synonyms": synonyms,
            "criteria": [{"id": "c", "description": "d", "points": 1, "concepts": ["@s0"]}]}
-    started = time.perf_counter()
+    started = time.process_time()
     if error is None:
         rubric = compile_rubric(doc)
         # @s0 stands for 2**depth copies of "word" in a row: that many match, one fewer does not
@@ -126,7 +129,7 @@ def test_nested_synonym_sets_compile_in_milliseconds(depth, width, error):
         with pytest.raises(RubricError) as info:
             compile_rubric(doc)
         assert any(error in e["message"] for e in info.value.errors)
-    assert time.perf_counter() - started < REFUSE_WITHIN
+    assert time.process_time() - started < REFUSE_WITHIN
 
 
 # -- regular expressions that backtrack ----------------------------------------------------------
@@ -139,10 +142,10 @@ def regex_rubric(patterns_per_criterion: list[list[str]]) -> dict:
 
 def test_issue_reproduction_overlapping_repeats_times_fifty_is_refused():
     pattern = r"\w*\w*\w*\w*\w*\d\b"
-    started = time.perf_counter()
+    started = time.process_time()
     with pytest.raises(RubricError) as info:  # 100 regexes: over the cap, refused before any is parsed
         compile_rubric(regex_rubric([[pattern] * 50, [pattern] * 50]))
-    assert time.perf_counter() - started < REFUSE_WITHIN
+    assert time.process_time() - started < REFUSE_WITHIN
     assert info.value.errors == [{"path": f"criteria[0].concepts[{MAX_REGEX_CONCEPTS}]", "message": (
         f"a rubric has at most {MAX_REGEX_CONCEPTS} regular-expression concepts (each is searched in every "
         "answer); use phrases")}]
@@ -208,10 +211,10 @@ def test_regex_cap_counts_nested_and_misconception_regexes():
 ])
 def test_a_slow_regex_stops_at_the_answer_budget(pattern, answer):
     rubric = compile_rubric(regex_rubric([[pattern]]))
-    started = time.perf_counter()
+    started = time.process_time()
     with pytest.raises(ScoringTimeout):
         rubric.score(answer)
-    assert time.perf_counter() - started < SCORE_BUDGET_SECONDS + BUDGET_SLACK
+    assert time.process_time() - started < SCORE_BUDGET_SECONDS + BUDGET_SLACK
 
 
 def test_a_large_phrase_rubric_on_a_hostile_answer_stops_at_the_budget():
@@ -226,10 +229,10 @@ def test_a_large_phrase_rubric_on_a_hostile_answer_stops_at_the_budget():
          "gap": 10, "order": "any" if j % 2 else "fixed"} for j in range(19)]} for c in range(100)]
     rubric = compile_rubric({"question": "q", "max_points": 100, "criteria": criteria})
     answer = " ".join(rng.choice(words) for _ in range(2900))[:19_990] + " rare"
-    started = time.perf_counter()
+    started = time.process_time()
     with pytest.raises(ScoringTimeout):
         rubric.score(answer, budget=0.05)
-    assert time.perf_counter() - started < 0.05 + BUDGET_SLACK
+    assert time.process_time() - started < 0.05 + BUDGET_SLACK
 
 
 def test_a_timed_out_answer_is_an_infrastructure_fault_not_a_zero():
@@ -258,7 +261,7 @@ def test_trial_stops_at_its_total_budget():
     started = time.perf_counter()
     with pytest.raises(TrialTooSlow) as info:
         trial_report(rubric, responses, budget=0.2)
-    assert time.perf_counter() - started < 0.2 + BUDGET_SLACK
+    assert time.perf_counter() - started < 0.2 + WALL_SLACK
     assert info.value.index is None and 0 < info.value.scored < 5000
     assert f"of 5000 responses in its 0.2 s budget" in str(info.value)
 
@@ -274,10 +277,10 @@ criteria:
 
 def test_trial_endpoint_answers_422_naming_the_slow_response(client):
     assert client.post("/api/v1/rubrics", data=RUBRIC_SLOW, content_type="application/yaml").status_code == 201
-    started = time.perf_counter()
+    started = time.process_time()
     resp = client.post("/api/v1/rubrics/slow-regex/trial", json={"responses": [
         {"text": "ab", "mark": 1}, {"text": "a" * 20_000, "mark": 0}]})
-    assert time.perf_counter() - started < SCORE_BUDGET_SECONDS + BUDGET_SLACK
+    assert time.process_time() - started < SCORE_BUDGET_SECONDS + BUDGET_SLACK
     body = resp.get_json()
     assert (resp.status_code, body["code"], body["field"]) == (422, "rubric_too_slow", "responses[1]")
 
@@ -293,4 +296,4 @@ def test_trial_endpoint_stops_at_its_budget(app, client):
     body = resp.get_json()
     assert (resp.status_code, body["code"], body["field"]) == (422, "trial_too_large", "responses")
     assert "of 150 responses in its 0.2 s budget" in body["message"]
-    assert elapsed < 0.2 + 2 * BUDGET_SLACK  # plus parsing the 1.8 MB body
+    assert elapsed < 0.2 + WALL_SLACK  # plus parsing the 1.8 MB body
