@@ -34,6 +34,15 @@ SETTINGS: dict[str, tuple[type, Any]] = {
     "RESULT_LINK_MAX_AGE_SECONDS": (int, 7 * 24 * 3600),
     "BATCH_MAX_SUBMISSIONS": (int, 100),
     "LOCAL_COURSE": (str, "local"),  # the course the embedded default creates on first start
+    # web pages (grader/web): practice pages auto (embedded default only) | 1 | 0; session cookie
+    # SameSite auto (None+Secure+Partitioned over HTTPS, else Lax) | None | Lax | Strict; Secure
+    # auto | 1 | 0; reverse proxies whose X-Forwarded-* headers are trusted; server-side wait of
+    # a result page for its grade
+    "WEB_PRACTICE": (str, "auto"),
+    "WEB_COOKIE_SAMESITE": (str, "auto"),
+    "WEB_COOKIE_SECURE": (str, "auto"),
+    "TRUSTED_PROXY_HOPS": (int, 0),
+    "WEB_WAIT_SECONDS": (float, 25.0),
 }
 
 

@@ -15,7 +15,9 @@ to it (Gradescope sums them), each saying what it adds or takes away and why:
   (never more than the answer had left, so a deduction shown is a deduction made) and the
   corrective message;
 - ``Limit: <guard>`` (tag ``limit``): what an engine-wide guard (a copy of the question, a bag of
-  keywords, repeated text: :mod:`grader.rubric.guards`) took away, and why.
+  keywords, repeated text: :mod:`grader.rubric.guards`) took away, and why;
+- ``Calibration to the instructor's marking`` (tag ``calibration``), when the rubric has a
+  calibration map (:mod:`grader.rubric.calibration`).
 
 Numbers in names and outputs are rounded for display (at most two decimals); scores keep four.
 The public view shows every length limit (``max_characters``, and ``max_words`` when the rubric
@@ -55,10 +57,14 @@ def _scaled(value: float, scale: float) -> float:
     return round(value * scale, 4)
 
 
+def _number(value: float) -> str:
+    """A number as a person reads it: at most two decimals, no trailing zeros ("0.67", "4")."""
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
 def _shown(value: float) -> str:
-    """A number of points as a person reads it: at most two decimals, no trailing zeros, and the
-    unit ("1 point", "0.67 points")."""
-    text = f"{abs(value):.2f}".rstrip("0").rstrip(".")
+    """A number of points as a person reads it, with its unit ("1 point", "0.67 points")."""
+    text = _number(abs(value))
     return f"{text} point" + ("" if text == "1" else "s")
 
 
@@ -169,6 +175,15 @@ class TextKind:
                 max_score=0.0,
                 status="failed", output=(f"-{_shown(deducted)}: " if deducted else "") + g["reason"],
                 visibility="visible", tags=["limit", f"guard:{g['id']}"]))
+        if result.calibration is not None:  # the rubric's map from raw points to the instructor's marks
+            raw, calibrated = _scaled(result.raw_points, scale), _scaled(result.points, scale)
+            shift = round(calibrated - raw, 4)
+            tests.append(TestResult(
+                name="Calibration to the instructor's marking", score=shift, max_score=0.0,
+                status="passed" if shift >= 0 else "failed", visibility="visible", tags=["calibration"],
+                output=(f"The rubric's points ({_number(raw)} of {item.points:g}) are mapped onto the "
+                        f"instructor's marking scale by the rubric's calibration ({result.calibration} map): "
+                        f"{_number(calibrated)} of {item.points:g}.")))
         score = _scaled(result.points, scale)
         # each line is rounded on its own: carry the rounding dust on the last line that moved
         dust = round(score - sum(t.score for t in tests), 4)
@@ -181,6 +196,7 @@ class TextKind:
             item_id=item.id, kind=self.kind, score=score, max_score=item.points, tests=tests, output=note,
             extra_data={"rubric_id": result.rubric_id, "rubric_version": result.rubric_version,
                         "rubric_points": result.points, "rubric_max_points": result.max_points,
+                        "rubric_raw_points": result.raw_points, "calibration": result.calibration,
                         "base_credit": result.base_credit, "guards": [g["id"] for g in result.guards],
                         "evidence": {c.id: c.evidence for c in result.criteria},
                         "misconceptions": {m.id: m.evidence for m in result.misconceptions if m.matched}})

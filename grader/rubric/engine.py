@@ -24,7 +24,8 @@ Scoring, in this order (every step is reported, so the parts add up to the point
    nothing; a bag of keywords, a word salad or filler earns nothing; repeated text caps the
    credit at the share that is not repeated.
 
-The result is rounded to 4 decimals. Spot-the-error and true/false rubrics whose statement is
+The result is rounded to 4 decimals. A rubric with a ``calibration`` then maps that total onto the
+instructor's marks (:func:`calibration.apply_to_score`; ``raw_points`` keeps the rubric's own points). Spot-the-error and true/false rubrics whose statement is
 false (``statement: false``): a verdict that endorses the statement (:func:`guards.endorsing_verdict`)
 voids every criterion and fires the ``trap`` misconception (default: the first one).
 """
@@ -38,6 +39,8 @@ from marshmallow import ValidationError
 
 from grader.rubric.analysis import analyse
 from grader.rubric.budget import SCORE_BUDGET_SECONDS, Deadline
+from grader.rubric.calibration import Calibration, apply_to_score
+from grader.rubric.calibration import from_document as calibration_from_document
 from grader.rubric.compiler import INHERITED, PhraseCompiler
 from grader.rubric.guards import (copies_question, endorsing_verdict, form_problem, guard_settings,
                                   question_options, refuted)
@@ -115,6 +118,10 @@ class RubricScore:
     on_topic: bool = False
     guards: list[dict[str, Any]] = field(default_factory=list)
     words_read: int | None = None  # set when the answer had more than max_words words
+    #: the rubric's own points before calibration (equal to ``points`` when it has none) and the
+    #: calibration method applied (``None``: not calibrated); see :mod:`grader.rubric.calibration`
+    raw_points: float | None = None
+    calibration: str | None = None
 
     @property
     def fraction(self) -> float:
@@ -189,7 +196,10 @@ class CompiledRubric:
 
     ``doc`` is the validated document (defaults filled in); ``id``/``version`` identify it in
     results; ``warnings`` lists what is valid but probably not meant (``{"path", "message"}``).
+    ``calibration`` (from the document's ``calibration`` field) maps raw points to the score.
     """
+
+    calibration: Calibration | None = None
 
     def __init__(self, doc: dict[str, Any], criteria: list[_Criterion],
                  misconceptions: list[_Misconception], vocab: FuzzyVocabulary, question_keys: frozenset,
@@ -371,8 +381,9 @@ class CompiledRubric:
             guards.append({"id": form.guard, "cap": form.cap, "deducted": deducted, "reason": form.reason})
             running = round(running - deducted, 4)
         points = round(min(max(running, 0.0), self.max_points), 4)
-        return RubricScore(points, self.max_points, criteria, misconceptions, self.id, self.version, notes,
-                           base, on_topic, guards, words_read)
+        return apply_to_score(self.calibration, answer, RubricScore(
+            points, self.max_points, criteria, misconceptions, self.id, self.version, notes,
+            base, on_topic, guards, words_read))
 
     def _criterion(self, view: AnswerView, c: _Criterion, voided: dict[str, str], endorsed: bool,
                    negated_words: set, answer: str, present: set) -> CriterionResult:
@@ -642,6 +653,8 @@ def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None) -> Compile
     compiled = CompiledRubric(data, criteria, misconceptions, vocab, question_keys, trap,
                               frozenset(topic_keys), tuple(dict.fromkeys(topic_prefixes)), comp.weighted)
     compiled.warnings = _warnings(data, compiled, comp)
+    if "calibration" in data:
+        compiled.calibration = calibration_from_document(data["calibration"])
     return compiled
 
 
