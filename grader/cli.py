@@ -196,7 +196,7 @@ def cmd_rubric_trial(args) -> int:
           f"{report['under_marked_count']}")
     for name in ("criteria", "misconceptions"):
         for entry in report[name]:
-            print(f"  {name[:-1] if name == 'criteria' else 'misconception'} {entry['id']}: "
+            print(f"  {'criterion' if name == 'criteria' else 'misconception'} {entry['id']}: "
                   f"matched {entry['matched']}")
     for guard in report.get("guards", []):
         print(f"  guard {guard['id']}: fired on {guard['fired']} response(s): "
