@@ -161,6 +161,26 @@ class _Misconception:
     voids: tuple[str, ...] = ()
 
 
+class _NegatedWords:
+    """The keys (exact, misspelt, prefix) of an answer's words inside a negation scope, computed
+    when first needed: a criterion none of whose words is among them has no negated mention."""
+
+    __slots__ = ("view", "_keys")
+
+    def __init__(self, view: AnswerView):
+        self.view = view
+        self._keys: set[str] | None = None
+
+    @property
+    def keys(self) -> set[str]:
+        if self._keys is None:
+            a, extra = self.view.a, self.view.extra
+            neg = a.neg
+            self._keys = {k for p, k in enumerate(a.key) if neg[p] >= 0}
+            self._keys.update(k for k, hits in extra.items() if any(neg[p] >= 0 for p, _ in hits))
+        return self._keys
+
+
 def _spans(view: AnswerView, positions: set[int]) -> list[list[int]]:
     """Merge consecutive content positions of one sentence into character spans."""
     spans: list[list[int]] = []
@@ -343,13 +363,7 @@ class CompiledRubric:
         earned = 0.0
         criteria: list[CriterionResult] = []
         present = view.a.index.keys() | view.extra.keys()
-        # the keys (exact, misspelt, prefix) of the words inside a negation scope: a criterion none
-        # of whose words is among them has no negated mention to point out
-        negated_words: set[str] = set()
-        if has_negation:
-            neg = view.a.neg
-            negated_words = {k for p, k in enumerate(view.a.key) if neg[p] >= 0}
-            negated_words.update(k for k, hits in view.extra.items() if any(neg[p] >= 0 for p, _ in hits))
+        negated_words = _NegatedWords(view) if has_negation else None
         for c in self._criteria:
             criteria.append(self._criterion(view, c, voided, endorsed, negated_words, answer, present))
             earned += criteria[-1].points
@@ -386,7 +400,7 @@ class CompiledRubric:
             base, on_topic, guards, words_read))
 
     def _criterion(self, view: AnswerView, c: _Criterion, voided: dict[str, str], endorsed: bool,
-                   negated_words: set, answer: str, present: set) -> CriterionResult:
+                   negated_words: "_NegatedWords | None", answer: str, present: set) -> CriterionResult:
         evidence: set[int] = set()
         values: list[float] = []
         check = view.deadline.check
@@ -408,6 +422,13 @@ class CompiledRubric:
                 evidence.update(found[0])
         matched = len(values) - values.count(0.0)
         met = matched >= c.required
+        if met and c.id not in voided and not weighted:  # the common case: met, nothing more to look for
+            return CriterionResult(c.id, c.description, c.points, c.points, True, _spans(view, evidence),
+                                   c.met_text, matched, c.required, [], "met")
+        mentioned = 0 if met else self._mentions(present, c)
+        if not matched and not mentioned:  # none of its words: missed, nothing negated, no near miss
+            return CriterionResult(c.id, c.description, 0.0, c.points, False, [], c.missed_text, 0, c.required,
+                                   [], "")
         credit = ""
         near_spans: list[list[int]] = []
         if met:
@@ -420,7 +441,6 @@ class CompiledRubric:
             pts = round(c.points * matched / c.required, 4) if c.partial and matched else 0.0
             if pts:
                 credit = "partial"
-            mentioned = self._mentions(present, c)
             if self.near_miss_share and c.near_words and c.id not in voided and mentioned >= c.near_words:
                 shares, near_positions = [], set()
                 for concept, value in zip(c.concepts, values):
@@ -447,7 +467,7 @@ class CompiledRubric:
                         f"{c.missed_text} Not credited: your answer also states the misconception "
                         f"'{voided[c.id]}', which contradicts this point.")
         negated: list[list[int]] = []
-        if not met and negated_words and c.id not in voided and self._mentions(negated_words, c):
+        if not met and negated_words is not None and c.id not in voided and self._mentions(negated_words.keys, c):
             negated = self._negated_mentions(view, c)
             if negated:
                 quoted = "; ".join(f'"{answer[s:e]}"' for s, e in negated[:3])

@@ -130,7 +130,9 @@ def form_problem(a: Analysis, settings: dict[str, dict[str, Any]] | None = None)
         return FormVerdict(0.0, "This answer repeats the same few words over and over, so it earns no credit.",
                            "filler")
     rep = settings["repetition"]
-    if rep["enabled"] and content >= rep["min_repeated_words"] + REPEAT_NGRAM:
+    # repeated words copy earlier ones, so a repeated share of s leaves at most 1 - s distinct
+    if (rep["enabled"] and content >= rep["min_repeated_words"] + REPEAT_NGRAM
+            and distinct_share <= 1.0 - rep["max_repeated_share"]):
         count, share = repeated_share(a)
         if count >= rep["min_repeated_words"] and share >= rep["max_repeated_share"]:
             cap = round(1.0 - share, 4)
