@@ -206,7 +206,7 @@ def cmd_check_sandbox(args) -> int:
 
 def cmd_rubric_trial(args) -> int:
     from grader.items.text import find_rubric_file
-    from grader.rubric import RubricError, load_rubric_file, trial_report
+    from grader.rubric import RubricError, TrialTooSlow, load_rubric_file, trial_report
     from grader.rubric.files import load_marked_responses
 
     config = load_config()
@@ -221,7 +221,7 @@ def cmd_rubric_trial(args) -> int:
         compiled = load_rubric_file(path)
         report = trial_report(compiled, load_marked_responses(args.marked_file),
                               max_mark=args.max_mark)
-    except (RubricError, ValueError, KeyError) as exc:
+    except (RubricError, ValueError, KeyError, TrialTooSlow) as exc:
         print(f"grader rubric trial: {exc}", file=sys.stderr)
         return 2
     if args.json:
@@ -239,8 +239,13 @@ def cmd_rubric_trial(args) -> int:
           f"{report['under_marked_count']}")
     for name in ("criteria", "misconceptions"):
         for entry in report[name]:
-            print(f"  {name[:-1] if name == 'criteria' else 'misconception'} {entry['id']}: "
+            print(f"  {'criterion' if name == 'criteria' else 'misconception'} {entry['id']}: "
                   f"matched {entry['matched']}")
+    for guard in report.get("guards", []):
+        print(f"  guard {guard['id']}: fired on {guard['fired']} response(s): "
+              + ", ".join(str(r) for r in guard["responses"][:20]))
+    for warning in report.get("warnings", []):
+        print(f"  warning {warning['path'] or '<root>'}: {warning['message']}")
     print("\n".join(_trial_calibration_lines(report)))
     return 0
 
