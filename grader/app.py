@@ -12,6 +12,7 @@ from grader.api import ratelimit, register_api
 from grader.api.state import AppState
 from grader.bootstrap import bootstrap_local_course
 from grader.config import grading_is_inline, load_config
+from grader.lti import init_app as init_lti
 from grader.observability import init_app as init_observability
 from grader.queue import make_dispatcher
 from grader.runtime import build_service, make_catalog
@@ -42,6 +43,7 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     app.extensions["grader"] = AppState(config=config, store=store, catalog=content,
                                         dispatcher=dispatcher)
     register_api(app)
+    init_lti(app)
     ratelimit.init_app(app)
     init_observability(app)
 

@@ -5,7 +5,7 @@ from flask import Flask, request
 from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
 
-from grader.api import assignments, courses, rubrics, submissions, webhooks
+from grader.api import assignments, courses, lti_platforms, rubrics, submissions, webhooks
 from grader.api.auth import authenticate
 from grader.api.errors import ApiError, error_response, handle_api_error, handle_http_exception
 from grader.api.schemas import ErrorSchema
@@ -63,7 +63,7 @@ def register_api(app: Flask) -> Api:
     api.spec.components.security_scheme("ApiKey", {"type": "http", "scheme": "bearer"})
     api.spec.options["security"] = [{"ApiKey": []}]
     EXTRA_TYPES["/api/v1/rubrics"] = rubrics.YAML_TYPES
-    for module in (assignments, submissions, courses, rubrics, webhooks):
+    for module in (assignments, submissions, courses, rubrics, webhooks, lti_platforms):
         api.register_blueprint(module.blp)
     app.register_error_handler(ApiError, handle_api_error)
     app.register_error_handler(HTTPException, handle_http_exception)
