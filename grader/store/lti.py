@@ -36,6 +36,10 @@ class LtiRepository:
         row = LtiPlatform(id=str(uuid.uuid4()), created_at=utcnow(), **fields)
         try:
             with self.sessions.begin() as session:
+                if session.execute(select(LtiPlatform.id).where(
+                        LtiPlatform.issuer == row.issuer,
+                        LtiPlatform.client_id == row.client_id)).first() is not None:
+                    raise IntegrityError("duplicate issuer and client_id", None, ValueError())
                 same_course = session.execute(select(LtiPlatform).where(
                     LtiPlatform.course_id == row.course_id,
                     LtiPlatform.learner_prefix == (row.learner_prefix or ""))).scalars().first()

@@ -179,3 +179,63 @@ def test_deleting_a_registration_ends_its_pending_launches(tool, platform, regis
     resp = browser.get(platform.login_initiation(spec), timeout=10,
                        headers={"Accept": "application/json"})
     refused(resp, 403, "unknown_platform")
+
+
+@pytest.mark.services
+def test_replay_is_refused_by_another_process_on_postgresql(tool_config, postgres_url,
+                                                            monkeypatch, browser):
+    """Two app processes (as gunicorn runs them) share the nonce store in PostgreSQL: a launch
+    accepted by one is refused when replayed to the other, and of two simultaneous posts of one
+    launch exactly one is accepted."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import requests
+
+    from grader.app import create_app
+    from tests.lti import conftest
+    from tests.lti.platform import ServerThread, SimulatedPlatform
+
+    config = {**tool_config, "DATABASE_URL": postgres_url}
+    apps = [create_app(config), create_app(config)]
+    servers = []
+    for app in apps:
+        if not conftest.HAVE_WEB:
+            conftest._stand_in_web(app, monkeypatch)
+        servers.append(ServerThread(app))
+    platform = SimulatedPlatform(servers[0].url)
+    try:
+        _row, key = apps[0].extensions["grader"].store.courses.create_key("admin", None, "t")
+        resp = requests.post(servers[0].url + "/api/v1/lti/platforms", timeout=10,
+                             json=platform.registration(),
+                             headers={"Authorization": f"Bearer {key}"})
+        assert resp.status_code == 201, resp.text
+        spec = learner()
+        resp = browser.get(platform.login_initiation(spec), allow_redirects=False, timeout=10)
+        [form] = parse_forms(browser.get(resp.headers["Location"], timeout=10).text)
+        cookies = dict(browser.cookies)
+        assert browser.post(form["action"], data=form["fields"], allow_redirects=False,
+                            timeout=10).status_code == 303
+        browser.cookies.update(cookies)
+        replay = browser.post(servers[1].url + "/lti/launch", data=form["fields"],
+                              headers={"Accept": "application/json"}, allow_redirects=False,
+                              timeout=10)
+        refused(replay, 401, "replayed_launch")
+
+        resp = browser.get(platform.login_initiation(spec), allow_redirects=False, timeout=10)
+        [form] = parse_forms(browser.get(resp.headers["Location"], timeout=10).text)
+        cookie_header = "; ".join(f"{k}={v}" for k, v in browser.cookies.items())
+
+        def post(server):
+            return requests.post(server.url + "/lti/launch", data=form["fields"],
+                                 headers={"Cookie": cookie_header}, allow_redirects=False,
+                                 timeout=10).status_code
+
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            codes = list(pool.map(post, [servers[i % 2] for i in range(8)]))
+        assert sorted(codes) == [303] + [401] * 7, codes
+    finally:
+        platform.close()
+        for server, app in zip(servers, apps):
+            server.close()
+            app.extensions["grader"].dispatcher.close()
+            app.extensions["grader"].store.dispose()
