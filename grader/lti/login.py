@@ -71,6 +71,8 @@ def begin_login(repo, params: Mapping[str, str], redirect_uri: str, tool_host: s
     values = {}
     for name in LOGIN_PARAMS:
         value = params.get(name)
+        if name == "lti_deployment_id" and not value:
+            value = params.get("deployment_id")  # Canvas documents this spelling
         if value is not None and len(value) > MAX_PARAM_LENGTH:
             raise LtiRefused(400, "parameter_too_long", f"{name} is longer than "
                              f"{MAX_PARAM_LENGTH} characters.", name)
