@@ -17,6 +17,7 @@ from grader.observability import init_app as init_observability
 from grader.queue import make_dispatcher
 from grader.runtime import build_service, make_catalog
 from grader.store import Store
+from grader.web import init_app as init_web
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,7 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     app.extensions["grader"] = AppState(config=config, store=store, catalog=content,
                                         dispatcher=dispatcher)
     register_api(app)
+    init_web(app)  # the learner page, result pages and instructor view (grader/web)
     init_lti(app)
     ratelimit.init_app(app)
     init_observability(app)

@@ -39,7 +39,15 @@ SETTINGS: dict[str, tuple[type, Any]] = {
     "LTI_JWKS_CACHE_SECONDS": (float, 300.0),  # platforms' JWKS cached this long
     "LTI_JWKS_REFETCH_COOLDOWN_SECONDS": (float, 5.0),  # unknown kid: refetch at most this often
     "LTI_CLOCK_SKEW_SECONDS": (int, 60),  # leeway on exp/iat of id_tokens
-    "LTI_SECURE_COOKIES": (str, "auto"),  # auto: Secure; SameSite=None over TLS | 1 | 0
+    # web pages (grader/web): practice pages auto (embedded default only) | 1 | 0; session cookie
+    # SameSite auto (None+Secure+Partitioned over HTTPS, else Lax) | None | Lax | Strict; Secure
+    # auto | 1 | 0; reverse proxies whose X-Forwarded-* headers are trusted; server-side wait of
+    # a result page for its grade
+    "WEB_PRACTICE": (str, "auto"),
+    "WEB_COOKIE_SAMESITE": (str, "auto"),
+    "WEB_COOKIE_SECURE": (str, "auto"),
+    "TRUSTED_PROXY_HOPS": (int, 0),
+    "WEB_WAIT_SECONDS": (float, 25.0),
 }
 
 

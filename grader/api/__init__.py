@@ -58,7 +58,9 @@ def register_api(app: Flask) -> Api:
     app.config.setdefault("OPENAPI_URL_PREFIX", "/api/v1")
     app.config.setdefault("OPENAPI_JSON_PATH", "openapi.json")
     app.config.setdefault("OPENAPI_SWAGGER_UI_PATH", "/docs")
-    app.config.setdefault("OPENAPI_SWAGGER_UI_URL", "https://cdn.jsdelivr.net/npm/swagger-ui-dist/")
+    # Swagger UI from our own vendored copy (grader/web/static/vendor/swagger-ui, served under
+    # /assets/): the docs work offline. Relative to /api/v1/docs, so a path prefix keeps working.
+    app.config.setdefault("OPENAPI_SWAGGER_UI_URL", "../../assets/vendor/swagger-ui/")
     api = GraderApi(app)
     api.spec.components.security_scheme("ApiKey", {"type": "http", "scheme": "bearer"})
     api.spec.options["security"] = [{"ApiKey": []}]

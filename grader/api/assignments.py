@@ -162,26 +162,32 @@ class Grades(MethodView):
         instructor)."""
         principal = require_course(*READERS)
         assignment = get_assignment(principal, assignment_id)
-        rows = state().store.submissions_of(principal.course_id, assignment.id)
-        if args["attempts"] == "latest":
-            latest: dict[str, object] = {}
-            for row in rows:  # oldest first: later rows replace earlier ones
-                previous = latest.get(row.learner_id)
-                if row.status == "graded" or previous is None or previous.status != "graded":
-                    latest[row.learner_id] = row
-            rows = sorted(latest.values(), key=lambda r: r.learner_id)
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(["learner_id", "score", "max_score", "submitted_at", "graded_at",
-                         "status", "submission_id"])
-        for row in rows:
-            writer.writerow([
-                csv_safe(row.learner_id), "" if row.score is None else f"{row.score:g}",
-                "" if row.max_score is None else f"{row.max_score:g}",
-                _iso(row.received_at), _iso(row.finished_at) if row.status == "graded" else "",
-                row.status, row.id])
-        return Response(out.getvalue(), mimetype="text/csv", headers={
-            "Content-Disposition": f'attachment; filename="{assignment.id}-grades.csv"'})
+        return grades_csv(principal.course_id, assignment, args["attempts"])
+
+
+def grades_csv(course_id: str, assignment, attempts: str = "latest") -> Response:
+    """The grades.csv response of ``assignment`` in ``course_id`` (``attempts``: ``latest`` graded
+    submission per learner, or ``all``); also served by the instructor view (grader/web)."""
+    rows = state().store.submissions_of(course_id, assignment.id)
+    if attempts == "latest":
+        latest: dict[str, object] = {}
+        for row in rows:  # oldest first: later rows replace earlier ones
+            previous = latest.get(row.learner_id)
+            if row.status == "graded" or previous is None or previous.status != "graded":
+                latest[row.learner_id] = row
+        rows = sorted(latest.values(), key=lambda r: r.learner_id)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["learner_id", "score", "max_score", "submitted_at", "graded_at",
+                     "status", "submission_id"])
+    for row in rows:
+        writer.writerow([
+            csv_safe(row.learner_id), "" if row.score is None else f"{row.score:g}",
+            "" if row.max_score is None else f"{row.max_score:g}",
+            _iso(row.received_at), _iso(row.finished_at) if row.status == "graded" else "",
+            row.status, row.id])
+    return Response(out.getvalue(), mimetype="text/csv", headers={
+        "Content-Disposition": f'attachment; filename="{assignment.id}-grades.csv"'})
 
 
 def csv_safe(text: str) -> str:

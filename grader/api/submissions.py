@@ -271,7 +271,9 @@ class ResultByToken(MethodView):
     @blp.response(200, SubmissionSchema)
     @blp.alt_response(404, schema="Error", description="Invalid or expired link")
     def get(self, token):
-        """A learner's own result through a signed link (no key needed)."""
+        """A learner's own result through a signed link (no key needed). With ``Accept:
+        text/html`` (a browser) the answer is the result page: score, tests, diagnosis,
+        criteria with evidence and heatmaps, without internal fields."""
         try:
             data = _link_serializer().loads(token,
                                             max_age=state().config["RESULT_LINK_MAX_AGE_SECONDS"])
@@ -283,4 +285,16 @@ class ResultByToken(MethodView):
         submission = state().store.get(data.get("s", ""))
         if submission is None:
             raise ApiError(404, "link_invalid", "This result link is not valid.", "token")
+        if prefers_html():  # a learner's browser: the result page, without internal fields
+            from grader.web.learner import render_linked_result
+
+            return render_linked_result(submission)
         return submission_view(submission)
+
+
+def prefers_html() -> bool:
+    """Whether the caller asks for HTML before JSON (a browser sends ``Accept: text/html,...``;
+    API clients send ``application/json`` or ``*/*``, and get JSON)."""
+    accept = request.accept_mimetypes
+    return accept.best_match(["application/json", "text/html"]) == "text/html" and \
+        accept["text/html"] > accept["application/json"]

@@ -38,9 +38,9 @@ class LtiState:
 
 
 def init_app(app: Flask) -> LtiState:
-    """Attach the tool to ``app`` (after :func:`grader.api.register_api`): the ``/lti``
-    blueprint and its state in ``app.extensions["lti"]``. With ``LTI_SECURE_COOKIES=1`` the
-    session cookie is made ``Secure; SameSite=None`` too, so it works inside the LMS's iframe."""
+    """Attach the tool to ``app`` (after :func:`grader.api.register_api` and
+    :func:`grader.web.init_app`, whose pages a launch opens): the ``/lti`` blueprint and its state
+    in ``app.extensions["lti"]``."""
     from grader.lti.views import bp
 
     grader = app.extensions["grader"]
@@ -57,6 +57,4 @@ def init_app(app: Flask) -> LtiState:
     )
     app.extensions["lti"] = state
     app.register_blueprint(bp)
-    if str(config.get("LTI_SECURE_COOKIES", "auto")).lower() in {"1", "true", "yes", "on"}:
-        app.config.update(SESSION_COOKIE_SECURE=True, SESSION_COOKIE_SAMESITE="None")
     return state

@@ -34,12 +34,14 @@ def _refused(error: LtiRefused):
 
 
 def _cookie_flags() -> dict:
-    """``Secure; SameSite=None`` where cookies must survive a cross-site iframe (over TLS, or
-    forced with ``LTI_SECURE_COOKIES=1``); ``SameSite=Lax`` on plain HTTP, where browsers refuse
-    ``SameSite=None`` (development, or a platform on the same site)."""
-    setting = str(grader_state().config.get("LTI_SECURE_COOKIES", "auto")).lower()
-    secure = request.is_secure if setting == "auto" else setting in {"1", "true", "yes", "on"}
-    return {"secure": True, "samesite": "None"} if secure else {"secure": False, "samesite": "Lax"}
+    """The state cookie gets the session cookie's attributes, which the web pages choose per
+    request (:mod:`grader.web.cookies`: ``SameSite=None; Secure; Partitioned`` over HTTPS, so the
+    cookie survives the LMS's cross-site iframe; ``Lax`` on plain HTTP, where browsers refuse
+    ``SameSite=None``)."""
+    interface, app = current_app.session_interface, current_app
+    partitioned = getattr(interface, "get_cookie_partitioned", lambda _app: False)(app)
+    return {"secure": interface.get_cookie_secure(app),
+            "samesite": interface.get_cookie_samesite(app), "partitioned": partitioned}
 
 
 @bp.route("/login", methods=["GET", "POST"])

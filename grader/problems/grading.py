@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.problems import credit, diagnosis, inputs, run_report
+from grader.problems import credit, diagnosis, inputs, pictures, run_report
 from grader.problems.base import Case, CaseResult, CodeProblem
 from grader.problems.compare import split_return
 from grader.results import InfrastructureError, ItemResult, TestResult
@@ -80,7 +80,10 @@ def evaluate(problem: CodeProblem, source: str, sandbox: Any, limits: Limits, se
     (:mod:`grader.problems.credit`) and diagnose. Raises :class:`InfrastructureError` when the
     sandbox reports a fault that is not the learner's (never scored)."""
     cases = problem.cases(seed)
-    run = sandbox.run(run_source(problem, source, cases), build_calls(problem, cases), limits)
+    calls = build_calls(problem, cases)
+    # picture calls (visible examples) run after every test call and never change a score
+    run = sandbox.run(run_source(problem, source, cases), calls + pictures.calls(problem), limits)
+    run = pictures.settle(run, len(calls))
     if run.status == "infrastructure_error":
         raise InfrastructureError(f"sandbox: {run.message or 'infrastructure error'}")
     report = run_report.report(run, cases, limits)
@@ -216,5 +219,6 @@ def grade(problem: CodeProblem, item_id: str, points: float, source: str, sandbo
         output="\n".join(lines),
         extra_data={"problem": problem.id, "sandbox_seconds": round(run.seconds, 4),
                     "grading_seconds": round(time.perf_counter() - started, 4),
-                    "diagnoses": sorted({r.diagnosis_kind for r in results if r.diagnosis_kind})},
+                    "diagnoses": sorted({r.diagnosis_kind for r in results if r.diagnosis_kind}),
+                    "pictures": pictures.draw_from_run(problem, run, [r.case for r in results])},
     )

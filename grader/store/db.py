@@ -216,6 +216,16 @@ class Store:
             return list(session.execute(query.order_by(Submission.received_at,
                                                        Submission.id)).scalars())
 
+    def attempts_of(self, course_id: str, assignment_id: str, learner_id: str,
+                    limit: int = 100) -> list[Submission]:
+        """One learner's submissions to one assignment of a course, newest first (at most
+        ``limit``): the learner page's list of previous attempts."""
+        with self.sessions() as session:
+            return list(session.execute(select(Submission).where(
+                Submission.course_id == course_id, Submission.assignment_id == assignment_id,
+                Submission.learner_id == learner_id).order_by(
+                Submission.received_at.desc(), Submission.id.desc()).limit(limit)).scalars())
+
     def fail(self, submission_id: str, reason: str) -> bool:
         """``queued|running -> failed`` for infrastructure faults; never touches a graded row."""
         return self._transition(

@@ -1,65 +1,11 @@
 """Fixtures of the LTI tests: the tool (our app) served over HTTP on 127.0.0.1, a simulated
-platform beside it, a registration of that platform, and a browser-like HTTP session.
-
-Until the learner page (grader/web, built in parallel) is merged, a stand-in with the agreed
-contract (``grader.web.session``: ``LearnerSession``, ``begin``, ``current``; pages ``web.learn``
-and ``web.instructor``) answers the launch's redirect with the session it was given."""
+platform beside it, a registration of that platform, and a browser-like HTTP session."""
 from __future__ import annotations
-
-import importlib.util
-import sys
-import types
-from dataclasses import asdict, dataclass
 
 import pytest
 import requests
-from flask import Blueprint, jsonify, session
 
 from tests.lti.platform import ServerThread, SimulatedPlatform
-
-HAVE_WEB = importlib.util.find_spec("grader.web") is not None
-
-
-def _stand_in_web(app, monkeypatch):
-    """The contract of grader/web/session.py and its two pages, for tests only."""
-
-    @dataclass
-    class LearnerSession:
-        course_id: str
-        learner_id: str
-        role: str
-        assignment_id: str | None
-        name: str
-        lti: dict | None = None
-
-    def begin(learner_session):
-        session.clear()
-        session["learner"] = asdict(learner_session)
-
-    def current():
-        data = session.get("learner")
-        return LearnerSession(**data) if data else None
-
-    package = types.ModuleType("grader.web")
-    module = types.ModuleType("grader.web.session")
-    module.LearnerSession, module.begin, module.current = LearnerSession, begin, current
-    package.session = module
-    monkeypatch.setitem(sys.modules, "grader.web", package)
-    monkeypatch.setitem(sys.modules, "grader.web.session", module)
-
-    bp = Blueprint("web", __name__)
-
-    @bp.get("/learn/<assignment_id>")
-    def learn(assignment_id):
-        return jsonify(page="learner", assignment_id=assignment_id, session=session.get("learner"))
-
-    @bp.get("/instructor/<assignment_id>")
-    def instructor(assignment_id):
-        return jsonify(page="instructor", assignment_id=assignment_id,
-                       session=session.get("learner"))
-
-    app.register_blueprint(bp)
-    app.secret_key = app.secret_key or "stand-in-session-key"
 
 
 @pytest.fixture
@@ -69,13 +15,11 @@ def tool_config(embedded_config):
 
 
 @pytest.fixture
-def tool(tool_config, monkeypatch):
+def tool(tool_config):
     """The app served on 127.0.0.1 (embedded default); yields (app, base URL)."""
     from grader.app import create_app
 
     app = create_app(tool_config)
-    if not HAVE_WEB:
-        _stand_in_web(app, monkeypatch)
     server = ServerThread(app)
     yield app, server.url
     server.close()

@@ -1,0 +1,229 @@
+"""Pictures of a learner's function on the VISIBLE examples, for the result page's heatmaps.
+
+A learner would rather look than read: the result page draws the learner's matrix beside the
+expected one (``grader/web/heatmap.py``), so a causal-mask leak (weight above the diagonal) or a
+softmax over the wrong axis (columns, not rows, summing to 1) shows at a glance. Only the inputs of
+the problem's visible examples are used, never hidden ones, and only the expected values the
+learner can already see on the assignment page (``public_view``).
+
+What is drawn, per problem:
+
+- ``scaled_dot_product_attention``: the attention weights. The learner's function is called on
+  the example's Q, K (and mask) with V = the identity matrix of size Lk, whose output
+  ``weights @ I`` IS the weight matrix, so it works when the learner returns only the output.
+  Batched examples show batch element 0.
+- ``softmax``, ``positional_encoding``, ``multi_head_attention``: the output matrix (a 1-D output
+  as one row).
+- ``causal_mask``: the mask (True = 1).
+
+The picture calls are appended AFTER every test call of the one sandbox run
+(:func:`calls`), so they never delay or disturb a test; :func:`settle` makes a run that stopped
+in a picture call (time, memory, output or crash) look to the tests exactly like a run that
+finished. Pictures earn nothing and never change a score. :func:`draw` turns the picture calls'
+outcomes into JSON-safe dicts for the item result's ``extra_data["pictures"]``.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from grader.problems.base import Case, CodeProblem
+from grader.problems.compare import as_array, split_return
+from grader.problems.reference import attention
+from grader.sandbox.api import Call, CallOutcome, RunResult
+
+#: Test names of picture calls start with this (the sandbox names the running test in its
+#: time and memory messages; :func:`settle` recognises picture calls by it).
+PREFIX = "picture: "
+_STOPPED_IN = re.compile(r"test '(.+?)'")
+MAX_CELLS = 400  # a picture larger than this is not drawn
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One picture: the call to make, the expected matrix (2-D), what it shows and how to read
+    the learner's value. ``scale`` is ``unit`` (0..1) or ``diverging`` (signed values)."""
+
+    call: Call
+    example: str
+    shows: str  # "weights" | "output" | "mask" | "encoding"
+    expected: np.ndarray
+    scale: str
+    rows: str  # axis names, e.g. "query" / "key"
+    columns: str
+    pick: Callable[[Any], Any]
+
+
+def _as_matrix(value: Any) -> np.ndarray | None:
+    array = as_array(value)
+    if array is None:
+        return None
+    return array.reshape(1, -1) if array.ndim == 1 else array
+
+
+def _output(value: Any) -> Any:
+    return split_return(value)[0]
+
+
+def _first_batch(value: Any) -> Any:
+    array = as_array(_output(value))
+    return None if array is None else array.reshape(-1, *array.shape[-2:])[0] \
+        if array.ndim > 2 else array
+
+
+def _sdpa_plans(problem: CodeProblem) -> list[Plan]:
+    plans = []
+    for case in problem.visible_cases():
+        args, _ = case.calls[0]
+        Q, K = np.asarray(args[0]), np.asarray(args[1])
+        mask = args[3] if len(args) > 3 else None
+        n_keys = K.shape[-2]
+        identity = np.broadcast_to(np.eye(n_keys), K.shape[:-2] + (n_keys, n_keys)).copy()
+        weights = attention(Q, K, identity, mask)[1]
+        expected = weights.reshape(-1, *weights.shape[-2:])[0]
+        call_args = (Q, K, identity) if mask is None else (Q, K, identity, mask)
+        example = case.name + (" (batch element 0)" if weights.ndim > 2 else "")
+        plans.append(Plan(Call(PREFIX + case.name, problem.function, call_args, {}), example,
+                          "weights", expected, "unit", "query", "key", _first_batch))
+    return plans
+
+
+def _output_plans(problem: CodeProblem, shows: str, scale: str, rows: str, columns: str
+                  ) -> list[Plan]:
+    plans = []
+    for case in problem.visible_cases():
+        if case.public is None or "expected_output" not in case.public or len(case.calls) != 1:
+            continue
+        args, kwargs = case.calls[0]
+        expected = _as_matrix(case.public["expected_output"])
+        if expected is None or expected.ndim != 2:
+            continue
+        plans.append(Plan(Call(PREFIX + case.name, problem.function, tuple(args), dict(kwargs)),
+                          case.name, shows, expected, scale, rows, columns, _output))
+    return plans
+
+
+def plans(problem: CodeProblem) -> list[Plan]:
+    """The pictures of ``problem`` (visible examples only); none for an unknown problem."""
+    if problem.id == "scaled_dot_product_attention":
+        return _sdpa_plans(problem)
+    if problem.id == "causal_mask":
+        return _output_plans(problem, "mask", "unit", "query", "key")
+    if problem.id == "softmax":
+        return _output_plans(problem, "output", "unit", "row", "column")
+    if problem.id == "positional_encoding":
+        return _output_plans(problem, "encoding", "diverging", "position", "dimension")
+    if problem.id == "multi_head_attention":
+        return _output_plans(problem, "output", "diverging", "position", "feature")
+    return []
+
+
+def calls(problem: CodeProblem) -> list[Call]:
+    """The picture calls, to append after every test call of the run."""
+    return [plan.call for plan in plans(problem)]
+
+
+def settle(run: RunResult, n_test_calls: int) -> RunResult:
+    """``run`` as the tests see it. When the run stopped (time, memory, output limit or a crash)
+    only after every test call had finished, i.e. in a picture call, the tests see a run that
+    finished (status ``ok``, no message), as it would have without the pictures; otherwise
+    ``run`` is returned as it is. The picture calls' own outcomes stay in ``run.calls`` after the
+    test calls. The stop is located by the test the sandbox's message names, else by the first
+    call that never ran."""
+    if run.status in ("ok", "syntax_error", "import_error", "infrastructure_error") \
+            or len(run.calls) <= n_test_calls:
+        return run
+    named = _STOPPED_IN.search(run.message or "")
+    if named:
+        in_pictures = named.group(1).startswith(PREFIX)
+    else:
+        statuses = [outcome.status for outcome in run.calls]
+        first_skipped = statuses.index("skipped") if "skipped" in statuses else len(statuses)
+        in_pictures = first_skipped > n_test_calls
+    if not in_pictures or any(o.status in ("skipped", "timeout")
+                              for o in run.calls[:n_test_calls]):
+        return run
+    return RunResult(status="ok", calls=list(run.calls), message="", stdout=run.stdout,
+                     seconds=run.seconds)
+
+
+def _json_matrix(matrix: np.ndarray) -> list[list[float | str]]:
+    """Rows of floats rounded to 4 decimals; NaN and inf as the strings "nan", "inf", "-inf"
+    (JSON and PostgreSQL's json type have no NaN)."""
+    def cell(value: float) -> float | str:
+        if np.isnan(value):
+            return "nan"
+        if np.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return round(float(value), 4)
+    return [[cell(v) for v in row] for row in np.asarray(matrix, dtype=np.float64)]
+
+
+def _finding(learner: np.ndarray, expected: np.ndarray, shows: str) -> str:
+    """One sentence comparing the learner's matrix with the expected one."""
+    with np.errstate(invalid="ignore"):
+        difference = np.abs(learner - expected)
+    if not np.all(np.isfinite(learner)):
+        return f"Your {shows} contain NaN or inf values (grey cells)."
+    if np.allclose(learner, expected, rtol=1e-4, atol=1e-5):
+        return f"Your {shows} match the expected {shows}."
+    i, j = np.unravel_index(int(np.argmax(difference)), difference.shape)
+    return (f"Your {shows} differ from the expected {shows}: the largest difference is "
+            f"{difference[i, j]:.2f}, at row {i}, column {j}.")
+
+
+def _outcome_note(outcome: CallOutcome | None) -> str:
+    if outcome is None or outcome.status == "skipped":
+        return "Your function was not called for this picture (the run stopped earlier)."
+    if outcome.status == "timeout":
+        return "Your function ran out of time on this example."
+    first = (outcome.error or outcome.status).strip().splitlines()
+    return f"Your function did not return a value for this example: {first[0][:200] if first else outcome.status}."
+
+
+def draw(problem: CodeProblem, outcomes: list[CallOutcome | None]) -> list[dict[str, Any]]:
+    """The pictures for ``extra_data["pictures"]`` from the picture calls' ``outcomes`` (in
+    :func:`calls` order; missing ones count as not run). Each is ``{"example", "shows", "scale",
+    "rows", "columns", "expected", "learner" (None when there is nothing to draw), "finding"}``
+    with matrices as lists of rows."""
+    pictures = []
+    for index, plan in enumerate(plans(problem)):
+        outcome = outcomes[index] if index < len(outcomes) else None
+        learner, finding = None, ""
+        if outcome is not None and outcome.status == "ok":
+            try:
+                matrix = _as_matrix(plan.pick(outcome.value))
+            except (TypeError, ValueError):
+                matrix = None
+            if matrix is None:
+                finding = f"Your function's return value on this example is not an array of numbers."
+            elif matrix.shape != plan.expected.shape:
+                finding = (f"Your {plan.shows} have shape {tuple(matrix.shape)}; the expected "
+                           f"{plan.shows} have shape {tuple(plan.expected.shape)}, so they "
+                           "cannot be drawn side by side.")
+            elif matrix.size > MAX_CELLS:
+                finding = f"Your {plan.shows} are too large to draw."
+            else:
+                learner = matrix
+                finding = _finding(matrix, plan.expected, plan.shows)
+        else:
+            finding = _outcome_note(outcome)
+        pictures.append({"example": plan.example, "shows": plan.shows, "scale": plan.scale,
+                         "rows": plan.rows, "columns": plan.columns,
+                         "expected": _json_matrix(plan.expected),
+                         "learner": None if learner is None else _json_matrix(learner),
+                         "finding": finding})
+    return pictures
+
+
+def draw_from_run(problem: CodeProblem, run: RunResult, cases: list[Case]) -> list[dict]:
+    """:func:`draw` on the outcomes that follow the test calls of ``cases`` in ``run``. Never
+    raises: a picture that cannot be made is left out (pictures never cost a grading)."""
+    try:
+        n_test_calls = sum(len(case.calls) for case in cases)
+        return draw(problem, list(run.calls[n_test_calls:]))
+    except Exception:  # noqa: BLE001 - a picture is a courtesy, never a reason to fail grading
+        return []

@@ -1,0 +1,102 @@
+"""The learner's door: server-rendered pages (Jinja2, ``templates/web/``) for learners and
+instructors, opened by an LTI launch (``grader/lti/`` calls :func:`grader.web.session.begin`) or, on
+the embedded default, as practice pages anyone at the address can use.
+
+- ``GET /learn/<assignment>``: the learner page (prompt, contract, starter code in a code editor,
+  the latest result, previous attempts); ``POST`` submits (a plain form: works without JavaScript).
+- ``GET /learn/<assignment>/submissions/<id>``: a result page; ``.../status`` its JSON long-poll.
+- ``GET /learn/<assignment>/instructor``: the instructor view (submissions, scores, regrade,
+  grades.csv).
+- ``GET /learn``: the practice pages of the local course (embedded default).
+- ``/assets/...``: our CSS and JavaScript and the vendored libraries (no CDN).
+
+Settings (environment or :func:`grader.app.create_app` overrides): ``WEB_PRACTICE`` (auto|1|0,
+:mod:`grader.web.access`), ``WEB_COOKIE_SAMESITE`` and ``WEB_COOKIE_SECURE``
+(:mod:`grader.web.cookies`), ``TRUSTED_PROXY_HOPS`` (how many reverse proxies' ``X-Forwarded-*``
+headers to trust, werkzeug's ProxyFix; 0 by default), ``WEB_WAIT_SECONDS`` (how long a result page
+waits on the server for the grade, default 25).
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+
+from flask import Flask, redirect, render_template, request, url_for
+from flask_wtf.csrf import CSRFProtect
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from grader.web.access import PageError, log_refusal
+from grader.web.blueprint import bp
+from grader.web.cookies import FramedSessionInterface
+from grader.web import filters as _filters  # noqa: F401 - registers the templates' filters
+from grader.web import instructor as _instructor  # noqa: F401 - registers its routes on bp
+from grader.web import learner as _learner  # noqa: F401 - registers its routes on bp
+
+#: Our pages load only what we serve. Styles may be inline: the code editor (CodeMirror) writes
+#: its own style element. The pages may be framed by any site (an LMS shows them in an iframe).
+CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self' "
+                           "'unsafe-inline'; img-src 'self' data:; object-src 'none'; "
+                           "base-uri 'none'; form-action 'self'")
+
+
+def derived_key(secret: str, purpose: str) -> str:
+    """A key for one purpose derived from ``GRADER_SECRET_KEY`` (HMAC-SHA256), so the session
+    cookie, the CSRF tokens and the result links never share a key."""
+    return hmac.new(secret.encode(), f"grader.web:{purpose}".encode(), hashlib.sha256).hexdigest()
+
+
+def _page_error(error: PageError):
+    log_refusal(error)
+    return render_template("web/error.html", title=error.title, message=error.message), \
+        error.status
+
+
+def security_headers(response):
+    response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "same-origin")
+    if response.mimetype == "text/html" or request.endpoint in ("web.status",):
+        response.headers.setdefault("Cache-Control", "no-store")
+    return response
+
+
+bp.register_error_handler(PageError, _page_error)
+bp.after_request(security_headers)
+
+
+@bp.get("/learn")
+def index():
+    """The practice pages of the local course (embedded default); elsewhere a pointer to the
+    LMS."""
+    from grader.api.state import state
+    from grader.web.access import practice_enabled
+
+    if not practice_enabled():
+        raise PageError(404, "Open your assignments from your course",
+                        "Assignments open from your course's learning platform (LMS).")
+    catalog = state().catalog
+    assignments = catalog.visible(state().config["LOCAL_COURSE"])
+    return render_template("web/index.html", assignments=assignments)
+
+
+def init_app(app: Flask) -> None:
+    """Register the pages on ``app``: the blueprint, CSRF protection (checked by the pages' own
+    POST views only: the JSON API and the LTI launch do not use it), the framed session cookie,
+    the error page and security headers."""
+    config = app.config["GRADER"]
+    secret = config["GRADER_SECRET_KEY"]
+    app.secret_key = derived_key(secret, "session")
+    app.config["WTF_CSRF_SECRET_KEY"] = derived_key(secret, "csrf")
+    app.config["WTF_CSRF_CHECK_DEFAULT"] = False  # the pages' POST views call protect()
+    app.config["WTF_CSRF_TIME_LIMIT"] = None  # valid as long as the session: writing takes time
+    app.config["SESSION_COOKIE_NAME"] = "grader_session"
+    app.config["SESSION_COOKIE_HTTPONLY"] = True
+    app.session_interface = FramedSessionInterface(config.get("WEB_COOKIE_SAMESITE", "auto"),
+                                                   config.get("WEB_COOKIE_SECURE", "auto"))
+    hops = int(config.get("TRUSTED_PROXY_HOPS", 0) or 0)
+    if hops > 0:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops,
+                                x_port=hops, x_prefix=hops)
+    CSRFProtect(app)
+    app.register_blueprint(bp)
+    app.add_url_rule("/", "web_home", lambda: redirect(url_for("web.index")))

@@ -1,0 +1,190 @@
+"""What a result page shows of a graded submission, computed from the stored results.
+
+The page is for the learner: it never shows internal fields (``content_sha256``, ``attempts``,
+``extra_data`` as such, hidden tests' inputs). It shows per item the score; each test with
+pass/fail and its message; the diagnosis in plain words (the item's summary); for text items each
+criterion met or missed with its evidence highlighted in the learner's own answer (the rubric's
+character spans); for code items the heatmaps of ``extra_data["pictures"]`` (visible examples only,
+:mod:`grader.problems.pictures`). Items go through :func:`grader.api.submissions.learner_items`
+first, so a test shown only after the due date stays hidden here too.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from grader.web import heatmap
+
+SHOWS = {"weights": "attention weights", "output": "output", "mask": "mask",
+         "encoding": "encoding"}
+
+
+@dataclass
+class Segment:
+    """A run of the learner's answer: ``text``, the evidence labels covering it (``C1``, ``M1``)
+    and the labels of evidence spans that END here (printed after it)."""
+
+    text: str
+    labels: list[str] = field(default_factory=list)
+    ending: list[str] = field(default_factory=list)
+    misconception: bool = False
+
+
+def points(value: float | None) -> str:
+    """``8``, ``8.5``, ``6.67``: at most two decimals, no trailing zeros."""
+    if value is None:
+        return "-"
+    return f"{round(float(value), 2):g}"
+
+
+def blocks(text: str) -> list[dict[str, Any]]:
+    """Plain text as paragraphs and bullet lists (lines starting with ``- ``), for summaries
+    such as "You scored 8 of 10 ...\\nDiagnosis:\\n- ...". Each block is ``{"kind": "p",
+    "text"}`` or ``{"kind": "ul", "items"}``."""
+    out: list[dict[str, Any]] = []
+    for line in (text or "").splitlines():
+        line = line.rstrip()
+        if not line:
+            continue
+        if line.startswith("- "):
+            if out and out[-1]["kind"] == "ul":
+                out[-1]["items"].append(line[2:])
+            else:
+                out.append({"kind": "ul", "items": [line[2:]]})
+        else:
+            out.append({"kind": "p", "text": line})
+    return out
+
+
+def segments(answer: str, spans: list[tuple[str, int, int, bool]]) -> list[Segment]:
+    """Cut ``answer`` at every evidence span boundary. ``spans`` are ``(label, start, end,
+    is_misconception)`` with ``[start, end)`` character offsets (spans outside the answer are
+    clipped, empty ones dropped)."""
+    clean = []
+    for label, start, end, wrong in spans:
+        start, end = max(0, int(start)), min(len(answer), int(end))
+        if start < end:
+            clean.append((label, start, end, wrong))
+    cuts = sorted({0, len(answer), *(s for _, s, _, _ in clean), *(e for _, _, e, _ in clean)})
+    out = []
+    for left, right in zip(cuts, cuts[1:]):
+        covering = [(label, wrong) for label, s, e, wrong in clean if s <= left and right <= e]
+        out.append(Segment(
+            text=answer[left:right],
+            labels=[label for label, _ in covering],
+            ending=[label for label, s, e, _ in clean if e == right],
+            misconception=any(wrong for _, wrong in covering)))
+    return out
+
+
+def _criteria(item: dict, answer: str) -> tuple[list[dict], list[Segment]]:
+    rows, spans = [], []
+    n_criteria = n_misconceptions = 0
+    for test in item.get("tests", []):
+        tags = test.get("tags", [])
+        wrong = "misconception" in tags
+        if "criterion" in tags:
+            n_criteria += 1
+            label = f"C{n_criteria}"
+        elif wrong:
+            n_misconceptions += 1
+            label = f"M{n_misconceptions}"
+        else:
+            label = ""
+        evidence = (test.get("extra_data") or {}).get("evidence") or []
+        quotes = []
+        for span in evidence:
+            if isinstance(span, (list, tuple)) and len(span) == 2:
+                start, end = int(span[0]), int(span[1])
+                if label:
+                    spans.append((label, start, end, wrong))
+                quotes.append(answer[max(0, start):max(0, end)])
+        rows.append({"label": label, "name": test.get("name", ""),
+                     "passed": test.get("status") == "passed", "misconception": wrong,
+                     "score": points(test.get("score")), "max_score": points(test.get("max_score")),
+                     "message": test.get("output", ""), "quotes": [q for q in quotes if q]})
+    return rows, segments(answer, spans) if answer else []
+
+
+def _pictures(item: dict) -> list[dict]:
+    out = []
+    for picture in (item.get("extra_data") or {}).get("pictures") or []:
+        try:
+            shows = SHOWS.get(picture["shows"], picture["shows"])
+            scale = picture.get("scale", "unit")
+            magnitude = heatmap.magnitude_of(picture["expected"], picture.get("learner") or [])
+            names = {"row_name": picture.get("rows", "row"),
+                     "column_name": picture.get("columns", "column")}
+            expected = heatmap.svg(picture["expected"], f"Expected {shows}", scale, magnitude,
+                                   **names)
+            learner = (heatmap.svg(picture["learner"], f"Your {shows}", scale, magnitude, **names)
+                       if picture.get("learner") else None)
+        except (KeyError, TypeError, ValueError):
+            continue  # a picture that cannot be drawn is left out
+        out.append({"example": picture.get("example", ""), "shows": shows,
+                    "rows": names["row_name"], "columns": names["column_name"],
+                    "learner": learner, "expected": expected,
+                    "finding": picture.get("finding", "")})
+    return out
+
+
+def _choice(item: dict, response: dict, public: dict | None) -> dict | None:
+    chosen = str(response.get("choice", "")) if isinstance(response, dict) else ""
+    options = (public or {}).get("options") or {}
+    if not chosen:
+        return None
+    letter = chosen.strip().upper()
+    return {"letter": letter, "text": options.get(letter, "")}
+
+
+def item_view(item: dict, response: dict | None, public: dict | None) -> dict[str, Any]:
+    """One item result (as stored, after :func:`learner_items`) with the learner's ``response``
+    and the item's ``public`` view (prompt, options), ready for ``_result.html``."""
+    response = response or {}
+    kind = item.get("kind", "")
+    tests = [t for t in item.get("tests", [])]
+    view = {
+        "id": item.get("item_id", ""), "kind": kind,
+        "prompt": (public or {}).get("prompt", ""),
+        "score": points(item.get("score")), "max_score": points(item.get("max_score")),
+        "full": item.get("score") is not None and item.get("score") == item.get("max_score"),
+        "failed": item.get("status") == "failed",
+        "summary": blocks(item.get("output", "")),
+        "tests": [{"name": t.get("name", ""), "passed": t.get("status") == "passed",
+                   "score": points(t.get("score")), "max_score": points(t.get("max_score")),
+                   "visibility": t.get("visibility", "visible"),
+                   "message": t.get("output", "")} for t in tests],
+        "pictures": _pictures(item) if kind == "code" else [],
+        "code": response.get("code") if kind == "code" else None,
+        "criteria": [], "answer": [], "choice": None,
+    }
+    if kind == "text":
+        answer = response.get("text") or ""
+        view["criteria"], view["answer"] = _criteria(item, answer)
+    if kind == "choice":
+        view["choice"] = _choice(item, response, public)
+    view["passed_count"] = sum(t["passed"] for t in view["tests"])
+    return view
+
+
+def submission_view(submission, items: list[dict], assignment) -> dict[str, Any]:
+    """The whole result page's data: status, score, timestamps and the item views, with no
+    internal field of the stored submission."""
+    from grader.content import public_assignment
+
+    public = {i["id"]: i for i in public_assignment(assignment)["items"]} if assignment else {}
+    responses = submission.responses or {}
+    return {
+        "id": submission.id,
+        "assignment_id": submission.assignment_id,
+        "assignment_title": assignment.title if assignment else submission.assignment_id,
+        "status": submission.status,
+        "final": submission.status in ("graded", "failed"),
+        "score": points(submission.score), "max_score": points(submission.max_score),
+        "received_at": submission.received_at,
+        "finished_at": submission.finished_at,
+        "failure_reason": submission.failure_reason if submission.status == "failed" else None,
+        "items": [item_view(item, responses.get(item.get("item_id")),
+                            public.get(item.get("item_id"))) for item in items],
+    }
+

@@ -1,0 +1,37 @@
+"""Jinja filters of the pages' templates."""
+from __future__ import annotations
+
+import numpy as np
+
+from grader.web.blueprint import bp
+from grader.web.feedback import points
+
+KIND_NAMES = {"code": "Code", "text": "Explanation", "choice": "Choice"}
+
+
+@bp.app_template_filter("points")
+def points_filter(value) -> str:
+    """8, 8.5, 6.67."""
+    return points(value)
+
+
+@bp.app_template_filter("kind_name")
+def kind_name(kind: str) -> str:
+    """The item kind in words: Code, Explanation, Choice."""
+    return KIND_NAMES.get(kind, kind.capitalize())
+
+
+@bp.app_template_filter("array")
+def array(value) -> str:
+    """A visible example's value (nested lists) laid out like NumPy prints it."""
+    try:
+        return np.array2string(np.asarray(value), precision=4, suppress_small=True,
+                               threshold=400, max_line_width=90)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+@bp.app_template_filter("min_rows")
+def min_rows(rows: int, minimum: int) -> int:
+    """At least ``minimum`` rows (and at most 40) for a code box."""
+    return max(minimum, min(int(rows), 40))

@@ -1,0 +1,232 @@
+"""The learner page: an assignment's items in a form, submission, progress and the result page.
+
+Without JavaScript: ``POST /learn/<assignment>`` stores the submission through the REST API's
+intake (same validation, store-then-queue, idempotency) and answers ``303`` to the result page,
+which waits on the server (up to ``WEB_WAIT_SECONDS``, default 25) until the submission is graded
+and then renders the feedback; a submission still grading after that shows a "Check again" link.
+With JavaScript (``static/js/learn.js``) the same form posts in the background
+(``Accept: application/json`` answers ``202`` with the URLs), the page shows progress while it
+long-polls ``.../status``, and inserts the feedback when it is final, without a reload.
+Forms carry a CSRF token (Flask-WTF's ``CSRFProtect``; a failed check re-renders the form with
+the learner's answers kept).
+"""
+from __future__ import annotations
+
+import secrets
+import time
+
+from flask import (current_app, jsonify, redirect, render_template, request, url_for)
+from flask_wtf.csrf import CSRFError
+
+from grader.api.errors import ApiError
+from grader.api.state import state
+from grader.api.submissions import FINAL, intake, learner_items
+from grader.auth import Principal
+from grader.content import public_assignment
+from grader.web import feedback
+from grader.web.access import assignment_for, signed_in, submission_for
+from grader.web.blueprint import bp
+
+FIELD = "response-"  # form field of an item: response-<item id>
+MAX_WAIT = 25.0
+
+
+def wait_seconds(requested: str | None, default: float) -> float:
+    """``?wait=`` as seconds, between 0 and ``WEB_WAIT_SECONDS`` (default 25); 0 when
+    unparseable."""
+    limit = float(state().config.get("WEB_WAIT_SECONDS", MAX_WAIT))
+    if requested is None:
+        return min(default, limit)
+    try:
+        value = float(requested)
+    except ValueError:
+        return 0.0
+    return min(max(value, 0.0), limit) if value == value else 0.0
+
+
+def wait_until_final(submission_id: str, seconds: float):
+    """The submission once final, or as it is after ``seconds`` (status-only queries, 20 ms
+    apart backing off to 250 ms, like the API's long-poll)."""
+    store = state().store
+    deadline = time.monotonic() + seconds
+    status, delay = store.status(submission_id), 0.02
+    while status not in FINAL and time.monotonic() < deadline:
+        time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
+        delay = min(delay * 1.5, 0.25)
+        status = store.status(submission_id)
+    return store.get(submission_id)
+
+
+def responses_from_form(assignment, form) -> tuple[dict, dict]:
+    """``(responses, answers)`` from the posted form: ``responses`` in the API's shape for the
+    items answered (blank code or text and unselected choices are left out, so they score 0
+    with a note), ``answers`` every field as typed (to fill the form again)."""
+    responses, answers = {}, {}
+    for item in assignment.items.values():
+        value = form.get(FIELD + item.id)
+        if value is None:
+            continue
+        answers[item.id] = value
+        if not value.strip():
+            continue
+        if item.kind == "code":
+            responses[item.id] = {"code": value}
+        elif item.kind == "text":
+            responses[item.id] = {"text": value}
+        elif item.kind == "choice":
+            responses[item.id] = {"choice": value}
+    return responses, answers
+
+
+def _previous_answers(attempts) -> dict:
+    """The learner's answers of their latest attempt, to fill the form with."""
+    if not attempts:
+        return {}
+    answers = {}
+    for item_id, response in (attempts[0].responses or {}).items():
+        if isinstance(response, dict):
+            value = response.get("code", response.get("text", response.get("choice")))
+            if isinstance(value, str):
+                answers[item_id] = value
+    return answers
+
+
+def _result(submission, assignment) -> dict:
+    return feedback.submission_view(submission, learner_items(submission), assignment)
+
+
+def _attempt_rows(attempts, assignment_id: str) -> list[dict]:
+    rows = []
+    for number, attempt in zip(range(len(attempts), 0, -1), attempts):
+        rows.append({"number": number, "id": attempt.id, "status": attempt.status,
+                     "received_at": attempt.received_at,
+                     "score": feedback.points(attempt.score),
+                     "max_score": feedback.points(attempt.max_score),
+                     "url": url_for("web.result", assignment_id=assignment_id,
+                                    submission_id=attempt.id)})
+    return rows
+
+
+def render_learn(learner, assignment, answers: dict | None = None, error: str | None = None,
+                 status: int = 200):
+    """The learner page: items, the form (filled with ``answers``, else the latest attempt's,
+    else the starter code), the latest result and the previous attempts."""
+    attempts = state().store.attempts_of(learner.course_id, assignment.id, learner.learner_id)
+    latest = next((a for a in attempts if a.status in FINAL), None)
+    public = public_assignment(assignment)
+    filled = answers if answers is not None else _previous_answers(attempts)
+    page = render_template(
+        "web/learn.html", learner=learner, assignment=public, answers=filled, error=error,
+        field=FIELD, form_nonce=secrets.token_urlsafe(12),
+        latest=_result(latest, assignment) if latest is not None else None,
+        pending=[a for a in attempts if a.status not in FINAL],
+        attempts=_attempt_rows(attempts, assignment.id))
+    return page, status
+
+
+@bp.get("/learn/<assignment_id>")
+def learn(assignment_id: str):
+    """The learner page of ``assignment_id``."""
+    learner = signed_in(assignment_id)
+    return render_learn(learner, assignment_for(learner, assignment_id))
+
+
+def _wants_json() -> bool:
+    best = request.accept_mimetypes.best_match(["text/html", "application/json"])
+    return best == "application/json" and request.accept_mimetypes[best] > \
+        request.accept_mimetypes["text/html"]
+
+
+@bp.post("/learn/<assignment_id>")
+def submit(assignment_id: str):
+    """Submit the form: 303 to the result page (202 JSON for the page's script)."""
+    learner = signed_in(assignment_id)
+    assignment = assignment_for(learner, assignment_id)
+    responses, answers = responses_from_form(assignment, request.form)
+    try:
+        current_app.extensions["csrf"].protect()
+    except CSRFError:
+        message = ("The form had expired (or came from another site), so nothing was submitted. "
+                   "Your answers are still below: submit again.")
+        return _refuse(learner, assignment, answers, message, 400)
+    if not responses:
+        return _refuse(learner, assignment, answers, "Answer at least one item before submitting.",
+                       422)
+    principal = Principal(key_id="web", role="lms", course_id=learner.course_id)
+    body = {"learner_id": learner.learner_id, "responses": responses}
+    nonce = str(request.form.get("form_nonce", ""))[:64]
+    key = f"web:{learner.learner_id}:{nonce}"[:255] if nonce else None
+    try:
+        try:
+            submission, _created = intake(principal, assignment, body, key)
+        except ApiError as error:
+            if error.code != "idempotency_conflict":
+                raise
+            # the same page submitted again with other answers (e.g. after Back): a new attempt
+            submission, _created = intake(principal, assignment, body, None)
+    except ApiError as error:
+        return _refuse(learner, assignment, answers, error.message, error.status)
+    result_url = url_for("web.result", assignment_id=assignment.id, submission_id=submission.id)
+    if _wants_json():
+        return jsonify({"id": submission.id, "status": submission.status,
+                        "result_url": result_url,
+                        "status_url": url_for("web.status", assignment_id=assignment.id,
+                                              submission_id=submission.id)}), 202
+    return redirect(result_url + "?wait=1", code=303)
+
+
+def _refuse(learner, assignment, answers: dict, message: str, status: int):
+    if _wants_json():
+        return jsonify({"status": status, "message": message}), status
+    return render_learn(learner, assignment, answers, message, status)
+
+
+@bp.get("/learn/<assignment_id>/submissions/<submission_id>")
+def result(assignment_id: str, submission_id: str):
+    """One submission's result page. ``?wait=1`` (set by the form's redirect) waits on the
+    server until it is graded, so the page renders the feedback without JavaScript."""
+    learner = signed_in(assignment_id)
+    assignment = assignment_for(learner, assignment_id)
+    submission = submission_for(learner, assignment_id, submission_id)
+    if submission.status not in FINAL and request.args.get("wait"):
+        submission = wait_until_final(submission.id, wait_seconds(None, MAX_WAIT))
+    return render_template("web/result.html", learner=learner, result=_result(submission,
+                                                                              assignment),
+                           back_url=url_for("web.learn", assignment_id=assignment_id))
+
+
+@bp.get("/learn/<assignment_id>/submissions/<submission_id>/status")
+def status(assignment_id: str, submission_id: str):
+    """JSON for the page's script: ``status``, ``final`` and, once final, ``result_html`` and
+    ``attempts_html`` (the page's fragments). ``?wait=N`` long-polls up to N seconds."""
+    learner = signed_in(assignment_id)
+    assignment = assignment_for(learner, assignment_id)
+    submission = submission_for(learner, assignment_id, submission_id)
+    seconds = wait_seconds(request.args.get("wait"), 0.0)
+    if submission.status not in FINAL and seconds > 0:
+        submission = wait_until_final(submission.id, seconds)
+    body = {"id": submission.id, "status": submission.status,
+            "final": submission.status in FINAL}
+    if body["final"]:
+        attempts = state().store.attempts_of(learner.course_id, assignment.id,
+                                             learner.learner_id)
+        body["result_html"] = render_template("web/_result.html",
+                                              result=_result(submission, assignment))
+        body["attempts_html"] = render_template(
+            "web/_attempts.html", attempts=_attempt_rows(attempts, assignment.id))
+    return jsonify(body)
+
+
+def render_linked_result(submission):
+    """The result page of a signed result link (``GET /api/v1/results/<token>`` asked for
+    ``text/html``): the same page as the learner page's result, without a session, without
+    internal fields (content digest, attempts, extra_data)."""
+    from flask import make_response
+
+    from grader.web import security_headers
+
+    assignment = state().catalog.get(submission.course_id, submission.assignment_id,
+                                     submission.assignment_version or None)
+    page = render_template("web/result.html", learner=None,
+                           result=_result(submission, assignment), back_url=None)
+    return security_headers(make_response(page, 200))

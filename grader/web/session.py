@@ -1,0 +1,101 @@
+"""Who is using the web pages: a :class:`LearnerSession` kept in Flask's signed session cookie.
+
+An LTI launch (``grader/lti/``) verifies the platform's id_token, then calls :func:`begin` with the
+learner (or instructor) it names and redirects to ``url_for("web.learn", assignment_id=...)`` or
+``url_for("web.instructor", assignment_id=...)``. On the embedded default, a visitor of a practice
+page gets an anonymous learner of the local course (:func:`practice_session`).
+
+The cookie is signed (itsdangerous, with a key derived from ``GRADER_SECRET_KEY``), not encrypted:
+it holds ids and names, never a secret. :func:`begin` clears everything the session held (the
+CSRF token included) and draws a new random session id, so a session planted before a launch
+(session fixation) never carries over into it.
+"""
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from flask import session
+
+ROLES = ("learner", "instructor")
+SESSION_KEY = "grader.learner"
+#: The serialised session must fit one cookie (browsers keep 4096 bytes per cookie, name included).
+MAX_SESSION_BYTES = 3000
+
+
+@dataclass(frozen=True)
+class LearnerSession:
+    """A signed-in learner or instructor of one course.
+
+    ``learner_id`` is the id submissions are stored under (for LTI, the platform's ``sub`` claim,
+    made unique per platform by the LTI tool); ``role`` is ``"learner"`` or ``"instructor"``;
+    ``assignment_id`` is the one assignment a resource-link launch opened (the session may then
+    only use that assignment) or ``None`` (any assignment of the course); ``name`` is a display
+    name (may be empty); ``lti`` is an opaque JSON-serialisable mapping the LTI tool keeps with
+    the session (platform, deployment, resource link, line item), or ``None``.
+    Raises ``ValueError`` for an unknown role or an empty course or learner id.
+    """
+
+    course_id: str
+    learner_id: str
+    role: Literal["learner", "instructor"] = "learner"
+    assignment_id: str | None = None
+    name: str = ""
+    lti: dict[str, Any] | None = field(default=None)
+
+    def __post_init__(self) -> None:
+        if self.role not in ROLES:
+            raise ValueError(f"role must be one of {', '.join(ROLES)}, not {self.role!r}")
+        if not self.course_id or not isinstance(self.course_id, str):
+            raise ValueError("course_id must be a non-empty string")
+        if not self.learner_id or not isinstance(self.learner_id, str):
+            raise ValueError("learner_id must be a non-empty string")
+
+    @property
+    def is_instructor(self) -> bool:
+        return self.role == "instructor"
+
+    def may_open(self, assignment_id: str) -> bool:
+        """Whether this session may use ``assignment_id`` (a resource-link launch opens one)."""
+        return self.assignment_id is None or self.assignment_id == assignment_id
+
+
+def begin(learner: LearnerSession, permanent: bool = False) -> None:
+    """Sign ``learner`` in (inside a request): forget everything the session held, draw a new
+    session id, and store ``learner``. ``permanent`` keeps the cookie past the browser session
+    (``PERMANENT_SESSION_LIFETIME``). Raises ``ValueError`` when the session would not fit in a
+    cookie (keep ``lti`` small: ids and URLs, not whole claims)."""
+    data = asdict(learner)
+    encoded = json.dumps(data, separators=(",", ":"))
+    if len(encoded.encode()) > MAX_SESSION_BYTES:
+        raise ValueError(f"the session is {len(encoded.encode())} bytes once serialised; at most "
+                         f"{MAX_SESSION_BYTES} fit in a cookie (keep LearnerSession.lti small)")
+    session.clear()
+    session["sid"] = secrets.token_urlsafe(16)
+    session[SESSION_KEY] = data
+    session.permanent = permanent
+
+
+def current() -> LearnerSession | None:
+    """The signed-in learner or instructor of this request, or ``None``."""
+    data = session.get(SESSION_KEY)
+    if not isinstance(data, dict):
+        return None
+    try:
+        return LearnerSession(**data)
+    except (TypeError, ValueError):  # a session written by an older version: sign in again
+        return None
+
+
+def end() -> None:
+    """Forget the signed-in learner (and the CSRF token)."""
+    session.clear()
+
+
+def practice_session(course_id: str) -> LearnerSession:
+    """A new anonymous learner of ``course_id`` for the embedded default's practice pages: a
+    random id (``practice-`` and 16 hex digits) that the session cookie keeps."""
+    return LearnerSession(course_id=course_id, learner_id=f"practice-{secrets.token_hex(8)}",
+                          role="learner", assignment_id=None, name="")

@@ -1,0 +1,132 @@
+// The learner page's progressive enhancement. Without this script the page still works: the form
+// posts, the server answers with the result page. With it:
+//  - code boxes become CodeMirror editors (Python highlighting, Tab indents; Esc then Tab leaves);
+//  - the form posts in the background, the page shows progress while the submission is graded
+//    (long-polling the page's status endpoint) and inserts the feedback without a reload.
+// window.graderTiming records when submit was pressed and when the feedback was shown (ms, from
+// performance.now()); the browser tests read it.
+(function () {
+  "use strict";
+  var form = document.getElementById("submission-form");
+  var progress = document.getElementById("progress");
+  var resultBody = document.getElementById("result-body");
+  var attemptsBody = document.getElementById("attempts-body");
+  var button = document.getElementById("submit-button");
+  window.graderTiming = {};
+
+  function attachEditors() {
+    if (!window.GraderEditor) return;
+    var boxes = document.querySelectorAll("textarea[data-editor='python']");
+    Array.prototype.forEach.call(boxes, function (box) {
+      var hint = document.getElementById(box.id + "-hint");
+      window.GraderEditor.attach(box, box.id + "-label", hint ? hint.id : null);
+    });
+    Array.prototype.forEach.call(document.querySelectorAll(".js-only"), function (el) {
+      el.hidden = false;
+    });
+  }
+
+  function say(html) { progress.innerHTML = html; }
+
+  function escapeHtml(text) {
+    var div = document.createElement("div");
+    div.textContent = text;
+    return div.innerHTML;
+  }
+
+  var ticker = null;
+  function startTicker(started) {
+    stopTicker();
+    ticker = window.setInterval(function () {
+      var el = document.getElementById("elapsed");
+      if (el) el.textContent = ((performance.now() - started) / 1000).toFixed(1) + " s";
+    }, 100);
+  }
+  function stopTicker() { if (ticker) { window.clearInterval(ticker); ticker = null; } }
+
+  function showWaiting(status) {
+    var words = status === "running" ? "Grading your submission…" :
+      "Submitted. Waiting for a grader…";
+    say("<p><span id='progress-text'>" + words + "</span> " +
+        "<progress aria-label='Grading progress'></progress> " +
+        "<span id='elapsed' aria-hidden='true'></span></p>");
+  }
+
+  function finish(data, started) {
+    stopTicker();
+    resultBody.innerHTML = data.result_html;
+    if (attemptsBody && data.attempts_html) attemptsBody.innerHTML = data.attempts_html;
+    window.graderTiming.shown = performance.now();
+    var seconds = ((window.graderTiming.shown - started) / 1000).toFixed(1);
+    say("<p>" + (data.status === "graded" ? "Graded" : "Finished") + " after " + seconds +
+        " s. Your feedback is below.</p>");
+    var heading = resultBody.querySelector(".result-heading");
+    if (heading) heading.focus();
+    if (button) button.disabled = false;
+  }
+
+  function poll(url, started, failures) {
+    fetch(url + (url.indexOf("?") < 0 ? "?" : "&") + "wait=10",
+          {credentials: "same-origin", headers: {"Accept": "application/json"}})
+      .then(function (response) {
+        if (!response.ok) throw new Error("status " + response.status);
+        return response.json();
+      })
+      .then(function (data) {
+        if (data.final) { finish(data, started); return; }
+        var text = document.getElementById("progress-text");
+        if (text && data.status === "running") text.textContent = "Grading your submission…";
+        poll(url, started, 0);
+      })
+      .catch(function () {
+        if (failures < 5) {
+          window.setTimeout(function () { poll(url, started, failures + 1); }, 1000);
+        } else {
+          stopTicker();
+          say("<p>The connection was lost while your submission was being graded. " +
+              "<a href='" + url.replace(/\/status$/, "") + "?wait=1'>See its feedback</a>.</p>");
+          if (button) button.disabled = false;
+        }
+      });
+  }
+
+  function submit(event) {
+    if (!window.fetch || !window.FormData) return;  // the plain form post does the job
+    event.preventDefault();
+    var started = performance.now();
+    window.graderTiming = {submitted: started};
+    if (button) button.disabled = true;
+    showWaiting("queued");
+    startTicker(started);
+    fetch(form.action, {method: "POST", body: new FormData(form), credentials: "same-origin",
+                        headers: {"Accept": "application/json"}})
+      .then(function (response) {
+        return response.json().then(function (data) { return {ok: response.ok, data: data}; });
+      })
+      .then(function (answer) {
+        if (!answer.ok) {
+          stopTicker();
+          say("<p class='alert' role='alert'>" + escapeHtml(answer.data.message ||
+              "The submission was refused.") + "</p>");
+          if (button) button.disabled = false;
+          return;
+        }
+        window.graderTiming.accepted = performance.now();
+        poll(answer.data.status_url, started, 0);
+      })
+      .catch(function () {
+        stopTicker();
+        form.removeEventListener("submit", submit);
+        form.submit();  // fall back to the plain form post
+      });
+  }
+
+  attachEditors();
+  if (form) form.addEventListener("submit", submit);
+  if (progress && progress.dataset.pendingStatusUrl) {
+    var started = performance.now();
+    showWaiting("queued");
+    startTicker(started);
+    poll(progress.dataset.pendingStatusUrl, started, 0);
+  }
+})();
