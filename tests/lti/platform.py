@@ -119,6 +119,7 @@ class SimulatedPlatform:
         self.key, self.jwk, self.kid = rsa_key()
         self.old_keys: list[dict] = []
         self.launches: dict[str, LaunchSpec] = {}
+        self.pages: dict[str, str] = {}
         self.auth_requests: list[dict] = []
         self.issued_tokens: list[str] = []  # id_tokens handed out, in order
         self.token_requests: list[dict] = []
@@ -171,6 +172,13 @@ class SimulatedPlatform:
                  "lti_message_hint": "msg-" + spec.resource_link_id, "client_id": self.client_id,
                  "lti_deployment_id": self.deployment_id, **params}
         return self.tool_url + "/lti/login?" + urlencode(query)
+
+    def course_page(self, spec: LaunchSpec) -> str:
+        """A page of the LMS that shows the tool in an iframe, as an LMS shows an activity."""
+        login = self.login_initiation(spec)
+        hint = login.split("login_hint=", 1)[1].split("&", 1)[0]
+        self.pages[hint] = login
+        return f"{self.url}/course/{hint}"
 
     def id_token(self, spec: LaunchSpec, nonce: str, **_ignored) -> str:
         now = int(time.time())
@@ -238,6 +246,17 @@ class SimulatedPlatform:
     # -- the platform's endpoints ---------------------------------------------------------------
     def _build_app(self) -> Flask:
         app = Flask("simulated_platform")
+
+        @app.get("/course/<hint>")
+        def course(hint):
+            from html import escape
+
+            return ('<!doctype html><html lang="en"><head><title>Course: Attention</title>'
+                    '</head><body style="margin:0"><h1 style="font:16px sans-serif">'
+                    'Simulated LMS: Attention 101</h1>'
+                    f'<iframe id="tool" title="Attention grader" src="{escape(self.pages[hint])}"'
+                    ' style="width:100%;height:1400px;border:1px solid #888"></iframe>'
+                    '</body></html>')
 
         @app.get("/jwks")
         def jwks():
