@@ -6,6 +6,8 @@
 - ``grader grade ASSIGNMENT_ID ITEM_ID FILE``: grade one response locally, without a server.
 - ``grader rubric trial RUBRIC MARKED_FILE``: agreement of a rubric with human marks.
 - ``grader create-admin-key``: create an admin API key (courses and keys) and print it once.
+- ``grader db upgrade | current | revision -m MESSAGE [--autogenerate]``: schema migrations of
+  ``DATABASE_URL`` (the API and the workers also upgrade at start).
 - ``grader check-sandbox``: run the sandbox self-test and say whether grading code is possible.
 - ``grader lti rotate-key``: make a new LTI signing key; the old one stays published for
   ``LTI_KEY_OVERLAP_SECONDS``.
@@ -184,8 +186,38 @@ def cmd_create_admin_key(args) -> int:
     from grader.store import Store
 
     store = Store(load_config()["DATABASE_URL"])
-    store.create_all()
+    store.upgrade()
     print(create_admin_key(store, args.label))
+    return 0
+
+
+def cmd_db(args) -> int:
+    from grader.store import migrate
+    from grader.store.db import make_engine
+
+    engine = make_engine(load_config()["DATABASE_URL"])
+    try:
+        if args.db_command == "upgrade":
+            before, after = migrate.upgrade(engine, args.revision)
+            print(f"schema at {after}" + (f" (was {before or 'empty'})" if before != after
+                                           else " (nothing to do)"))
+        elif args.db_command == "current":
+            current = migrate.current_revision(engine)
+            head = migrate.head_revision()
+            print(f"{current or 'none'} (head: {head})")
+            return 0 if current == head else 1
+        else:  # revision: a draft for a developer to review
+            from alembic import command
+
+            rev_id = args.rev_id or f"{int(migrate.head_revision()) + 1:04d}"
+            with engine.begin() as conn:
+                command.revision(migrate.alembic_config(conn), message=args.message,
+                                 autogenerate=args.autogenerate, rev_id=rev_id)
+    except migrate.MigrationError as exc:
+        print(f"grader db {args.db_command}: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        engine.dispose()
     return 0
 
 
@@ -195,7 +227,7 @@ def cmd_lti_rotate_key(args) -> int:
 
     config = load_config()
     store = Store(config["DATABASE_URL"])
-    store.create_all()
+    store.upgrade()
     keys = ToolKeys(store, config["GRADER_SECRET_KEY"], config["LTI_KEY_OVERLAP_SECONDS"])
     kid = keys.rotate()
     published = [k["kid"] for k in keys.jwks()["keys"]]
@@ -244,6 +276,19 @@ def build_parser() -> argparse.ArgumentParser:
     admin = sub.add_parser("create-admin-key", help="create an admin API key (printed once)")
     admin.add_argument("--label", default="created by grader create-admin-key")
     admin.set_defaults(func=cmd_create_admin_key)
+
+    db = sub.add_parser("db", help="schema migrations of DATABASE_URL (Alembic)")
+    db_sub = db.add_subparsers(dest="db_command", required=True)
+    db_upgrade = db_sub.add_parser("upgrade", help="migrate to the newest schema (or REVISION)")
+    db_upgrade.add_argument("revision", nargs="?", default="head")
+    db_sub.add_parser("current", help="print the schema revision; exit 1 when not the newest")
+    db_revision = db_sub.add_parser("revision", help="write a new revision file (developers)")
+    db_revision.add_argument("-m", "--message", required=True)
+    db_revision.add_argument("--autogenerate", action="store_true",
+                             help="draft the operations from the models' difference with the "
+                                  "database (review it)")
+    db_revision.add_argument("--rev-id", default=None, help="default: the next number")
+    db.set_defaults(func=cmd_db)
 
     check = sub.add_parser("check-sandbox", help="run the sandbox self-test")
     check.set_defaults(func=cmd_check_sandbox)

@@ -54,21 +54,33 @@ def check_sandbox(config: Mapping[str, Any]) -> None:
         raise SandboxUnavailable("sandbox self-test failed: " + "; ".join(problems))
 
 
+def make_notifier(config: Mapping[str, Any], store: Store, catalog: Catalog,
+                  schedule_webhook=None):
+    """The notifier with every delivery channel this deployment runs (webhooks, and LTI scores
+    to the LMS gradebooks; see :mod:`grader.notify` for adding a channel).
+    ``schedule_webhook(delivery_id)`` hands each delivery to its sender."""
+    from grader.lti.channel import LtiScoreChannel
+    from grader.notify import Notifier
+
+    notifier = Notifier(store, catalog, schedule_webhook or (lambda _delivery_id: None),
+                        backoff_base=config["WEBHOOK_BACKOFF_SECONDS"],
+                        allow_private=webhooks_may_reach_private(config))
+    notifier.add_channel(LtiScoreChannel.build(config, store, catalog))
+    return notifier
+
+
 def build_service(config: Mapping[str, Any], store: Store | None = None,
                   schedule_webhook=None, catalog: Catalog | None = None) -> GradingService:
     """A grading service over ``config``'s store and content (``catalog``, built when not
-    given). Final submissions are announced by webhook: ``schedule_webhook(delivery_id)`` hands
-    each delivery to its sender."""
-    from grader.notify import Notifier
+    given). Final submissions and applied regrades are announced through ``service.notifier``
+    (:func:`make_notifier`)."""
     from grader.observability import instrument_service
 
     if store is None:
         store = Store(config["DATABASE_URL"])
-        store.create_all()
+        store.upgrade()
     catalog = catalog or make_catalog(config, store)
-    notifier = Notifier(store, catalog, schedule_webhook or (lambda _delivery_id: None),
-                        backoff_base=config["WEBHOOK_BACKOFF_SECONDS"],
-                        allow_private=webhooks_may_reach_private(config))
+    notifier = make_notifier(config, store, catalog, schedule_webhook)
     service = instrument_service(GradingService(
         store=store,
         catalog=catalog,

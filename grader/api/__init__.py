@@ -12,6 +12,8 @@ from grader.api.schemas import ErrorSchema
 
 #: Content types body-taking endpoints accept (everything else: 415), by path prefix; JSON always.
 JSON_TYPES = {"application/json"}
+#: PATCH bodies are JSON Merge Patches (RFC 7386); plain JSON is accepted too.
+MERGE_PATCH_TYPE = "application/merge-patch+json"
 EXTRA_TYPES: dict[str, set[str]] = {}
 
 
@@ -28,6 +30,8 @@ def _check_content_type():
     has_body = bool(request.content_length) or request.headers.get("Transfer-Encoding")
     if request.method in ("POST", "PUT", "PATCH") and request.path.startswith("/api/") and has_body:
         allowed = set(JSON_TYPES)
+        if request.method == "PATCH":
+            allowed.add(MERGE_PATCH_TYPE)
         for prefix, types in EXTRA_TYPES.items():
             if request.path.startswith(prefix):
                 allowed |= types

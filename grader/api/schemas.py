@@ -16,6 +16,8 @@ class SubmissionCreateSchema(Schema):
                                metadata={"description": "The LMS's identifier of the learner."})
     responses = fields.Dict(
         keys=fields.String(validate=ID), values=fields.Dict(), required=True,
+        validate=validate.Length(min=1, error="at least one response is required (item id -> "
+                                              "response); an empty submission is not graded"),
         metadata={"description": "item id -> {code|text|choice: value}",
                   "example": {"sdpa": {"code": "def scaled_dot_product_attention(...): ..."},
                               "quadratic-cost": {"text": "Every pair of positions ..."},

@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -32,6 +31,7 @@ import requests
 
 from grader.lti import claims as C
 from grader.lti.keys import Sealer, ToolKeys
+from grader.notify.channel import Attempt
 from grader.store.models import utcnow
 
 log = logging.getLogger(__name__)
@@ -68,7 +68,7 @@ def record_target(store, launch, course_id: str, assignment_id: str, learner_id:
 
 def iso_timestamp(moment: datetime) -> str:
     """ISO 8601 in UTC with milliseconds, e.g. ``2026-11-30T13:21:23.056+00:00``."""
-    return moment.isoformat(timespec="milliseconds")
+    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds")
 
 
 def _points(value: float) -> str:
@@ -188,16 +188,6 @@ class TokenClient:
         self.repo.drop_access_token(platform.id, " ".join(sorted(set(scopes))))
 
 
-@dataclass
-class Attempt:
-    """The outcome of one publishing attempt."""
-
-    delivered: bool
-    status_code: int | None = None
-    error: str | None = None
-    retryable: bool = False
-
-
 class ScorePublisher:
     """Publishes one score to one grade target (one attempt; the delivery log retries)."""
 
@@ -208,27 +198,33 @@ class ScorePublisher:
         self.tokens = tokens
         self.timeout = timeout
 
-    def attempt(self, target_id: int, body: dict[str, Any]) -> Attempt:
-        target = self.repo.grade_target(target_id)
+    def attempt(self, target_id: int | None, body: dict[str, Any],
+                timeout: float | None = None) -> Attempt:
+        """POST ``body`` to the line item of grade target ``target_id`` (finding or creating the
+        line item first when the link had none). ``Attempt.retry`` is false when trying again
+        cannot help (a 4xx other than 401/408/425/429, or the target is gone)."""
+        target = self.repo.grade_target(target_id) if target_id is not None else None
         platform = self.repo.platform(target.platform_id) if target is not None else None
         if target is None or platform is None:
             return Attempt(False, None, "the grade target or its platform registration was "
-                                        "removed", retryable=False)
+                                        "removed", retry=False)
         scopes = [s for s in TOOL_SCOPES if s in (target.scopes or [])]
+        timeout = timeout or self.timeout
         try:
-            lineitem = target.lineitem_url or self._lineitem(target, platform, scopes)
-            return self._post_score(platform, scopes, scores_url(lineitem), body)
+            lineitem = target.lineitem_url or self._lineitem(target, platform, scopes, timeout)
+            return self._post_score(platform, scopes, scores_url(lineitem), body, timeout)
         except PlatformError as exc:
-            return Attempt(False, exc.status_code, str(exc)[:500], exc.retryable)
+            return Attempt(False, exc.status_code, str(exc)[:500], retry=exc.retryable)
 
-    def _request(self, platform, scopes, method: str, url: str, **kwargs) -> requests.Response:
+    def _request(self, platform, scopes, method: str, url: str, timeout: float,
+                 **kwargs) -> requests.Response:
         """An authorised request; on 401 the cached token is dropped and the request is made
         once more with a new token."""
         for fresh in (False, True):
             token = self.tokens.token(platform, scopes)
             headers = {**kwargs.pop("headers", {}), "Authorization": f"Bearer {token}"}
             try:
-                response = requests.request(method, url, headers=headers, timeout=self.timeout,
+                response = requests.request(method, url, headers=headers, timeout=timeout,
                                             allow_redirects=False, **kwargs)
             except requests.RequestException as exc:
                 raise PlatformError(f"{method} {url} failed: {type(exc).__name__}: {exc}", None,
@@ -239,17 +235,18 @@ class ScorePublisher:
             kwargs["headers"] = {k: v for k, v in headers.items() if k != "Authorization"}
         return response  # pragma: no cover - the loop always returns
 
-    def _post_score(self, platform, scopes, url: str, body: dict[str, Any]) -> Attempt:
-        response = self._request(platform, scopes, "POST", url,
+    def _post_score(self, platform, scopes, url: str, body: dict[str, Any],
+                    timeout: float) -> Attempt:
+        response = self._request(platform, scopes, "POST", url, timeout,
                                  data=json.dumps(body).encode(),
                                  headers={"Content-Type": SCORE_TYPE})
         if 200 <= response.status_code < 300:
             return Attempt(True, response.status_code)
         return Attempt(False, response.status_code,
                        f"HTTP {response.status_code} {response.text[:200]!r}",
-                       _retryable(response.status_code))
+                       retry=_retryable(response.status_code))
 
-    def _lineitem(self, target, platform, scopes) -> str:
+    def _lineitem(self, target, platform, scopes, timeout: float) -> str:
         """The line item of a link that came without one: found by resource link and tag in the
         container, or created there (label, our maximum, resource id = assignment id)."""
         from grader.lti.deep_linking import LINEITEM_TAG
@@ -257,7 +254,7 @@ class ScorePublisher:
         if not target.lineitems_url or C.SCOPE_LINEITEM not in scopes:
             raise PlatformError("the link has no line item and the tool may not create one",
                                 None, False)
-        found = self._request(platform, scopes, "GET", target.lineitems_url,
+        found = self._request(platform, scopes, "GET", target.lineitems_url, timeout,
                               params={"resource_link_id": target.resource_link_id,
                                       "tag": LINEITEM_TAG},
                               headers={"Accept": LINEITEMS_TYPE})
@@ -268,7 +265,7 @@ class ScorePublisher:
             url = items[0]["id"]
         else:
             assignment = self.catalog.get(target.course_id, target.assignment_id)
-            created = self._request(platform, scopes, "POST", target.lineitems_url,
+            created = self._request(platform, scopes, "POST", target.lineitems_url, timeout,
                                     data=json.dumps({
                                         "scoreMaximum": assignment.max_score if assignment
                                         else 1.0,

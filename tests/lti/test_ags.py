@@ -110,11 +110,11 @@ def test_server_errors_are_retryable_and_refusals_are_not(tool, platform, target
     body = score_body(submission(), "learner-7", "graded", MOMENT)
     platform.fail_scores = 1
     attempt = publisher.attempt(row.id, body)
-    assert (attempt.delivered, attempt.status_code, attempt.retryable) == (False, 503, True)
+    assert (attempt.delivered, attempt.status_code, attempt.retry) == (False, 503, True)
     assert publisher.attempt(row.id, body).delivered
     platform.lineitems.clear()  # the line item was deleted in the LMS: 404, give up
     attempt = publisher.attempt(row.id, body)
-    assert (attempt.delivered, attempt.status_code, attempt.retryable) == (False, 404, False)
+    assert (attempt.delivered, attempt.status_code, attempt.retry) == (False, 404, False)
 
 
 def test_unreachable_platform_is_retryable(tool, platform, target, publisher):
@@ -122,7 +122,7 @@ def test_unreachable_platform_is_retryable(tool, platform, target, publisher):
     store = tool[0].extensions["grader"].store
     store.lti.set_lineitem(row.id, "http://127.0.0.1:9/lineitems/x")  # nothing listens there
     attempt = publisher.attempt(row.id, score_body(submission(), "learner-7", "graded", MOMENT))
-    assert (attempt.delivered, attempt.status_code, attempt.retryable) == (False, None, True)
+    assert (attempt.delivered, attempt.status_code, attempt.retry) == (False, None, True)
     assert "ConnectionError" in attempt.error
 
 
