@@ -125,10 +125,12 @@ class SimulatedPlatform:
         self.token_requests: list[dict] = []
         self.access_tokens: dict[str, dict] = {}
         self.lineitems: dict[str, dict] = {}
-        self.scores: list[dict] = []
+        self.scores: list[dict] = []  # every score received, in order of arrival
+        self.gradebook: dict[tuple[str, str], dict] = {}  # (line item, userId) -> kept score
         self.score_attempts = 0
         self.deep_link_responses: list[dict] = []
         self.fail_scores = 0  # answer the next N score posts with 503
+        self.refuse = None  # or a predicate on a score body: True -> 503
         self.token_lifetime = 3600
         self.jwks_fetches = 0
         self._tool_keys = None
@@ -335,8 +337,16 @@ class SimulatedPlatform:
                 return "no such line item", 404
             if request.mimetype != SCORE_TYPE:
                 return f"bad content type {request.mimetype}", 415
-            self.scores.append({"lineitem": item_id, "body": request.get_json(force=True),
+            body = request.get_json(force=True)
+            if self.refuse is not None and self.refuse(body):
+                return "temporarily unavailable", 503
+            self.scores.append({"lineitem": item_id, "body": body,
                                 "authorization": request.headers.get("Authorization")})
+            # AGS 2.0: a score older than the one stored is ignored
+            key = (item_id, body.get("userId"))
+            kept = self.gradebook.get(key)
+            if kept is None or body["timestamp"] > kept["timestamp"]:
+                self.gradebook[key] = body
             return "", 204
 
         @app.post("/deep_link_return")
