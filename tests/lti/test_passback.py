@@ -210,3 +210,29 @@ def test_passback_through_a_celery_worker(tmp_path, redis_url, postgres_url, bro
         _stop(worker)
         app.extensions["grader"].store.dispose()
         print((tmp_path / "worker.log").read_text(errors="replace")[-3000:])
+
+
+def test_a_replayed_score_is_sent_again_with_the_current_result(tool, platform, registered,
+                                                                browser):
+    base = tool[1]
+    item = platform.add_lineitem(score_maximum=16)
+    resp = launch(browser, platform, learner("learner-24", lineitem_id=item))
+    submit_form(browser, base, urljoin(base, resp.headers["Location"]), {"no-positions": "B"})
+    [first] = wait_scores(platform, 1)
+    app = tool[0]
+    store = app.extensions["grader"].store
+    [row] = store.webhooks.list("local", channel="lti-ags")
+    # the instructor replays it through the API
+    from grader.bootstrap import KEY_FILE
+
+    key = (Path(app.config["GRADER"]["INSTANCE_PATH"]) / KEY_FILE).read_text().strip()
+    listed = requests.get(base + "/api/v1/webhooks/deliveries", params={"channel": "lti-ags"},
+                          headers={"Authorization": f"Bearer {key}"}, timeout=10).json()
+    assert [d["id"] for d in listed] == [row.id]
+    replayed = requests.post(f"{base}/api/v1/webhooks/deliveries/{row.id}/replay",
+                             headers={"Authorization": f"Bearer {key}"}, timeout=10)
+    assert replayed.status_code in (200, 201, 202), replayed.text
+    second = wait_scores(platform, 2)[1]
+    # the same result, stored at the same moment: equal timestamps, so nothing older wins
+    assert {k: second[k] for k in ("userId", "scoreGiven", "scoreMaximum", "timestamp")} == {
+        k: first[k] for k in ("userId", "scoreGiven", "scoreMaximum", "timestamp")}
