@@ -112,11 +112,16 @@ def _display_name(claims: dict) -> str:
     return (name or "").strip()[:200]
 
 
+def _short(value, limit: int = 1000) -> str | None:
+    """A claim kept in the session cookie: a string of at most ``limit`` characters, else
+    ``None`` (the session must fit one cookie)."""
+    return value if isinstance(value, str) and len(value) <= limit else None
+
+
 def _resource_link(launch: Launch) -> Response:
-    from grader.lti.claims import tool_role
     from grader.web.session import LearnerSession, begin
 
-    role = tool_role(launch.roles)
+    role = C.tool_role(launch.roles)
     if role is None:
         raise LtiRefused(403, "role_not_supported", "This tool has pages for learners and "
                          "instructors only; the launch's roles are: "
@@ -147,17 +152,15 @@ def _resource_link(launch: Launch) -> Response:
         lti={"platform_id": launch.platform.id, "issuer": launch.platform.issuer,
              "deployment_id": launch.deployment_id, "sub": launch.sub,
              "resource_link_id": resource_link["id"],
-             "context_id": context.get("id") if isinstance(context, dict) else None,
-             "return_url": presentation.get("return_url") if isinstance(presentation, dict)
-             else None}))
+             "context_id": _short(context.get("id"), 255) if isinstance(context, dict) else None,
+             "return_url": _short(presentation.get("return_url"))
+             if isinstance(presentation, dict) else None}))
     endpoint = "web.learn" if role == "learner" else "web.instructor"
     return redirect(url_for(endpoint, assignment_id=assignment_id), 303)
 
 
 def _deep_linking_picker(launch: Launch) -> Response:
-    from grader.lti.claims import tool_role
-
-    if tool_role(launch.roles) != "instructor":
+    if C.tool_role(launch.roles) != "instructor":
         raise LtiRefused(403, "role_not_supported", "Only an instructor can pick an assignment "
                          "to link.", C.ROLES)
     course_id = launch.platform.course_id

@@ -141,6 +141,8 @@ def test_learner_launch_submit_feedback_passback_and_regrade(tool, platform, reg
         "Score: 8 / 10"
     figures = chrome.find_elements(By.CSS_SELECTOR, "#result-body figure")
     assert "differ from the expected" in figures[0].text
+    screenshots(chrome, "lti-02a-feedback-heatmaps",
+                chrome.find_element(By.CSS_SELECTOR, "#result-body .item-result"))
     chrome.switch_to.default_content()
     screenshots(chrome, "lti-02-feedback-divides-by-d-k-in-lms")
     print(f"LTI browser flow, submit -> feedback shown: correct {correct_seconds:.2f} s, "
@@ -200,3 +202,15 @@ def test_instructor_deep_links_in_the_browser(tool, platform, registered, chrome
     assert item["custom"] == {"assignment_id": "attention-code"}
     assert item["url"] == tool[1] + "/lti/launch"
     assert item["lineItem"]["resourceId"] == "attention-code"
+
+
+def test_a_tampered_launch_shows_a_clear_refusal_in_the_lms(tool, platform, registered, chrome,
+                                                           screenshots):
+    from selenium.webdriver.common.by import By
+
+    open_in_lms(chrome, platform, learner("learner-102", tamper=True))
+    assert chrome.find_element(By.TAG_NAME, "h1").text == "This launch could not be verified"
+    assert "signature does not verify" in chrome.find_element(By.CSS_SELECTOR, ".reason").text
+    assert axe_violations(chrome) == []
+    chrome.switch_to.default_content()
+    screenshots(chrome, "lti-05-refused-tampered-launch")
