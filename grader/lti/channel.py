@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Any, Mapping
+from urllib.parse import quote
 
 from grader.lti.ags import ScorePublisher, build_publisher, score_body
 from grader.notify.channel import Attempt
@@ -21,6 +22,22 @@ from grader.notify.events import FAILED, GRADED, REGRADED
 from grader.store.models import utcnow
 
 EVENTS = {GRADED: "graded", FAILED: "failed", REGRADED: "regraded"}
+
+
+def _container_address(row) -> str:
+    return f"{row.lineitems_url}#resource_link={quote(row.resource_link_id, safe='')}"
+
+
+def target_url(row) -> str:
+    """A grade target's address in the delivery log: its line item, or, while the link has none,
+    the container with the resource link (two links without line items are two targets)."""
+    return row.lineitem_url or _container_address(row)
+
+
+def addresses(row) -> set[str]:
+    """Every address a delivery to ``row`` may carry (a replay may predate its line item)."""
+    found = {_container_address(row)} if row.lineitems_url else set()
+    return found | ({row.lineitem_url} if row.lineitem_url else set())
 
 
 class LtiScoreChannel:
@@ -46,11 +63,10 @@ class LtiScoreChannel:
         rows = self._targets_of(submission)
         if not rows or not self.store.lti.is_latest_final(submission):
             return []
-        return list(dict.fromkeys(r.lineitem_url or r.lineitems_url for r in rows))
+        return list(dict.fromkeys(target_url(r) for r in rows))
 
     def body(self, event: dict[str, Any], target: str, submission) -> dict[str, Any]:
-        row = next((r for r in self._targets_of(submission)
-                    if target in (r.lineitem_url, r.lineitems_url)), None)
+        row = next((r for r in self._targets_of(submission) if target in addresses(r)), None)
         scored_at = (event.get("submission") or {}).get("scored_at")
         moment = datetime.fromisoformat(scored_at) if scored_at else utcnow()
         user = row.user_sub if row is not None else ""

@@ -55,7 +55,8 @@ class ServerThread:
     def __init__(self, app):
         self.server = make_server("127.0.0.1", 0, app, threaded=True)
         self.url = f"http://127.0.0.1:{self.server.server_port}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={
+            "poll_interval": 0.05}, daemon=True)
         self.thread.start()
 
     def close(self):
