@@ -1,7 +1,7 @@
 # One image for the API, the Celery worker and beat (see docker-compose.yml).
 FROM python:3.11-slim-bookworm
 RUN apt-get update \
- && apt-get install -y --no-install-recommends bubblewrap libseccomp2 \
+ && apt-get install -y --no-install-recommends bubblewrap libseccomp2 wordnet-base \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY pyproject.toml README.md ./

@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install system-deps run test bench
+.PHONY: install system-deps run test bench vendor
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,3 +30,7 @@ test: install system-deps
 
 bench: install system-deps
 	$(BIN)/python benchmarks/run_all.py
+
+# re-fetch the learner page's browser assets from npm (needs node and npm; the result is committed)
+vendor:
+	$(PYTHON) scripts/vendor_assets.py

@@ -40,8 +40,30 @@ def cmd_serve(args) -> int:
     app = create_app()
     print(f"Serving the attention grader on http://{args.host}:{args.port}/api/v1 "
           f"(docs: /api/v1/docs)", file=sys.stderr)
+    print(serve_message(app, args.host, args.port), file=sys.stderr, flush=True)
     app.run(host=args.host, port=args.port, threaded=True, use_reloader=False)
     return 0
+
+
+def serve_message(app, host: str, port: int) -> str:
+    """The learner pages' links printed at start: on the embedded default, the practice page of
+    the local course (anyone at the address may submit and see feedback)."""
+    from grader.web.access import practice_enabled
+
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    base = f"http://{shown}:{port}"
+    with app.app_context():
+        if not practice_enabled():
+            return (f"Learner pages open from an LMS launch (LTI); practice pages are off "
+                    f"(WEB_PRACTICE=0 or production mode). Instructor view: {base}/learn/"
+                    "<assignment>/instructor after a launch.")
+        first = "attention-basics"
+        catalog = app.extensions["grader"].catalog
+        if catalog.get(app.config["GRADER"]["LOCAL_COURSE"], first) is None:
+            first = next(iter(a.id for a in catalog.visible(app.config["GRADER"]["LOCAL_COURSE"])),
+                         "")
+    return (f"Practice page (anyone at this address can submit and see feedback): "
+            f"{base}/learn/{first}\nAll practice assignments: {base}/learn")
 
 
 def cmd_worker(args) -> int:
@@ -81,10 +103,12 @@ def cmd_grade(args) -> int:
         print(f"grader grade: assignment {assignment.id!r} has no item {args.item_id!r}; its "
               f"items: {', '.join(assignment.items)}", file=sys.stderr)
         return 2
+    from grader.problems.source import SourceDecodeError, decode
+
     try:
-        content = (Path(args.file).read_text(encoding="utf-8") if args.file != "-"
-                   else sys.stdin.read())
-    except (OSError, UnicodeDecodeError) as exc:
+        data = Path(args.file).read_bytes() if args.file != "-" else sys.stdin.buffer.read()
+        content = decode(data) if item.kind == "code" else data.decode("utf-8")
+    except (OSError, UnicodeDecodeError, SourceDecodeError) as exc:
         print(f"grader grade: cannot read {args.file}: {exc}", file=sys.stderr)
         return 2
     value = content.strip() if item.kind == "choice" else content
@@ -178,7 +202,46 @@ def cmd_rubric_trial(args) -> int:
         for entry in report[name]:
             print(f"  {name[:-1] if name == 'criteria' else 'misconception'} {entry['id']}: "
                   f"matched {entry['matched']}")
+    print("\n".join(_trial_calibration_lines(report)))
     return 0
+
+
+def _trial_calibration_lines(report: dict) -> list[str]:
+    """The trial report's calibration, unmatched phrases and WordNet suggestions as text lines."""
+    import yaml
+
+    cal = report.get("calibration") or {}
+    lines = ["calibration (raw rubric points -> marks):"]
+    if cal.get("before"):
+        lines.append(f"  {cal['protocol']}")
+        for key in ("before", "linear", "isotonic"):
+            st = cal[key]
+            r = "-" if st["pearson_r"] is None else f"{st['pearson_r']:.3f}"
+            lines.append(f"  {key:9} RMSE {st['rmse']:.3f}  r {r}  mean score {st['mean_score']:.2f}")
+    if cal.get("map"):
+        lines.append(f"  suggested map ({cal['method']}); to apply it, add to the rubric's next version:")
+        lines.extend("    " + line for line in
+                     yaml.safe_dump({"calibration": cal["map"]}, default_flow_style=None).splitlines())
+    else:
+        lines.append(f"  no map: {cal.get('reason')}")
+    lines.extend(f"  warning: {w}" for w in cal.get("warnings", []))
+    phrases = report.get("unmatched_phrases") or {}
+    lines.append(f"phrases no criterion matched, in {phrases.get('under_marked', 0)} under-marked responses "
+                 f"(mark >= half, score below it by more than the tolerance):")
+    for p in phrases.get("phrases", []):
+        flag = "  (words already in the rubric)" if p["in_rubric"] else ""
+        lines.append(f"  {p['count']:3d} x \"{p['phrase']}\" (low-marked: {p['low_marked_count']}){flag}")
+    sug = report.get("suggestions") or {}
+    if not sug.get("available"):
+        lines.append(f"suggestions unavailable: {sug.get('reason')}")
+        return lines
+    lines.append(f"WordNet suggestions ({sug['source']}); nothing is added to the rubric by itself:")
+    for u in sug["used"]:
+        lines.append(f"  {u['count']:3d} x answers say \"{u['answer_phrase']}\" where criterion {u['criterion']} "
+                     f"says \"{u['rubric_word']}\" ({u['relation']}; {u['sense']})")
+    for a in sug["alternatives"]:
+        lines.append(f"  criterion {a['criterion']}, \"{a['word']}\": also {', '.join(a['alternatives'])}")
+    return lines
 
 
 def cmd_create_admin_key(args) -> int:

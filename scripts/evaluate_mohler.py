@@ -4,6 +4,8 @@
 Usage: python scripts/evaluate_mohler.py [--data DIR] [--rubrics DIR] [--json]
 Prints Pearson r and RMSE (0-5 scale) per question and overall for the keyword-overlap baseline and
 each rubric variant (rubrics/mohler/before, rubrics/mohler/after). See grader/rubric/evaluate.py.
+For the "before" rubrics also the calibrated r and RMSE (a map fitted on 10 marked answers per question,
+tested on that question's other answers: grader/rubric/calibration_eval.py).
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from grader.rubric.evaluate import DEFAULT_DATA, DEFAULT_RUBRICS, evaluate, format_report  # noqa: E402
+from grader.rubric.calibration_eval import evaluate_calibration, format_calibration  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,7 +28,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the full report as JSON")
     args = parser.parse_args(argv)
     report = evaluate(args.data, args.rubrics, tuple(args.variants))
-    print(json.dumps(report, indent=2) if args.json else format_report(report))
+    text = None if args.json else format_report(report)
+    if "before" in args.variants:  # calibration from 10 marked answers per question (calibration_eval.py)
+        report["calibrated_before"] = evaluate_calibration(args.data, Path(args.rubrics) / "before")
+        text = None if args.json else text + "\n\n" + format_calibration(report["calibrated_before"])
+    print(json.dumps(report, indent=2) if args.json else text)
     return 0
 
 

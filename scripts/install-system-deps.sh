@@ -4,11 +4,13 @@
 #   bubblewrap  - namespaces + minimal filesystem for the code sandbox (grader/sandbox/launcher.py)
 #   util-linux  - setpriv (drops the sandbox to its unprivileged per-slot uid)
 #   libseccomp2 - compiles the sandbox's seccomp filter (through pyseccomp)
+#   wordnet-base - WordNet 3.0 database files (/usr/share/wordnet) for the rubric trial's
+#                  suggestions (grader/rubric/suggest.py, read offline with nltk)
 #   chromium, chromium-driver, fonts-dejavu-core - the headless browser tests of the learner page
 #                 (tests/web/; Selenium drives /usr/bin/chromium through /usr/bin/chromedriver)
 set -eu
 
-packages="bubblewrap util-linux libseccomp2 chromium chromium-driver fonts-dejavu-core"
+packages="bubblewrap util-linux libseccomp2 wordnet-base chromium chromium-driver fonts-dejavu-core"
 missing=""
 for package in $packages; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

@@ -142,7 +142,12 @@ class RubricTrial(MethodView):
     def post(self, body, rubric_id):
         """Score responses with human marks and report agreement: Pearson r, quadratic weighted
         kappa, exact and within-one agreement, over- and under-marked responses, and how many
-        responses each criterion and misconception matched."""
+        responses each criterion and misconception matched. Also ``calibration`` (a monotone map
+        from raw points to the marks, RMSE and r before and after, cross-validated; ``map`` is the
+        rubric's optional ``calibration`` field, to PUT in its next version),
+        ``unmatched_phrases`` (what under-marked responses say that no criterion matched, with
+        counts) and ``suggestions`` (WordNet relatives of the rubric's words that those responses
+        use; ``available: false`` without WordNet). Every number is rounded to 4 decimals."""
         principal = require_course("instructor")
         record = state().store.content.rubric(principal.course_id, rubric_id, body["version"])
         if record is not None:

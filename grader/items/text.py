@@ -113,6 +113,14 @@ class TextKind:
                     status="failed", output=f"{m.message} (-{_scaled(m.penalty, scale):g} points)",
                     visibility="visible", tags=["misconception", f"misconception:{m.id}"],
                     extra_data={"evidence": m.evidence}))
+        if result.calibration is not None:  # the rubric's map from raw points to the instructor's marks
+            shift = round(_scaled(result.points, scale) - _scaled(result.raw_points, scale), 4)
+            tests.append(TestResult(
+                name="Calibration to the instructor's marking", score=shift, max_score=0.0,
+                status="passed" if shift >= 0 else "failed", visibility="visible", tags=["calibration"],
+                output=(f"The rubric's points ({_scaled(result.raw_points, scale):g} of {item.points:g}) are "
+                        f"mapped onto the instructor's marking scale by the rubric's calibration "
+                        f"({result.calibration} map): {_scaled(result.points, scale):g} of {item.points:g}.")))
         score = _scaled(result.points, scale)
         raw_sum = round(sum(t.score for t in tests), 4)
         notes = list(result.notes)  # engine-wide limits: a copy of the question, a bag of keywords ...
@@ -130,5 +138,6 @@ class TextKind:
             item_id=item.id, kind=self.kind, score=score, max_score=item.points, tests=tests, output=note,
             extra_data={"rubric_id": result.rubric_id, "rubric_version": result.rubric_version,
                         "rubric_points": result.points, "rubric_max_points": result.max_points,
+                        "rubric_raw_points": result.raw_points, "calibration": result.calibration,
                         "evidence": {c.id: c.evidence for c in result.criteria},
                         "misconceptions": {m.id: m.evidence for m in result.misconceptions if m.matched}})

@@ -7,33 +7,114 @@ cases drop out), then equally across a category's tests; visible examples count 
 """
 from __future__ import annotations
 
-import re
 import time
 from typing import Any
 
 import numpy as np
 
-from grader.problems import credit, diagnosis, inputs, pictures, run_report
+from grader.problems import credit, diagnosis, disclosure, inputs, pictures, run_report
 from grader.problems.base import Case, CaseResult, CodeProblem
 from grader.problems.compare import split_return
+from grader.problems.source import normalize as normalize_source
 from grader.results import InfrastructureError, ItemResult, TestResult
-from grader.sandbox.api import Call, CallOutcome, Limits, RunResult
+from grader.sandbox.api import DEFAULT_MAX_RESULT_BYTES, Call, CallOutcome, Limits, RunResult
 
-_DECIMAL = re.compile(r"[-+]?\d*\.\d+(?:[eE][-+]?\d+)?")
-_INTEGER = re.compile(r"(?<![\d.])\d+(?![\d.])")
-_MAX_ERROR = 240
+_LEARNER_STATUSES = ("exception", "missing_function", "bad_return")  # reported from the sandbox
+
+
+RESULT_FACTOR = 4  # a return may be this many times the size of the right answer ...
+RESULT_SLACK = 64 << 10  # ... plus this many bytes, before it is refused unread
 
 
 def build_calls(problem: CodeProblem, cases: list[Case]) -> list[Call]:
-    """Every call of every case, in order, for one sandbox run."""
+    """Every call of every case, in order, for one sandbox run. Each call's return is capped at
+    :func:`result_cap` bytes (a larger one is refused before the trusted side reads it)."""
     return [Call(test=case.name, function=inputs.WRAPPER if case.wrapped else problem.function,
-                 args=tuple(args), kwargs=dict(kwargs))
+                 args=tuple(args), kwargs=dict(kwargs),
+                 max_result_bytes=result_cap(problem, args, kwargs, case.wrapped))
             for case in cases for args, kwargs in case.calls]
 
 
+def _float64_bytes(value: Any) -> int:
+    if isinstance(value, (tuple, list)):
+        return sum(_float64_bytes(item) for item in value)
+    return 8 * int(np.size(value))
+
+
+def _dims(value: Any) -> set[int]:
+    """Every dimension and element count of the arrays in ``value``."""
+    if isinstance(value, (tuple, list)):
+        return set().union(*(_dims(item) for item in value)) if value else set()
+    return {int(n) for n in np.shape(value)} | {int(np.size(value))}
+
+
+def _signature(value: Any) -> Any:
+    """What the size of a return can depend on: array shapes and the other arguments' values."""
+    if isinstance(value, np.ndarray):
+        return ("array", value.shape)
+    if isinstance(value, (tuple, list)):
+        return tuple(_signature(item) for item in value)
+    if isinstance(value, dict):
+        return tuple((key, _signature(item)) for key, item in sorted(value.items()))
+    return value if isinstance(value, (int, float, bool, str, type(None))) else repr(type(value))
+
+
+_SIZES: dict = {}
+_MAX_CACHED_SIZES = 4096
+
+
+def reference_size(problem: CodeProblem, args: tuple, kwargs: dict,
+                   wrapped: bool = False) -> tuple[int, frozenset[int]] | None:
+    """``(bytes, dims)`` of the reference's return for this call (output and weights as
+    float64, plus the array arguments for a wrapped inputs-check call; the dimensions of its
+    arrays), or None without a reference or when it raises. Cached by the arguments' shapes
+    (nothing else changes a return's size)."""
+    key = (problem.id, wrapped, _signature(args), _signature(kwargs))
+    if key not in _SIZES:
+        if len(_SIZES) >= _MAX_CACHED_SIZES:
+            _SIZES.clear()
+        _SIZES[key] = _reference_size(problem, args, kwargs, wrapped)
+    return _SIZES[key]
+
+
+def _reference_size(problem: CodeProblem, args: tuple, kwargs: dict, wrapped: bool):
+    if problem.reference is None:
+        return None
+    try:
+        with np.errstate(all="ignore"):
+            expected = problem.reference(*args, **kwargs)
+    except Exception:  # noqa: BLE001 - an input the reference refuses: the learner's may not
+        return None
+    size = _float64_bytes(expected)
+    if wrapped:
+        size += _float64_bytes([a for a in args if isinstance(a, np.ndarray)])
+    return size, frozenset(_dims(expected))
+
+
+def result_cap(problem: CodeProblem, args: tuple, kwargs: dict, wrapped: bool = False) -> int:
+    """Bytes a learner's return for this call may take: :data:`RESULT_FACTOR` times the
+    reference's return (:func:`reference_size`) plus :data:`RESULT_SLACK`; without a reference,
+    or when it raises, the sandbox default
+    (:data:`grader.sandbox.api.DEFAULT_MAX_RESULT_BYTES`)."""
+    size = reference_size(problem, args, kwargs, wrapped)
+    return DEFAULT_MAX_RESULT_BYTES if size is None else RESULT_FACTOR * size[0] + RESULT_SLACK
+
+
+def parameter_names(problem: CodeProblem) -> tuple[str, ...]:
+    """The learner's function's parameter names, read off the problem's reference (which has the
+    learner's signature); empty when there is none."""
+    import inspect
+
+    if problem.reference is None:
+        return ()
+    return tuple(inspect.signature(problem.reference).parameters)
+
+
 def run_source(problem: CodeProblem, source: str, cases: list[Case]) -> str:
-    """The learner's source, plus the inputs-check wrapper when a case needs it (appended, so the
+    """The learner's source as CPython reads a file (:func:`grader.problems.source.normalize`:
+    no BOM, LF line ends), plus the inputs-check wrapper when a case needs it (appended, so the
     learner's line numbers are unchanged)."""
+    source = normalize_source(source)
     if any(case.wrapped for case in cases):
         return source.rstrip("\n") + "\n" + inputs.wrapper_source(problem.function)
     return source
@@ -41,10 +122,12 @@ def run_source(problem: CodeProblem, source: str, cases: list[Case]) -> str:
 
 def _call_failure(outcome: CallOutcome | None, run: RunResult, function: str,
                   report: run_report.RunReport, case: Case) -> str:
-    if outcome is None or outcome.status == "skipped":
+    if outcome is None:
         return report.not_run
-    if case.name == report.stopped_test and report.stopped:
-        return report.stopped
+    if outcome.status == "skipped":
+        return outcome.error if outcome.error.startswith("not run: test '") else report.not_run
+    if case.name in report.stopped:
+        return report.stopped[case.name]
     if outcome.status == "exception":
         return outcome.error or "raised an exception"
     if outcome.status == "missing_function":
@@ -54,24 +137,6 @@ def _call_failure(outcome: CallOutcome | None, run: RunResult, function: str,
     if outcome.status == "timeout":
         return outcome.error or "hit the time limit"
     return outcome.error or f"call status {outcome.status}"
-
-
-def safe_error(text: str) -> str:
-    """A learner error shown for a hidden test: the last line (exception type and message) plus the
-    learner's line numbers, shortened; a message carrying many numbers (which could be hidden
-    inputs printed into the exception) is withheld: more than 4 decimals or more than 12
-    integers (shapes in a broadcasting error stay visible)."""
-    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    if not lines:
-        return "raised an exception"
-    last = lines[-1]
-    where = ", ".join(ref for ref in dict.fromkeys(re.findall(r"line \d+", text))
-                      if ref not in last)
-    if len(_DECIMAL.findall(last)) > 4 or len(_INTEGER.findall(last)) > 12:
-        last = last.split(":", 1)[0] + ": (message withheld for a hidden test: it contains numbers)"
-    if len(last) > _MAX_ERROR:
-        last = last[:_MAX_ERROR] + "..."
-    return f"{last} ({where})" if where else last
 
 
 def evaluate(problem: CodeProblem, source: str, sandbox: Any, limits: Limits, seed: int
@@ -86,7 +151,7 @@ def evaluate(problem: CodeProblem, source: str, sandbox: Any, limits: Limits, se
     run = pictures.settle(run, len(calls))
     if run.status == "infrastructure_error":
         raise InfrastructureError(f"sandbox: {run.message or 'infrastructure error'}")
-    report = run_report.report(run, cases, limits)
+    report = run_report.report(run, cases, limits, parameter_names(problem))
     results, position = [], 0
     for case in cases:
         outcomes = list(run.calls[position:position + len(case.calls)])
@@ -129,19 +194,40 @@ def _show(value: Any) -> str:
         return repr(value)[:400]
 
 
-def _test_output(result: CaseResult) -> str:
+def hidden_context(problem: CodeProblem, case: Case, source: str) -> disclosure.Context:
+    """What a hidden ``case``'s feedback may mention (:mod:`grader.problems.disclosure`)."""
+    sizes = [reference_size(problem, args, kwargs, case.wrapped) for args, kwargs in case.calls]
+    sizes = [size for size in sizes if size is not None]
+    return disclosure.context(case.calls, source, max([0, *(b // 8 for b, _ in sizes)]),
+                              set().union(*(dims for _, dims in sizes)) if sizes else ())
+
+
+def _failure_text(problem: CodeProblem, result: CaseResult, source: str) -> tuple[str, str]:
+    """The failure and signals of a failed case as the learner may see them: for a hidden case,
+    a report from inside the sandbox is rebuilt from what may be shown, and the grader's own
+    numbers lose what could carry an input (:mod:`grader.problems.disclosure`)."""
+    if result.case.visible:
+        return result.failure, result.signals
+    ctx = hidden_context(problem, result.case, source)
+    first = next((o for o in result.outcomes if o is None or o.status != "ok"), None)
+    if (result.crashed and first is not None and first.status in _LEARNER_STATUSES
+            and not first.stopped and result.failure == (first.error or result.failure)):
+        failure = disclosure.learner_failure(first.status, first.error, problem.function, ctx)
+    else:
+        failure = disclosure.numbers(result.failure, ctx)
+    return failure, disclosure.numbers(result.signals, ctx)
+
+
+def _test_output(result: CaseResult, failure: str, signals: str) -> str:
     case = result.case
     if result.passed:
         return "Passed."
-    failure = result.failure
-    if result.crashed and not case.visible:
-        failure = safe_error(failure)
     lines = [f"Failed: {failure}"]
     if result.diagnosis:
         lines.append(f"Diagnosis: {result.diagnosis}")
-    elif result.signals and not (result.signals.startswith("your output")
-                                 and "NaN" in failure):  # the failure already says where
-        lines.append(f"What the numbers show: {result.signals}")
+    elif signals and not (signals.startswith("your output")
+                          and "NaN" in failure):  # the failure already says where
+        lines.append(f"What the numbers show: {signals}")
     if case.visible and case.public is not None:
         lines.append("Expected output:\n" + _show(case.public["expected_output"]))
         if not result.crashed:
@@ -185,22 +271,26 @@ def grade(problem: CodeProblem, item_id: str, points: float, source: str, sandbo
           limits: Limits, seed: int) -> ItemResult:
     """Grade ``source`` on ``problem``; the tests' max scores sum to ``points``."""
     started = time.perf_counter()
+    source = normalize_source(source)
     results, run, report = evaluate(problem, source, sandbox, limits, seed)
     shares = case_points(problem, [r.case for r in results], points)
-    tests = []
+    tests, shown = [], {}
     for result in results:
         case = result.case
+        shown[case.name] = _failure_text(problem, result, source) if not result.passed else ("", "")
         tags = [case.category, "visible" if case.visible else "hidden"]
         if result.diagnosis_kind:
             tags.append(f"diagnosis:{result.diagnosis_kind}")
         share = round(shares[case.name], 6)
         tests.append(TestResult(
             name=case.name, score=share if result.passed else 0.0, max_score=share,
-            status="passed" if result.passed else "failed", output=_test_output(result),
+            status="passed" if result.passed else "failed",
+            output=_test_output(result, *shown[case.name]),
             visibility="visible" if case.visible else "hidden", tags=tags))
     # From the unrounded shares, so whole categories lost give round totals (e.g. exactly 8.0).
     score = round(sum(shares[r.case.name] for r in results if r.passed), 6)
-    lines = [_score_line(results, shares, points, score, ran=run.status == "ok")]
+    lines = [_score_line(results, shares, points, score,
+                         ran=run.status == "ok" or bool(run.stopped_tests))]
     if report.summary:
         lines.append(report.summary)
     found = diagnosis.summary(results)
@@ -211,9 +301,9 @@ def grade(problem: CodeProblem, item_id: str, points: float, source: str, sandbo
     if nan_tests and not found:
         lines.append(f"What the numbers show: your output contains NaN/inf in {len(nan_tests)} "
                      f"of {len(results)} tests (e.g. test '{nan_tests[0].case.name}': "
-                     f"{nan_tests[0].signals}). No known mistake produces this: look for a "
-                     "division by zero, a log or sqrt of a negative number, or an overflowing "
-                     "np.exp.")
+                     f"{shown[nan_tests[0].case.name][1]}). No known mistake produces this: look "
+                     "for a division by zero, a log or sqrt of a negative number, or an "
+                     "overflowing np.exp.")
     return ItemResult(
         item_id=item_id, kind="code", score=score, max_score=float(points), tests=tests,
         output="\n".join(lines),

@@ -136,6 +136,19 @@ def settle(run: RunResult, n_test_calls: int) -> RunResult:
     if run.status in ("ok", "syntax_error", "import_error", "infrastructure_error") \
             or len(run.calls) <= n_test_calls:
         return run
+    if run.stopped_tests:  # tests that stopped their process; the sandbox went on after each
+        tests = [stop for stop in run.stopped_tests if not stop.test.startswith(PREFIX)]
+        if len(tests) == len(run.stopped_tests):
+            return run
+        unrun = any(outcome.status == "skipped" for outcome in run.calls[:n_test_calls])
+        if not tests:
+            status, message = ("ok", "") if not unrun else (run.status, run.message)
+        else:
+            status = "crashed" if tests[0].kind == "result_too_large" else tests[0].kind
+            message = tests[0].message
+        return RunResult(status=status, calls=list(run.calls), message=message,
+                         stdout=run.stdout, seconds=run.seconds, stopped_tests=tests,
+                         gave_up=run.gave_up if unrun else "")
     named = _STOPPED_IN.search(run.message or "")
     if named:
         in_pictures = named.group(1).startswith(PREFIX)
@@ -181,7 +194,8 @@ def _outcome_note(outcome: CallOutcome | None) -> str:
     if outcome.status == "timeout":
         return "Your function ran out of time on this example."
     first = (outcome.error or outcome.status).strip().splitlines()
-    return f"Your function did not return a value for this example: {first[0][:200] if first else outcome.status}."
+    reason = first[0][:200] if first else outcome.status
+    return f"Your function did not return a value for this example: {reason}."
 
 
 def draw(problem: CodeProblem, outcomes: list[CallOutcome | None]) -> list[dict[str, Any]]:
@@ -199,7 +213,7 @@ def draw(problem: CodeProblem, outcomes: list[CallOutcome | None]) -> list[dict[
             except (TypeError, ValueError):
                 matrix = None
             if matrix is None:
-                finding = f"Your function's return value on this example is not an array of numbers."
+                finding = "Your function's return value on this example is not an array of numbers."
             elif matrix.shape != plan.expected.shape:
                 finding = (f"Your {plan.shows} have shape {tuple(matrix.shape)}; the expected "
                            f"{plan.shows} have shape {tuple(plan.expected.shape)}, so they "

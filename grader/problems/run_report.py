@@ -1,9 +1,11 @@
 """Learner-facing words for a sandbox run that did not finish (syntax error, import error, time,
 memory or output limit, crash).
 
-Every call of a submission runs in ONE sandbox run under one set of limits
-(:mod:`grader.problems.grading`), so a limit hit in one test stops every later test; the summary
-says which test was running and how many had finished. Inputs: the sandbox's
+Every test has its own time limit (:mod:`grader.sandbox.forkserver`): a test that stops the
+process running the learner's code (time or memory limit, a crash, an oversized return) loses its
+own points, and the tests after it run in a fresh process, until too many tests stopped or the
+run's total time ran out. The summary names each stopped test, why, and its input sizes (never
+its values), and says which tests were left unrun and why. Inputs: the sandbox's
 :class:`~grader.sandbox.api.RunResult` (its ``message`` follows ``grader/sandbox/collect.py`` and
 ``runner.py``: ``"SyntaxError: expected ':' (line 2 of your code)\\n    <source>\\n    ^"``,
 ``"your code raised an error while being imported: <error> (line N of your code)\\n<traceback>"``,
@@ -12,7 +14,7 @@ says which test was running and how many had finished. Inputs: the sandbox's
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from grader.problems.base import Case
 from grader.sandbox.api import Limits, RunResult
@@ -27,13 +29,17 @@ _STOPPING = ("timeout", "memory_limit", "output_limit", "crashed")
 @dataclass(frozen=True)
 class RunReport:
     """``summary``: one or two sentences for the item's output (empty for a run that finished);
-    ``not_run``: the failure of a test that never ran; ``stopped_test``: the test that was
-    running when a limit stopped the run (None if none); ``stopped``: its failure text."""
+    ``not_run``: the failure of a test that never ran; ``stopped``: the failure text of each test
+    that stopped the run or its process, by test name."""
 
     summary: str = ""
     not_run: str = "not run"
-    stopped_test: str | None = None
-    stopped: str = ""
+    stopped: dict = field(default_factory=dict)
+
+    @property
+    def stopped_test(self) -> str | None:
+        """The first test that stopped the run (None if none)."""
+        return next(iter(self.stopped), None)
 
 
 def _first_line(text: str) -> str:
@@ -80,8 +86,66 @@ def _finished(run: RunResult, cases: list[Case], stopped: str | None) -> int:
     return done
 
 
-def report(run: RunResult, cases: list[Case], limits: Limits) -> RunReport:
-    """What to tell the learner about ``run`` (empty summary when it finished normally)."""
+def input_sizes(case: Case, names: tuple[str, ...] = ()) -> str:
+    """The sizes of a case's first call's inputs, never their values: ``"Q (2, 3, 4), K (2, 5, 4),
+    num_heads 2"``; arrays by shape, integers (sizes and counts) by value, others by type.
+    ``names`` are the function's parameter names, in order."""
+    args, kwargs = case.calls[0] if case.calls else ((), {})
+    described = []
+    for index, value in enumerate(list(args) + list(kwargs.values())):
+        name = names[index] if index < len(args) and index < len(names) else (
+            list(kwargs)[index - len(args)] if index >= len(args) else f"argument {index + 1}")
+        if value is None:
+            continue
+        if hasattr(value, "shape"):
+            described.append(f"{name} {tuple(int(n) for n in value.shape)}")
+        elif isinstance(value, int) and not isinstance(value, bool):
+            described.append(f"{name} {value}")
+        else:
+            described.append(f"{name} ({type(value).__name__})")
+    return ", ".join(described)
+
+
+_STOP_WORDS = {
+    "timeout": "exceeded the {limit}",
+    "memory_limit": "exceeded the memory limit ({memory})",
+    "crashed": "ended the process running your code",
+    "result_too_large": "returned a value far larger than its answer",
+}
+
+
+def _stops(run: RunResult, cases: list[Case], limits: Limits, names: tuple[str, ...]) -> RunReport:
+    """The report of a run in which some tests stopped their process (the others ran on)."""
+    by_name = {case.name: case for case in cases}
+    parts, stopped = [], {}
+    for stop in run.stopped_tests:
+        limit = (f"{limits.cpu_seconds:g} s CPU-time limit" if "CPU" in stop.message
+                 else f"{limits.wall_seconds:g} s time limit")
+        words = _STOP_WORDS.get(stop.kind, "stopped").format(
+            limit=limit, memory=_size(limits.memory_bytes))
+        case = by_name.get(stop.test)
+        sizes = input_sizes(case, names) if case is not None else ""
+        parts.append(f"'{stop.test}' ({words}{f'; input sizes: {sizes}' if sizes else ''})")
+        stopped[stop.test] = (f"this test {words}; it lost its points and the tests after it ran "
+                              "in a fresh process" if stop.kind != "crashed" else
+                              f"this test {words}: {_first_line(stop.message)}")
+    count = len(run.stopped_tests)
+    summary = (f"{count} test{'s' if count > 1 else ''} stopped the process running your code "
+               f"and lost {'their' if count > 1 else 'its'} points: {'; '.join(parts)}. Each test "
+               f"has its own {limits.wall_seconds:g} s time limit; the other tests ran in a fresh "
+               "process.")
+    if run.gave_up:
+        summary += f" Then {run.gave_up}."
+    return RunReport(summary, not_run=f"not run: {run.gave_up or 'see the summary'}",
+                     stopped=stopped)
+
+
+def report(run: RunResult, cases: list[Case], limits: Limits,
+           names: tuple[str, ...] = ()) -> RunReport:
+    """What to tell the learner about ``run`` (empty summary when it finished normally).
+    ``names`` are the function's parameter names (for input sizes)."""
+    if run.stopped_tests and run.status in _STOPPING:
+        return _stops(run, cases, limits, names)
     if run.status == "ok":
         return RunReport()
     first = _first_line(run.message)
@@ -109,27 +173,26 @@ def report(run: RunResult, cases: list[Case], limits: Limits) -> RunReport:
     finished = _finished(run, cases, stopped)
     during = f"while running test '{stopped}'" if stopped else "while importing your code"
     progress = f"; {finished} of {len(cases)} tests had finished" if stopped else ""
-    one_run = (" All tests of a submission run in one sandbox run under one {what}, so the tests "
-               "after it did not run.")
+    one_run = " The tests after it did not run."
     if run.status == "timeout":
         limit = (f"{limits.cpu_seconds:g} s CPU-time limit" if "CPU" in (run.message or "")
                  else f"{limits.wall_seconds:g} s time limit")
         summary = (f"The run exceeded the {limit} {during}{progress}."
-                   + (one_run.format(what="time limit") if stopped else " No test could run."))
+                   + (one_run if stopped else " No test could run."))
         stopped_text = f"the run exceeded the {limit} while running this test"
     elif run.status == "memory_limit":
         limit = f"memory limit ({_size(limits.memory_bytes)})"
         summary = (f"Your code exceeded the {limit} {during}{progress}."
-                   + (one_run.format(what="memory limit") if stopped else " No test could run."))
+                   + (one_run if stopped else " No test could run."))
         stopped_text = f"your code exceeded the {limit} in this test"
     elif run.status == "output_limit":
         limit = f"output limit ({_size(limits.output_bytes)})"
         summary = (f"Your code printed more than the {limit} {during} and was stopped{progress}. "
-                   "Remove print statements: all tests share one run and one output limit.")
+                   "Remove print statements: all tests share one output limit.")
         stopped_text = f"your code printed more than the {limit} in this test"
     else:
         summary = f"The run stopped {during}{progress}: {first}."
         stopped_text = first
     why = f"the run stopped in test '{stopped}'" if stopped else "the run stopped earlier"
-    return RunReport(summary, not_run=f"not run: {why} (see the summary)", stopped_test=stopped,
-                     stopped=stopped_text)
+    return RunReport(summary, not_run=f"not run: {why} (see the summary)",
+                     stopped={stopped: stopped_text} if stopped else {})

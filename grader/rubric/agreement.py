@@ -10,6 +10,9 @@ Statistics (all on the rubric's points scale):
 
 The trial report follows Moodle pmatch's "test responses": accuracy, the responses the rubric
 over-marks and under-marks, and how many responses each criterion and misconception matched.
+It adds a cross-validated calibration map (:mod:`grader.rubric.calibration`), the phrases of
+under-marked responses no criterion matched and WordNet suggestions (:mod:`grader.rubric.suggest`).
+Every number in it is rounded to 4 decimals for display (:func:`rounded_for_display`).
 """
 from __future__ import annotations
 
@@ -98,6 +101,7 @@ def trial_report(compiled, responses: Sequence[dict[str, Any]], max_mark: float 
     criterion_counts = {cid: 0 for cid in compiled.criterion_ids}
     misconception_counts = {mid: 0 for mid in compiled.misconception_ids}
     rows = []
+    results = []  # calibration and unmatched phrases (below) read the raw points and evidence
     for i, resp in enumerate(responses):
         if not isinstance(resp, dict) or not isinstance(resp.get("text"), str):
             raise ValueError(f"responses[{i}].text: a string is required")
@@ -105,6 +109,7 @@ def trial_report(compiled, responses: Sequence[dict[str, Any]], max_mark: float 
         if isinstance(mark, bool) or not isinstance(mark, (int, float)):
             raise ValueError(f"responses[{i}].mark: a number is required")
         result = compiled.score(resp["text"])
+        results.append(result)
         human = float(mark) * scale
         scores.append(result.points)
         marks.append(human)
@@ -117,9 +122,11 @@ def trial_report(compiled, responses: Sequence[dict[str, Any]], max_mark: float 
         rows.append({"index": i, "id": resp.get("id", i), "text": resp["text"], "mark": human,
                      "score": result.points, "difference": round(result.points - human, 4),
                      "criteria_met": met, "misconceptions": hit})
+        if result.calibration is not None:
+            rows[-1]["raw_score"] = result.raw_points
     over = sorted((r for r in rows if r["difference"] > tol), key=lambda r: (-r["difference"], r["index"]))
     under = sorted((r for r in rows if r["difference"] < -tol), key=lambda r: (r["difference"], r["index"]))
-    return {
+    report = {
         "rubric_id": compiled.id,
         "rubric_version": compiled.version,
         "max_points": max_points,
@@ -132,3 +139,37 @@ def trial_report(compiled, responses: Sequence[dict[str, Any]], max_mark: float 
         "criteria": [{"id": cid, "matched": n} for cid, n in criterion_counts.items()],
         "misconceptions": [{"id": mid, "matched": n} for mid, n in misconception_counts.items()],
     }
+    report.update(_calibration_and_paraphrases(compiled, responses, results, marks, tol))
+    return rounded_for_display(report)
+
+
+def _calibration_and_paraphrases(compiled, responses, results, marks, tol) -> dict[str, Any]:
+    """Issue-12 sections of the trial report: ``calibration`` (:mod:`calibration`: a map from raw
+    points to the marks, cross-validated), ``unmatched_phrases`` and ``suggestions``
+    (:mod:`suggest`: what under-marked answers say that no criterion matched)."""
+    from grader.rubric.calibration import calibration_report
+    from grader.rubric.suggest import unmatched_phrases, wordnet_suggestions
+
+    raw = [r.raw_points if r.raw_points is not None else r.points for r in results]
+    calibration = calibration_report(raw, marks, compiled.max_points)
+    if compiled.calibration is not None:
+        calibration["current"] = {**compiled.calibration.to_dict(), "note": (
+            "this version already applies this map: 'agreement' uses the calibrated scores, the "
+            "fits above start again from the raw points")}
+    texts = [r["text"] for r in responses]
+    ids = [r.get("id", i) if r.get("id") is not None else i for i, r in enumerate(responses)]
+    return {"calibration": calibration,
+            "unmatched_phrases": unmatched_phrases(compiled, texts, ids, results, marks, tol),
+            "suggestions": wordnet_suggestions(compiled, texts, results, marks, tol)}
+
+
+def rounded_for_display(value: Any, digits: int = 4) -> Any:
+    """``value`` with every float rounded to ``digits`` decimals (a trial report is read by people:
+    ``0.6``, never ``0.6000000000000001``); dicts, lists and tuples are walked."""
+    if isinstance(value, float):
+        return round(value, digits) if math.isfinite(value) else value
+    if isinstance(value, dict):
+        return {k: rounded_for_display(v, digits) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [rounded_for_display(v, digits) for v in value]
+    return value

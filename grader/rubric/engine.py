@@ -8,6 +8,8 @@ default); with ``partial: true`` it otherwise earns ``points * matched / require
 made only of words that also occur in the question does not count (words copied from the question
 earn nothing by themselves) unless ``question_words: allow``. Each matched misconception subtracts
 its penalty. The total is clamped to ``[0, max_points]`` and rounded to 4 decimals.
+A rubric with a ``calibration`` then maps that total onto the instructor's marks
+(:func:`calibration.apply_to_score`; ``raw_points`` keeps the rubric's own points).
 
 Spot-the-error and true/false rubrics whose statement is false (``statement: false``): a verdict
 that endorses the statement (:func:`guards.endorsing_verdict`: "the statement is correct", "there
@@ -19,6 +21,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from grader.rubric.analysis import analyse
+from grader.rubric.calibration import Calibration, apply_to_score
+from grader.rubric.calibration import from_document as calibration_from_document
 from grader.rubric.compiler import PhraseCompiler
 from grader.rubric.guards import copies_question, endorsing_verdict, form_problem, refuted
 from grader.rubric.matching import AnswerView, FuzzyVocabulary, Match
@@ -73,6 +77,10 @@ class RubricScore:
     rubric_id: str | None = None
     rubric_version: int | None = None
     notes: list[str] = field(default_factory=list)  # why the whole answer's credit was limited
+    #: the rubric's own points before calibration (equal to ``points`` when it has none) and the
+    #: calibration method applied (``None``: not calibrated); see :mod:`grader.rubric.calibration`
+    raw_points: float | None = None
+    calibration: str | None = None
 
     @property
     def fraction(self) -> float:
@@ -125,7 +133,10 @@ class CompiledRubric:
     """A rubric ready to score answers. Build with :func:`compile_rubric`.
 
     ``doc`` is the validated document (defaults filled in); ``id``/``version`` identify it in results.
+    ``calibration`` (from the document's ``calibration`` field) maps raw points to the score.
     """
+
+    calibration: Calibration | None = None
 
     def __init__(self, doc: dict[str, Any], criteria: list[_Criterion],
                  misconceptions: list[_Misconception], vocab: FuzzyVocabulary, question_keys: frozenset,
@@ -251,8 +262,8 @@ class CompiledRubric:
             if form is not None:
                 points = min(points, form.cap * self.max_points)
                 notes.append(form.reason)
-        return RubricScore(round(points, 4), self.max_points, criteria, misconceptions, self.id, self.version,
-                           notes)
+        return apply_to_score(self.calibration, answer, RubricScore(
+            round(points, 4), self.max_points, criteria, misconceptions, self.id, self.version, notes))
 
     def _misconception_hits(self, view: AnswerView) -> list[list[Match]]:
         """Per misconception, the matches of its first pattern that holds (empty when none)."""
@@ -308,7 +319,10 @@ def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None) -> Compile
     trap = None
     if data.get("statement") is False and misconceptions:
         trap = data.get("trap", misconceptions[0].id)
-    return CompiledRubric(data, criteria, misconceptions, vocab, question_keys, trap)
+    rubric = CompiledRubric(data, criteria, misconceptions, vocab, question_keys, trap)
+    if "calibration" in data:
+        rubric.calibration = calibration_from_document(data["calibration"])
+    return rubric
 
 
 def _semantic_errors(doc: dict[str, Any], partial: dict[str, Any]) -> list[dict[str, str]]:

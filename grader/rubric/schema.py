@@ -44,6 +44,7 @@ from typing import Any
 import yaml
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+from grader.rubric.calibration import calibration_problems
 from grader.rubric.regex_safety import regex_problem
 
 ID_RE = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$"
@@ -204,6 +205,22 @@ class RubricSchema(Schema):
     #: whose verdict endorses it then earns nothing and fires ``trap`` (default: the first misconception)
     statement = fields.Boolean()
     trap = fields.String(validate=validate.Regexp(ID_RE))
+    #: optional monotone map from raw points to the instructor's marks (grader/rubric/calibration.py)
+    calibration = fields.Raw()
+
+    @validates_schema(skip_on_field_errors=False)
+    def _calibration(self, data: dict[str, Any], **kwargs: Any) -> None:
+        """``calibration``: checked by :func:`calibration_problems` against ``max_points``."""
+        if "calibration" not in data:
+            return
+        errors: dict[Any, Any] = {}
+        for path, message in calibration_problems(data["calibration"], data.get("max_points")):
+            node = errors
+            for key in path:
+                node = node.setdefault(key, {})
+            node.setdefault("_schema", []).append(message)
+        if errors:
+            raise ValidationError({"calibration": errors})
 
     @validates_schema(skip_on_field_errors=False)
     def _totals_and_ids(self, data: dict[str, Any], **kwargs: Any) -> None:

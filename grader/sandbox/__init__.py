@@ -3,8 +3,8 @@
 Modes:
 
 * ``"auto"`` (default) / ``"isolated"``: the pre-forked NumPy server under bubblewrap with namespaces,
-  an unprivileged per-slot uid, seccomp, a read-only minimal filesystem, a private size-limited
-  /tmp and a memory + pids cgroup per slot (see ``launcher.py``). Raises :class:`SandboxUnavailable`
+  unprivileged per-slot uids (one for the server, another for its jobs), seccomp, a read-only
+  minimal filesystem, a fresh size-limited /tmp per job and a memory + pids cgroup per slot (see ``launcher.py``). Raises :class:`SandboxUnavailable`
   if any of it cannot be set up or the start-up self-test finds a problem: fail closed.
 * ``"unsafe-dev"``: the same server without any isolation (empty environment and rlimits only), for
   development machines. Logs a loud warning; never chosen implicitly.
@@ -52,7 +52,7 @@ def get_sandbox(mode: str = "auto", *, run_self_test: bool = True):
         raise SandboxUnavailable(f"no sandbox slot: {error}") from error
     cgroup = _slot_cgroup(slot.slot)
     try:
-        launcher = BwrapLauncher(slot.uid, cgroup, tmp_bytes=Limits().tmp_bytes)
+        launcher = BwrapLauncher(slot.uid, slot.job_uid, cgroup)
     except (OSError, RuntimeError) as error:
         slot.release()
         if cgroup is not None:

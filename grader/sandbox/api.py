@@ -25,9 +25,17 @@ RunStatus = Literal[
 
 @dataclass(frozen=True)
 class Limits:
-    """Per-run resource limits. Defaults follow Judge0/Jobe practice (see
+    """Resource limits of one item's runs. Defaults follow Judge0/Jobe practice (see
     ../shared/reference/grading-services.md): wall 5 s, CPU 4 s, 1 GiB, 64 processes, 64 KiB output
-    kept, 8 MiB files, 16 MiB private /tmp."""
+    kept, 8 MiB files, 16 MiB private /tmp.
+
+    ``wall_seconds`` is the wall-clock limit of *each test* (all calls of one ``Call.test``) and of
+    importing the learner's code. ``cpu_seconds`` is CPU time per test on average: a sandbox
+    process gets ``cpu_seconds`` for its import plus ``cpu_seconds`` per test it runs. A test that
+    stops its process (time or memory limit, a crash, an oversized return) costs that test only:
+    the tests after it run in a fresh process, until ``max_stopped_tests`` tests have stopped or
+    ``run_wall_seconds`` (the whole run, every process included) have passed; the tests left are
+    then reported as not run, with the reason."""
 
     wall_seconds: float = 5.0
     cpu_seconds: float = 4.0
@@ -36,6 +44,8 @@ class Limits:
     output_bytes: int = 64 * 1024
     file_bytes: int = 8 << 20
     tmp_bytes: int = 16 << 20
+    max_stopped_tests: int = 3
+    run_wall_seconds: float = 30.0
 
     def __post_init__(self):
         """Every limit must be a number inside :data:`LIMIT_RANGES`; ``ValueError`` names the
@@ -69,6 +79,8 @@ LIMIT_RANGES: dict[str, tuple[float, float]] = {
     "output_bytes": (256, 16 << 20),
     "file_bytes": (0, 256 << 20),
     "tmp_bytes": (1 << 20, 256 << 20),
+    "max_stopped_tests": (0, 20),
+    "run_wall_seconds": (1.0, 240.0),
 }
 
 
@@ -76,15 +88,23 @@ LIMIT_RANGES: dict[str, tuple[float, float]] = {
 class Call:
     """One call ``function(*args, **kwargs)`` of the learner's code.
 
-    ``test`` names the hidden or visible test the call belongs to (used in time-limit messages).
-    Arguments may be NumPy arrays of bool/int/float dtypes, Python ``int``/``float``/``bool``/
-    ``None``, and tuples/lists of those. Nothing else crosses the boundary (no pickle).
+    ``test`` names the hidden or visible test the call belongs to (consecutive calls with the same
+    ``test`` share its time limit; used in limit messages). Arguments may be NumPy arrays of
+    bool/int/float dtypes, Python ``int``/``float``/``bool``/``None``, and tuples/lists of those.
+    Nothing else crosses the boundary (no pickle). ``max_result_bytes`` caps the size of the
+    encoded return value (bytes; None: :data:`DEFAULT_MAX_RESULT_BYTES`): a larger return is
+    refused from its declared size, before it is read, and the call fails with ``bad_return``.
     """
 
     test: str
     function: str
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
+    max_result_bytes: int | None = None
+
+
+#: Cap on one call's encoded return value when the caller gives none (bytes).
+DEFAULT_MAX_RESULT_BYTES = 16 << 20
 
 
 @dataclass
@@ -97,6 +117,7 @@ class CallOutcome:
     value: Any = None
     error: str = ""
     seconds: float = 0.0
+    stopped: bool = False  # this call ended its sandbox process (limit, crash, oversized return)
 
 
 @dataclass
@@ -104,13 +125,26 @@ class RunResult:
     """The outcome of one sandbox run. ``calls`` has one entry per requested call, in order.
     ``stdout`` is what the learner printed (trimmed to the output limit); it must never be shown for
     hidden tests. ``message`` explains a non-``ok`` status to the learner (syntax error with line,
-    which test hit which limit)."""
+    which test hit which limit). ``stopped_tests`` lists the tests that stopped a process (the
+    tests after each ran in a fresh one); ``status`` is then the first stop's kind."""
 
     status: RunStatus
     calls: list[CallOutcome] = field(default_factory=list)
     message: str = ""
     stdout: str = ""
     seconds: float = 0.0
+    stopped_tests: list["StoppedTest"] = field(default_factory=list)
+    gave_up: str = ""  # why tests were left unrun after stops (empty: every test got its chance)
+
+
+@dataclass(frozen=True)
+class StoppedTest:
+    """A test that stopped its sandbox process: ``kind`` is ``timeout``, ``memory_limit``,
+    ``crashed`` or ``result_too_large``; ``message`` is learner-facing."""
+
+    test: str
+    kind: str
+    message: str
 
 
 class SandboxUnavailable(RuntimeError):

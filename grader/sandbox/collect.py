@@ -16,11 +16,13 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from grader.sandbox import wire
-from grader.sandbox.api import Call, CallOutcome, Limits, RunResult
+from grader.sandbox.api import DEFAULT_MAX_RESULT_BYTES, Call, CallOutcome, Limits, RunResult
 
-RESULT_TAGS = frozenset({b"STRT", b"VALU", b"FAIL", b"SYNT", b"IMPT", b"DONE"})
+RESULT_TAGS = frozenset({b"LIVE", b"STRT", b"VALU", b"FAIL", b"SYNT", b"IMPT", b"DONE"})
 FAIL_STATUSES = frozenset({"exception", "missing_function", "bad_return"})
 MAX_RESULT_BYTES = 256 << 20
+MAX_REPORT_FRAME = 64 << 10  # every frame but a value: small JSON reports
+VALUE_HEADER_BYTES = 4 << 10  # a VALU frame's own header (call index, seconds) on top of the value
 MAX_ERROR_CHARS = 8000
 
 
@@ -43,6 +45,7 @@ class Ending:
     exit_status: int | None = None  # raw wait status reported by the server (untrusted)
     cpu_seconds: float = 0.0
     infrastructure: str = ""
+    oversized: wire.FrameTooLarge | None = None  # a return refused from its declared size
 
 
 @dataclass
@@ -61,6 +64,16 @@ class Collector:
     memory_failure: str | None = None
     violation: str | None = None
     received: int = 0
+    live: bool = False  # the runner's first frame arrived: the job was set up and read
+    test_started: float | None = None  # when the running test's first call started
+
+    def frame_limit(self, tag: bytes) -> int:
+        """Largest declared length accepted for the next frame with ``tag`` (bytes): the running
+        call's ``max_result_bytes`` for a value, :data:`MAX_REPORT_FRAME` for anything else."""
+        if tag != b"VALU" or self.current is None:
+            return MAX_REPORT_FRAME
+        limit = self.calls[self.current].max_result_bytes
+        return (DEFAULT_MAX_RESULT_BYTES if limit is None else limit) + VALUE_HEADER_BYTES
 
     def feed(self, tag: bytes, body: bytes) -> None:
         """Record one frame; a protocol violation is remembered (and further frames ignored)."""
@@ -73,6 +86,11 @@ class Collector:
             self.violation = str(error) or type(error).__name__
 
     def _feed(self, tag: bytes, body: bytes) -> None:
+        if tag == b"LIVE" or not self.live:
+            if tag != b"LIVE" or self.live or wire.parse_json_body(body) != {}:
+                raise wire.WireError("the first frame must be LIVE, and only the first")
+            self.live = True
+            return
         if self.done or self.syntax is not None or self.import_failure is not None:
             raise wire.WireError("frames after the end of the run")
         if tag in (b"SYNT", b"IMPT"):
@@ -98,6 +116,8 @@ class Collector:
             if self.current is not None or index != len(self.outcomes) or index >= len(self.calls):
                 raise wire.WireError("call started out of order")
             self.current, self.current_started = index, time.monotonic()
+            if index == 0 or self.calls[index].test != self.calls[index - 1].test:
+                self.test_started = self.current_started
             return
         if tag == b"FAIL":
             payload = wire.parse_json_body(body)
@@ -106,17 +126,18 @@ class Collector:
             if status not in FAIL_STATUSES:
                 raise wire.WireError(f"unknown failure status {status!r}")
             error = _text(payload["error"])
-            if payload.get("memory") is True:
+            memory = payload.get("memory") is True
+            if memory:
                 self.memory_failure = error
-            self._finish_call(CallOutcome(status=status, error=error))
+            self._finish_call(CallOutcome(status=status, error=error, stopped=memory))
             return
         # VALU: uint32 header length, JSON {"i": ...}, encoded value
         if len(body) < 4:
             raise wire.WireError("short value frame")
         (length,) = struct.unpack_from("!I", body, 0)
-        header = wire.parse_json_body(body[4:4 + length])
+        header = wire.parse_json_body(bytes(body[4:4 + length]))
         self._check_index(header["i"])
-        value = wire.decode_value(body[4 + length:], max_bytes=MAX_RESULT_BYTES)
+        value = wire.decode_value(memoryview(body)[4 + length:], max_bytes=MAX_RESULT_BYTES)
         self._finish_call(CallOutcome(status="ok", value=value))
 
     def _check_index(self, index) -> None:
@@ -138,6 +159,7 @@ class Collector:
         def finish(status: str, message: str, running: CallOutcome | None = None) -> RunResult:
             outcomes = list(self.outcomes)
             if running is not None and len(outcomes) < len(self.calls):
+                running.stopped = True
                 outcomes.append(running)
             while len(outcomes) < len(self.calls):
                 outcomes.append(CallOutcome(status="skipped", error="not run: " + message.split("\n")[0]))
@@ -165,6 +187,13 @@ class Collector:
             running = CallOutcome(status="timeout", error=message,
                                   seconds=time.monotonic() - self.current_started)
             return finish("timeout", message, running if running_test else None)
+        if ending.oversized is not None and running_test:
+            size = ending.oversized.length
+            limit = self.calls[self.current].max_result_bytes or DEFAULT_MAX_RESULT_BYTES
+            message = (f"test '{running_test}' returned a value of {format_bytes(size)}, more than "
+                       f"the {format_bytes(limit)} this test allows (its answer is far smaller): "
+                       "check the shape of what you return")
+            return finish("crashed", message, CallOutcome(status="bad_return", error=message))
         if ending.output_flood:
             message = (f"your code printed far more than the output limit "
                        f"({format_bytes(limits.output_bytes)}) and was stopped")
@@ -186,13 +215,22 @@ class Collector:
         return finish("crashed", message, running if running_test else None)
 
     def _cpu_killed(self, ending: Ending) -> bool:
+        """A CPU limit ended the process: the runner's per-test timer (SIGPROF), or the
+        process-wide backstop (RLIMIT_CPU: SIGXCPU, then SIGKILL at the hard limit)."""
         status = ending.exit_status
         if status is None or not _signaled(status):
             return False
         number = status & 0x7F
-        if number == signal.SIGXCPU:
+        if number in (signal.SIGXCPU, signal.SIGPROF):
             return True
-        return number == signal.SIGKILL and ending.cpu_seconds >= self.limits.cpu_seconds - 0.05
+        return number == signal.SIGKILL and ending.cpu_seconds >= cpu_budget(
+            self.limits, self.calls) - 0.05
+
+
+def cpu_budget(limits: Limits, calls: Sequence[Call]) -> float:
+    """CPU seconds one sandbox process may use in all (RLIMIT_CPU, a backstop): the import and
+    each of its tests get ``limits.cpu_seconds`` (each test's own limit is the runner's timer)."""
+    return limits.cpu_seconds * (1 + len({call.test for call in calls}))
 
 
 def _signaled(status: int) -> bool:

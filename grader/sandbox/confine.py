@@ -1,24 +1,44 @@
-"""The last confinement steps, taken by the server inside bubblewrap before it imports anything
-or accepts a job (standard library + ctypes only; bind-mounted into the sandbox):
+"""The confinement steps taken inside bubblewrap by the server and by each job's child (standard
+library + ctypes only; bind-mounted into the sandbox).
 
-1. a new **user namespace** mapping only the slot's own unprivileged uid/gid to themselves
-   (``setgroups`` denied), so nothing in the sandbox can act on host objects owned by any other
-   uid. It is created here, by the unprivileged process itself, because a user namespace created
-   by bubblewrap running as root would map the sandbox user to host root (sandbox.md);
-2. every **capability** dropped again (a new user namespace grants a full set inside it): the
-   bounding set, the ambient set, then permitted/effective/inheritable;
-3. the **seccomp** filter (raw BPF compiled on the trusted side by ``seccomp_policy.py``), which
-   also forbids creating further namespaces. Loaded last because it refuses ``unshare``.
+The server (``confine_server``), before it imports anything or accepts a job:
+
+1. enters a new **user namespace** and asks the trusted side (over the control socket) to map
+   exactly two unprivileged host ids into it, each to itself: the slot's *server* uid and the
+   slot's *job* uid (``setgroups`` denied). Only a privileged writer may map more than its own
+   uid, which is why the trusted side writes the map; a user namespace created by bubblewrap
+   running as root would map the sandbox user to host root instead (sandbox.md);
+2. keeps, inside that namespace only, the capabilities it needs to set up a job and nothing
+   else: ``CAP_SETUID``/``CAP_SETGID`` (switch the child to the job uid), ``CAP_SETPCAP`` (empty
+   the child's bounding set), ``CAP_SYS_ADMIN`` (the child's private mount and IPC namespaces and
+   its fresh ``/tmp``) and ``CAP_KILL`` (kill every job process after the job);
+3. loads the *server* seccomp filter (``seccomp_policy.py``).
+
+Each job's child (``confine_job``), after the fork and before the learner's code:
+
+1. unshares a **mount and IPC namespace** and mounts a fresh, size- and inode-limited tmpfs on
+   ``/tmp`` (its working directory): nothing a job writes, and no System V or POSIX IPC object,
+   can outlive it, whatever permissions it set, and there is nothing to clean up;
+2. switches to the **job uid**, which differs from the server's: the kernel then refuses every
+   call that would act on the server (``prlimit``, ``setpriority``, ``sched_setaffinity``,
+   ``sched_setscheduler``, ``ioprio_set``, ``kill``, ``/proc/1/*`` ...), so no job can change the
+   server that later jobs are forked from;
+3. empties every capability set and loads the *job* seccomp filter on top of the server's.
 
 ``no_new_privs`` was already set by ``setpriv``. Any failure raises ``OSError``: the server then
-exits, the trusted side sees no "ready" and refuses to grade (fail closed).
+exits (the trusted side sees no "ready" and refuses to grade), or the child exits before sending
+its first frame (the trusted side counts that as an infrastructure fault, never the learner's).
 """
 from __future__ import annotations
 
 import ctypes
 import os
+import struct
 
+CLONE_NEWNS = 0x00020000
+CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 16384, 1 << 18
 PR_CAPBSET_DROP = 24
 PR_CAP_AMBIENT = 47
 PR_CAP_AMBIENT_CLEAR_ALL = 4
@@ -26,8 +46,13 @@ PR_SET_SECCOMP = 22
 SECCOMP_MODE_FILTER = 2
 LINUX_CAPABILITY_VERSION_3 = 0x20080522
 LAST_CAPABILITY = 63
+CAP_KILL, CAP_SETGID, CAP_SETUID, CAP_SETPCAP, CAP_SYS_ADMIN = 5, 6, 7, 8, 21
+SERVER_CAPABILITIES = (CAP_KILL, CAP_SETGID, CAP_SETUID, CAP_SETPCAP, CAP_SYS_ADMIN)
+EINVAL = 22
 
 _libc = ctypes.CDLL(None, use_errno=True)
+_libc.mount.argtypes = (ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong,
+                        ctypes.c_char_p)
 
 
 class _CapHeader(ctypes.Structure):
@@ -54,32 +79,12 @@ def _check(result: int, what: str) -> None:
         raise OSError(error, f"{what}: {os.strerror(error)}")
 
 
-def enter_user_namespace() -> None:
-    """Unshare a user namespace mapping this process's uid and gid to themselves."""
-    uid, gid = os.geteuid(), os.getegid()
-    _check(_libc.unshare(CLONE_NEWUSER), "unshare(CLONE_NEWUSER)")
-    with open("/proc/self/setgroups", "w") as handle:
-        handle.write("deny")
-    with open("/proc/self/uid_map", "w") as handle:
-        handle.write(f"{uid} {uid} 1")
-    with open("/proc/self/gid_map", "w") as handle:
-        handle.write(f"{gid} {gid} 1")
+# -- seccomp ---------------------------------------------------------------------------------
 
 
-def drop_capabilities() -> None:
-    """Empty the bounding, ambient, permitted, effective and inheritable capability sets."""
-    for capability in range(LAST_CAPABILITY + 1):
-        if _libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0:
-            if ctypes.get_errno() != 22:  # EINVAL: no such capability on this kernel
-                _check(-1, f"PR_CAPBSET_DROP {capability}")
-    _libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
-    header = _CapHeader(LINUX_CAPABILITY_VERSION_3, 0)
-    data = (_CapData * 2)()
-    _check(_libc.capset(ctypes.byref(header), data), "capset")
-
-
-def load_seccomp(fd: int) -> None:
-    """Load the raw BPF program read from ``fd`` as a seccomp filter (needs no_new_privs)."""
+def read_programs(fd: int) -> tuple[bytes, bytes]:
+    """The server and job BPF programs from ``fd`` (each preceded by its uint32 big-endian
+    length, see ``seccomp_policy.bpf_descriptor``); closes ``fd``. Raises ``OSError``."""
     chunks = []
     while True:
         chunk = os.read(fd, 65536)
@@ -87,18 +92,111 @@ def load_seccomp(fd: int) -> None:
             break
         chunks.append(chunk)
     os.close(fd)
-    program = b"".join(chunks)
-    if not program or len(program) % ctypes.sizeof(_SockFilter):
-        raise OSError(22, "seccomp program is empty or malformed")
-    count = len(program) // ctypes.sizeof(_SockFilter)
-    instructions = (_SockFilter * count).from_buffer_copy(program)
-    fprog = _SockFprog(count, ctypes.cast(instructions, ctypes.POINTER(_SockFilter)))
+    data = b"".join(chunks)
+    programs = []
+    offset = 0
+    for _ in range(2):
+        if offset + 4 > len(data):
+            raise OSError(EINVAL, "seccomp programs are truncated")
+        (length,) = struct.unpack_from("!I", data, offset)
+        programs.append(data[offset + 4:offset + 4 + length])
+        offset += 4 + length
+    if offset != len(data):
+        raise OSError(EINVAL, "trailing bytes after the seccomp programs")
+    return programs[0], programs[1]
+
+
+def load_seccomp(program: bytes) -> None:
+    """Load the raw BPF ``program`` as a seccomp filter (needs no_new_privs). Raises ``OSError``."""
+    size = ctypes.sizeof(_SockFilter)
+    if not program or len(program) % size:
+        raise OSError(EINVAL, "seccomp program is empty or malformed")
+    instructions = (_SockFilter * (len(program) // size)).from_buffer_copy(program)
+    fprog = _SockFprog(len(program) // size, ctypes.cast(instructions, ctypes.POINTER(_SockFilter)))
     _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0),
            "PR_SET_SECCOMP")
 
 
-def confine(seccomp_fd: int) -> None:
-    """All three steps, in the only order that works."""
-    enter_user_namespace()
-    drop_capabilities()
-    load_seccomp(seccomp_fd)
+# -- capabilities ----------------------------------------------------------------------------
+
+
+def _set_capabilities(keep: tuple[int, ...]) -> None:
+    """Bounding set reduced to ``keep``, ambient set cleared, permitted = effective = ``keep``,
+    inheritable empty."""
+    for capability in range(LAST_CAPABILITY + 1):
+        if capability in keep:
+            continue
+        if _libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0:
+            if ctypes.get_errno() != EINVAL:  # EINVAL: no such capability on this kernel
+                _check(-1, f"PR_CAPBSET_DROP {capability}")
+    _libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    mask = 0
+    for capability in keep:
+        mask |= 1 << capability
+    header = _CapHeader(LINUX_CAPABILITY_VERSION_3, 0)
+    data = (_CapData * 2)()
+    data[0].effective = data[0].permitted = mask & 0xFFFFFFFF
+    data[1].effective = data[1].permitted = mask >> 32
+    _check(_libc.capset(ctypes.byref(header), data), "capset")
+
+
+def drop_capabilities() -> None:
+    """Empty the bounding, ambient, permitted, effective and inheritable capability sets."""
+    _set_capabilities(())
+
+
+# -- the server ------------------------------------------------------------------------------
+
+
+def enter_user_namespace(request_map, server_uid: int, job_uid: int) -> None:
+    """Unshare a user namespace, deny ``setgroups``, have ``request_map()`` get the trusted side
+    to write the two-id map, and check that exactly ``server_uid`` and ``job_uid`` are mapped
+    (each to itself). Raises ``OSError``."""
+    _check(_libc.unshare(CLONE_NEWUSER), "unshare(CLONE_NEWUSER)")
+    with open("/proc/self/setgroups", "w") as handle:
+        handle.write("deny")
+    request_map()
+    for kind in ("uid", "gid"):
+        with open(f"/proc/self/{kind}_map") as handle:
+            rows = sorted(tuple(int(n) for n in line.split()) for line in handle if line.strip())
+        expected = sorted([(server_uid, server_uid, 1), (job_uid, job_uid, 1)])
+        if rows != expected:
+            raise OSError(EINVAL, f"{kind}_map is {rows}, expected {expected}")
+    if os.getuid() != server_uid or os.getgid() != server_uid:
+        raise OSError(EINVAL, "the server does not run as the slot's server uid")
+
+
+def confine_server(request_map, server_uid: int, job_uid: int, server_program: bytes) -> None:
+    """The server's three steps (see the module docstring), in the only order that works."""
+    enter_user_namespace(request_map, server_uid, job_uid)
+    _set_capabilities(SERVER_CAPABILITIES)
+    load_seccomp(server_program)
+
+
+# -- each job --------------------------------------------------------------------------------
+
+
+def mount_job_tmp(tmp_bytes: int, tmp_inodes: int, job_uid: int) -> None:
+    """A private mount and IPC namespace for this process, with a fresh tmpfs of ``tmp_bytes``
+    bytes and ``tmp_inodes`` inodes on ``/tmp``, owned by ``job_uid`` (mode 0700). Raises
+    ``OSError``."""
+    _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWIPC), "unshare(CLONE_NEWNS | CLONE_NEWIPC)")
+    _check(_libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate /")
+    options = (f"size={int(tmp_bytes)},nr_inodes={int(tmp_inodes)},mode=0700,"
+               f"uid={job_uid},gid={job_uid}")
+    _check(_libc.mount(b"tmpfs", b"/tmp", b"tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                       options.encode("ascii")), "mount tmpfs on /tmp")
+
+
+def confine_job(job_uid: int, tmp_bytes: int, tmp_inodes: int, job_program: bytes) -> None:
+    """The child's three steps (see the module docstring): fresh /tmp (also its working
+    directory), job uid, no capabilities, job seccomp filter. Raises ``OSError``."""
+    mount_job_tmp(tmp_bytes, tmp_inodes, job_uid)
+    for capability in range(LAST_CAPABILITY + 1):  # needs CAP_SETPCAP: before giving it up
+        if _libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0 and ctypes.get_errno() != EINVAL:
+            _check(-1, f"PR_CAPBSET_DROP {capability}")
+    os.setresgid(job_uid, job_uid, job_uid)
+    os.setresuid(job_uid, job_uid, job_uid)
+    drop_capabilities()  # a uid change between non-root ids keeps capabilities: drop them here
+    os.chdir("/tmp")  # the working directory: the job's own fresh tmpfs
+    load_seccomp(job_program)

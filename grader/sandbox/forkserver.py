@@ -5,8 +5,12 @@ control socket, streams the job in, reads results and output with its own wall c
 what it saw into a :class:`RunResult` (``collect.py``). It enforces the limits it can observe
 itself: wall time (then asks the server to kill the job; if the server does not confirm within
 ``KILL_GRACE`` seconds, the whole sandbox is killed and replaced, the run still ending in the
-learner's limit), bytes printed, bytes of
-results, and the slot cgroup's OOM counter. A dead server is restarted on the next job.
+learner's limit), bytes printed, bytes of results, and the slot cgroup's OOM counter.
+
+What is not the learner's doing is never scored: a server that died between jobs, one whose own
+settings drifted (it refuses the job), or a job child that ended before it sent its first frame
+(``LIVE``, sent before any of the learner's code runs) make the job run again on a fresh server;
+a second such failure is an ``infrastructure_error``.
 
 Thread-safe: jobs on one instance are serialised by a lock; use one instance per worker process.
 """
@@ -23,8 +27,10 @@ import time
 from typing import Sequence
 
 from grader.sandbox import wire
-from grader.sandbox.api import Call, Limits, RunResult, SandboxUnavailable
-from grader.sandbox.collect import MAX_RESULT_BYTES, RESULT_TAGS, Collector, Ending, format_bytes
+from grader.sandbox.api import (Call, CallOutcome, Limits, RunResult, SandboxUnavailable,
+                                StoppedTest)
+from grader.sandbox.collect import (MAX_RESULT_BYTES, RESULT_TAGS, Collector, Ending, cpu_budget,
+                                    format_bytes)
 
 log = logging.getLogger(__name__)
 
@@ -34,12 +40,18 @@ DRAIN_GRACE = 1.0
 FLOOD_FACTOR = 16
 SERVER_MEMORY_ALLOWANCE = 192 << 20  # the pre-imported interpreter itself, on top of the job's
 SERVER_PROCESSES = 3  # sh/bwrap on the host side of the cgroup, the server, the job's child
+JOB_TMP_INODES = 4096  # files and directories a job may create in its fresh /tmp
+MIN_SEGMENT_SECONDS = 0.25  # a fresh process after a stopped test needs at least this much time
 READ_CHUNK = 1 << 16
 MAX_JOB_BYTES = 256 << 20  # runner.MAX_JOB_BYTES
 
 
 class ServerDied(RuntimeError):
-    """The pre-forked server vanished or broke protocol (restarted on the next job)."""
+    """The pre-forked server vanished, broke protocol or refused the job (restarted)."""
+
+
+class JobNotStarted(RuntimeError):
+    """The job's child ended before its first frame: a set-up fault, never the learner's."""
 
 
 class ForkServerSandbox:
@@ -58,7 +70,6 @@ class ForkServerSandbox:
         self._lock = threading.Lock()
         self._started = None
         self._owner_pid = os.getpid()
-        self._retire = False
         self.restarts = 0
 
     # -- server lifecycle ----------------------------------------------------------------------
@@ -69,9 +80,6 @@ class ForkServerSandbox:
             self._ensure_server()
 
     def _ensure_server(self) -> None:
-        if self._retire:  # the server asked to be replaced after the last job
-            self._retire = False
-            self._stop_server()
         if self._started is not None and self._started.process.poll() is None:
             return
         if self._started is not None:
@@ -82,11 +90,14 @@ class ForkServerSandbox:
         except (OSError, RuntimeError) as error:
             raise SandboxUnavailable(f"cannot start the sandbox server: {error}") from error
         started.control.settimeout(START_TIMEOUT)
-        try:
-            data = started.control.recv(4096)
-            message = json.loads(data) if data else None
-        except (OSError, ValueError):
-            message = None
+        message = _start_message(started.control)
+        if message and message.get("op") == "map" and self.isolated and started.sandbox_pid:
+            try:
+                self.launcher.map_ids(started.sandbox_pid)
+                started.control.send(b'{"op": "mapped"}')
+                message = _start_message(started.control)
+            except OSError as error:
+                message = {"op": "error", "message": f"cannot map the user namespace: {error}"}
         started.control.settimeout(None)
         if not message or message.get("op") != "ready":
             self._started = started
@@ -155,48 +166,110 @@ class ForkServerSandbox:
 
     def run(self, source: str, calls: Sequence[Call], limits: Limits = Limits()) -> RunResult:
         """Import ``source`` in the sandbox and make ``calls``. Never raises for learner faults;
-        raises ``SandboxUnavailable`` only if the server cannot be (re)started at all."""
+        raises ``SandboxUnavailable`` only if the server cannot be (re)started at all.
+
+        Each test (consecutive calls with the same ``Call.test``) has its own wall-clock limit.
+        A test that stops the job's process (time or memory limit, a crash, an oversized return)
+        is recorded in ``RunResult.stopped_tests`` and the tests after it run in a fresh process,
+        until ``limits.max_stopped_tests`` tests stopped or ``limits.run_wall_seconds`` passed."""
         if os.getpid() != self._owner_pid:
             raise SandboxUnavailable("this sandbox was created in another process (before a fork); "
                                      "create one per worker process, e.g. in worker_process_init")
-        job = encode_job(source, calls)
+        calls = list(calls)
+        encode_job(source, calls)  # refuse an unencodable job before anything runs
+        started = time.monotonic()
+        run_deadline = started + limits.run_wall_seconds
+        outcomes: list[CallOutcome] = []
+        stopped: list[StoppedTest] = []
+        stdout: list[str] = []
+        final: RunResult | None = None  # the last process's result, when it ran to its end
+        gave_up = ""
         with self._lock:
-            if getattr(self.launcher, "tmp_bytes", limits.tmp_bytes) != limits.tmp_bytes:
-                self.launcher.tmp_bytes = limits.tmp_bytes  # /tmp is sized when the server starts
-                self._stop_server()
-            for attempt in (1, 2):
-                self._ensure_server()
-                oom_before = 0
-                if self.cgroup is not None:
-                    self.cgroup.set_limits(limits.memory_bytes + SERVER_MEMORY_ALLOWANCE,
-                                           limits.max_processes + SERVER_PROCESSES)
-                    oom_before = self.cgroup.oom_kills()
-                collector = Collector(calls, limits)
-                try:
-                    return self._run(job, collector, limits, oom_before)
-                except ServerDied as error:
-                    self._stop_server()
-                    self.restarts += 1
-                    ending = Ending(oom_killed=self._oom_since(oom_before))
-                    if not ending.oom_killed and not collector.received and attempt == 1:
-                        log.warning("sandbox server was dead before the job started (%s); "
-                                    "restarting it", error)
-                        continue  # it died between jobs: a fresh server runs the job
-                    if not ending.oom_killed:
-                        log.warning("sandbox server died during a job: %s", error)
-                        ending.infrastructure = f"sandbox server failed: {error}"
+            while True:
+                segment = calls[len(outcomes):]
+                result = self._run_segment(source, segment, limits, run_deadline)
+                stdout.append(result.stdout)
+                if result.status == "infrastructure_error":
+                    return RunResult(status="infrastructure_error", message=result.message,
+                                     calls=[CallOutcome(status="skipped", error="not run: "
+                                                        "grading infrastructure problem")
+                                            for _ in calls],
+                                     seconds=time.monotonic() - started)
+                stop = _stopped_call(result)
+                if stop is None:
+                    outcomes += result.calls
+                    final, gave_up = result, result.gave_up
+                    break
+                end = _end_of_test(segment, stop)
+                test = segment[stop].test
+                stopped.append(StoppedTest(test, _stop_kind(result), result.message))
+                outcomes += result.calls[:stop + 1]
+                outcomes += [CallOutcome(status="skipped", error=f"not run: test '{test}' "
+                                         "stopped earlier") for _ in range(stop + 1, end)]
+                if len(stopped) > limits.max_stopped_tests:
+                    gave_up = (f"{len(stopped)} tests stopped (time or memory limit, crash or "
+                               "oversized return); the remaining tests were not run")
+                elif time.monotonic() >= run_deadline - MIN_SEGMENT_SECONDS:
+                    gave_up = _total_time_reached(limits)
+                if len(outcomes) == len(calls) or gave_up:
+                    outcomes += [CallOutcome(status="skipped", error=f"not run: {gave_up}")
+                                 for _ in range(len(outcomes), len(calls))]
+                    break
+        status, message = (final.status, final.message) if final is not None else ("ok", "")
+        if stopped and status in ("ok", "timeout", "memory_limit", "crashed"):
+            status, message = _run_status(stopped[0]), stopped[0].message
+        return RunResult(status=status, calls=outcomes, message=message, stdout="".join(stdout),
+                         seconds=time.monotonic() - started, stopped_tests=stopped,
+                         gave_up=gave_up)
+
+    def _run_segment(self, source: str, calls: list[Call], limits: Limits,
+                     run_deadline: float) -> RunResult:
+        """One sandbox process for ``calls`` (retried once on a fresh server when the job did
+        not start, then an infrastructure error)."""
+        job = encode_job(source, calls, limits.cpu_seconds)
+        for attempt in (1, 2):
+            self._ensure_server()
+            oom_before = 0
+            if self.cgroup is not None:
+                self.cgroup.set_limits(limits.memory_bytes + SERVER_MEMORY_ALLOWANCE,
+                                       limits.max_processes + SERVER_PROCESSES)
+                oom_before = self.cgroup.oom_kills()
+            collector = Collector(calls, limits)
+            try:
+                return self._run(job, collector, limits, oom_before, run_deadline)
+            except (ServerDied, JobNotStarted) as error:
+                stderr = self._stop_server()
+                self.restarts += 1
+                ending = Ending(oom_killed=self._oom_since(oom_before))
+                if stderr:
+                    error = f"{error}; server: {stderr[-500:]}"
+                if not collector.live and attempt == 1:
+                    log.warning("the job did not start (%s); running it again on a fresh "
+                                "sandbox server", error)
+                    continue  # not the learner's doing: a fresh server runs the job
+                if collector.live and ending.oom_killed:
                     return collector.result(ending, "")
-            raise AssertionError("unreachable")
+                log.warning("sandbox failure: %s", error)
+                ending.infrastructure = f"sandbox server failed: {error}"
+                return collector.result(ending, "")
+        raise AssertionError("unreachable")
 
     def _oom_since(self, before: int) -> bool:
         return self.cgroup is not None and self.cgroup.oom_kills() > before
 
-    def _run(self, job: bytes, collector: Collector, limits: Limits, oom_before: int) -> RunResult:
+    def _run(self, job: bytes, collector: Collector, limits: Limits, oom_before: int,
+             run_deadline: float) -> RunResult:
         started = self._started
-        nproc = limits.max_processes + 1 if self.cgroup is not None or not self.isolated else 2
+        # RLIMIT_NPROC counts the job uid's processes; in development mode the server shares it.
+        if self.isolated:
+            nproc = limits.max_processes if self.cgroup is not None else 1
+        else:
+            nproc = limits.max_processes + 1
         request = {"op": "run", "limits": {
-            "memory_bytes": limits.memory_bytes, "cpu_seconds": limits.cpu_seconds,
-            "file_bytes": limits.file_bytes, "nproc": nproc}}
+            "memory_bytes": limits.memory_bytes,
+            "cpu_seconds": cpu_budget(limits, collector.calls),
+            "file_bytes": limits.file_bytes, "nproc": nproc, "tmp_bytes": limits.tmp_bytes,
+            "tmp_inodes": JOB_TMP_INODES}}
         job_r, job_w = os.pipe()
         result_r, result_w = os.pipe()
         output_r, output_w = os.pipe()
@@ -214,8 +287,10 @@ class ForkServerSandbox:
         os.set_blocking(job_w, False)
         output = bytearray()
         output_total = 0
-        reader = wire.FrameReader(RESULT_TAGS, MAX_RESULT_BYTES)
-        deadline = time.monotonic() + limits.wall_seconds
+        reader = wire.FrameReader(RESULT_TAGS, MAX_RESULT_BYTES, collector.frame_limit,
+                                  sink=collector.feed)
+        begun = time.monotonic()
+        deadline = min(begun + limits.wall_seconds, run_deadline)
         open_fds = {result_r, output_r}
         pending = memoryview(job)
         exited = False
@@ -226,6 +301,9 @@ class ForkServerSandbox:
         try:
             while True:
                 now = time.monotonic()
+                # each test has its own limit, from its first call's start (the import: from now)
+                deadline = min((collector.test_started or begun) + limits.wall_seconds,
+                               run_deadline)
                 if exited and (not open_fds or now > exit_deadline):
                     break
                 if not exited and kill_sent_at is None and now >= deadline:
@@ -254,12 +332,31 @@ class ForkServerSandbox:
                 for fd in readable:
                     if fd == control.fileno():
                         message = _read_control(control)
+                        if message.get("op") == "drifted":
+                            raise ServerDied("the server's own settings drifted "
+                                             f"({message.get('settings')}); replaced")
                         if message.get("op") == "exit":
-                            self._retire = message.get("retire") is True
                             exited = True
                             exit_deadline = time.monotonic() + DRAIN_GRACE
                             ending.exit_status = _int_or_none(message.get("status"))
                             ending.cpu_seconds = float(message.get("cpu") or 0.0)
+                        continue
+                    if fd == result_r:
+                        try:
+                            _frames, end = reader.read_from(fd, READ_CHUNK)
+                        except wire.WireError as error:
+                            if isinstance(error, wire.FrameTooLarge) and error.tag == b"VALU" \
+                                    and collector.current is not None:
+                                ending.oversized = error
+                            else:
+                                ending.results_too_large = "more than" in str(error)
+                                collector.violation = collector.violation or str(error)
+                            open_fds.discard(fd)
+                            if kill_sent_at is None:
+                                kill_sent_at = self._request_kill(control)
+                            continue
+                        if end:
+                            open_fds.discard(fd)
                         continue
                     chunk = os.read(fd, READ_CHUNK)
                     if not chunk:
@@ -273,20 +370,17 @@ class ForkServerSandbox:
                                 and kill_sent_at is None):
                             ending.output_flood = True
                             kill_sent_at = self._request_kill(control)
-                        continue
-                    try:
-                        for tag, body in reader.feed(chunk):
-                            collector.feed(tag, body)
-                    except wire.WireError as error:
-                        ending.results_too_large = "more than" in str(error)
-                        collector.violation = collector.violation or str(error)
-                        open_fds.discard(fd)
-                        if kill_sent_at is None:
-                            kill_sent_at = self._request_kill(control)
         finally:
             for fd in (job_w, result_r, output_r):
                 if fd >= 0:
                     os.close(fd)
+        if not collector.live and ending.wall_timeout and time.monotonic() >= run_deadline:
+            why = _total_time_reached(limits)
+            return RunResult(status="timeout", message=why, gave_up=why, calls=[
+                CallOutcome(status="skipped", error=f"not run: {why}") for _ in collector.calls])
+        if not collector.live:
+            raise JobNotStarted("the job's process ended before it started "
+                                f"({'wall clock' if ending.wall_timeout else 'no first frame'})")
         if open_fds and not unresponsive:
             ending.infrastructure = "job processes outlived the job"
         ending.oom_killed = self._oom_since(oom_before)
@@ -309,11 +403,11 @@ class ForkServerSandbox:
         return time.monotonic()
 
 
-def encode_job(source: str, calls: Sequence[Call]) -> bytes:
-    """The job stream: a ``JOB_`` frame (source, call names) and one ``ARGS`` frame per call.
-    Raises ``wire.EncodeError`` for arguments that cannot cross the boundary and ``ValueError``
-    for a job larger than :data:`MAX_JOB_BYTES`."""
-    meta = {"source": source, "calls": [
+def encode_job(source: str, calls: Sequence[Call], test_cpu_seconds: float = 4.0) -> bytes:
+    """The job stream: a ``JOB_`` frame (source, call names, each test's CPU seconds) and one
+    ``ARGS`` frame per call. Raises ``wire.EncodeError`` for arguments that cannot cross the
+    boundary and ``ValueError`` for a job larger than :data:`MAX_JOB_BYTES`."""
+    meta = {"source": source, "test_cpu_seconds": float(test_cpu_seconds), "calls": [
         {"test": call.test, "function": call.function, "kwnames": list(call.kwargs)}
         for call in calls]}
     parts = [wire.frame(b"JOB_", json.dumps(meta).encode("utf-8"))]
@@ -324,6 +418,44 @@ def encode_job(source: str, calls: Sequence[Call]) -> bytes:
     if len(job) > MAX_JOB_BYTES:
         raise ValueError(f"job of {len(job)} bytes exceeds {MAX_JOB_BYTES} (source plus arguments)")
     return job
+
+
+def _total_time_reached(limits: Limits) -> str:
+    return (f"the run's total time limit ({limits.run_wall_seconds:g} s) was reached; the "
+            "remaining tests were not run")
+
+
+def _stopped_call(result: RunResult) -> int | None:
+    """Index of the call that stopped the process of a segment whose tests after it may run in
+    a fresh one (a time or memory limit, a crash during a call, an oversized return); None when
+    the segment ended otherwise (finished, syntax or import error, output flood, forged
+    results, infrastructure)."""
+    if result.status not in ("timeout", "memory_limit", "crashed") or result.gave_up:
+        return None
+    if result.status == "crashed" and "malformed results" in result.message:
+        return None
+    for index, outcome in enumerate(result.calls):
+        if outcome.stopped:
+            return index
+    return None
+
+
+def _end_of_test(calls: Sequence[Call], index: int) -> int:
+    """Index just after the last consecutive call of the test that ``calls[index]`` belongs to."""
+    end = index + 1
+    while end < len(calls) and calls[end].test == calls[index].test:
+        end += 1
+    return end
+
+
+def _stop_kind(result: RunResult) -> str:
+    if result.status == "crashed" and "returned a value of" in result.message:
+        return "result_too_large"
+    return result.status
+
+
+def _run_status(stop: StoppedTest) -> str:
+    return "crashed" if stop.kind == "result_too_large" else stop.kind
 
 
 def _poll(readers: list[int], writers: list[int], timeout: float) -> tuple[list[int], list[int]]:
@@ -363,6 +495,16 @@ def _read_control(control: socket.socket) -> dict:
     if not isinstance(message, dict):
         raise ServerDied("unreadable control message")
     return message
+
+
+def _start_message(control: socket.socket) -> dict | None:
+    """The server's next start-up message (``map``, ``ready``), or None (timeout, garbage)."""
+    try:
+        data = control.recv(4096)
+        message = json.loads(data) if data else None
+    except (OSError, ValueError):
+        return None
+    return message if isinstance(message, dict) else None
 
 
 def _int_or_none(value) -> int | None:

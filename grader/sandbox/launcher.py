@@ -3,13 +3,15 @@
 Isolated start (``BwrapLauncher``), run by the (root) worker:
 
 ``sh`` (joins the slot's memory + pids cgroup, then execs) -> ``bwrap`` as root with new PID, network,
-IPC, UTS and cgroup namespaces, a new mount namespace whose root is an empty tmpfs holding only
-read-only binds of the C libraries, the Python installation, NumPy and the three sandbox files,
-a fresh ``/proc``, a minimal ``/dev``, a size-limited private ``/tmp``, ``--new-session``,
-``--die-with-parent``, ``--as-pid-1`` and the seccomp filter -> ``setpriv`` drops to the slot's
-unprivileged uid/gid (never root: bwrap run by root with ``--uid`` would map to host root, see
-sandbox.md), clears groups, the inheritable and bounding capability sets, sets no-new-privs ->
-``python -I -S server.py --pid1``.
+IPC, UTS and cgroup namespaces, a new mount namespace whose root is a read-only tmpfs holding only
+read-only binds of the C libraries, the Python installation, NumPy and the sandbox files, an
+empty ``/tmp`` mount point (each job mounts its own fresh tmpfs there), a fresh ``/proc``, a
+minimal ``/dev``, ``--new-session``, ``--die-with-parent``, ``--as-pid-1`` -> ``setpriv`` drops
+to the slot's unprivileged *server* uid/gid (never root: bwrap run by root with ``--uid`` would
+map to host root, see sandbox.md), clears groups, the inheritable and bounding capability sets,
+sets no-new-privs -> ``python -I -S server.py --pid1``, which enters a user namespace of its own
+and asks for its id map (:meth:`BwrapLauncher.map_ids`, written here, by root, because only a
+privileged writer may map a second id: the slot's *job* uid, under which every job runs).
 
 Every process is started with an empty environment apart from thread-count settings, so no secret
 of the worker reaches the sandbox, not even through ``/proc/1/environ``.
@@ -40,6 +42,7 @@ BASE_ENV = {
 }
 UID_BASE = 61000
 MAX_SLOTS = 256
+JOB_UID_OFFSET = MAX_SLOTS  # slot n: server uid UID_BASE + n, job uid UID_BASE + 256 + n
 SLOT_LOCK_DIR = Path("/run/grader-sandbox") if os.geteuid() == 0 else Path("/tmp/grader-sandbox")
 
 
@@ -72,25 +75,24 @@ def numpy_dirs() -> list[Path]:
 
 
 class SlotLock:
-    """An exclusive worker slot (0..255) held through an ``flock`` on ``slot-<n>.lock``: its uid is
-    ``UID_BASE + n``, so RLIMIT_NPROC and process ownership never mix two workers' jobs."""
+    """An exclusive worker slot (0..255) held through an ``flock`` on ``slot-<n>.lock``: its server
+    uid is ``UID_BASE + n`` and its job uid ``UID_BASE + 256 + n``, so RLIMIT_NPROC and process
+    ownership never mix two workers' jobs, and no job shares a uid with the server it was forked
+    from."""
 
     def __init__(self, lock_dir: Path = SLOT_LOCK_DIR, uid_base: int = UID_BASE):
         lock_dir.mkdir(parents=True, exist_ok=True)
         for slot in range(MAX_SLOTS):
-            uid = uid_base + slot
-            try:
-                pwd.getpwuid(uid)
+            uid, job_uid = uid_base + slot, uid_base + JOB_UID_OFFSET + slot
+            if _is_account(uid) or _is_account(job_uid):
                 continue  # a real account: never borrow its uid
-            except KeyError:
-                pass
             handle = open(lock_dir / f"slot-{slot}.lock", "a")
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
                 handle.close()
                 continue
-            self.slot, self.uid, self._handle = slot, uid, handle
+            self.slot, self.uid, self.job_uid, self._handle = slot, uid, job_uid, handle
             return
         raise RuntimeError("no free sandbox slot")
 
@@ -99,12 +101,21 @@ class SlotLock:
         self._handle.close()
 
 
+def _is_account(uid: int) -> bool:
+    try:
+        pwd.getpwuid(uid)
+        return True
+    except KeyError:
+        return False
+
+
 class DevLauncher:
     """Development only: the server runs as the caller, with no namespaces, no seccomp, no cgroup.
     Environment still empty, rlimits still applied per job."""
 
     isolated = False
     uid = None
+    job_uid = None
 
     def command(self, control_fd: int) -> list[str]:
         """argv of the bare server: the real interpreter, isolated mode (``-I -S``)."""
@@ -129,15 +140,19 @@ class DevLauncher:
 
 class BwrapLauncher:
     """The isolated server of one worker slot (see the module docstring). ``uid`` is the slot's
-    unprivileged uid; ``cgroup`` a :class:`~grader.sandbox.cgroups.SlotCgroup` or ``None`` (then
-    the per-job process limit falls back to RLIMIT_NPROC alone)."""
+    unprivileged server uid, ``job_uid`` the (different) uid its jobs run as; ``cgroup`` a
+    :class:`~grader.sandbox.cgroups.SlotCgroup` or ``None`` (then the per-job process limit falls
+    back to RLIMIT_NPROC alone). Raises ``FileNotFoundError`` when bwrap or setpriv is missing
+    and ``ValueError`` when the two uids are equal."""
 
     isolated = True
 
-    def __init__(self, uid: int, cgroup=None, tmp_bytes: int = 16 << 20):
+    def __init__(self, uid: int, job_uid: int, cgroup=None):
+        if uid == job_uid:
+            raise ValueError("the job uid must differ from the server uid")
         self.uid = uid
+        self.job_uid = job_uid
         self.cgroup = cgroup
-        self.tmp_bytes = tmp_bytes
         for tool in ("bwrap", "setpriv"):
             if shutil.which(tool, path="/usr/bin:/bin") is None:
                 raise FileNotFoundError(f"{tool} is not installed (scripts/install-system-deps.sh)")
@@ -194,15 +209,16 @@ class BwrapLauncher:
             "--hostname", "sandbox",
             *self._binds(),
             "--proc", "/proc", "--dev", "/dev",
-            "--size", str(self.tmp_bytes), "--perms", "1777", "--tmpfs", "/tmp",
+            "--perms", "0755", "--dir", "/tmp",
             "--remount-ro", "/",
-            "--chdir", "/tmp",
+            "--chdir", "/",
             "--cap-add", "CAP_SETUID,CAP_SETGID,CAP_SETPCAP",
             "--info-fd", str(info_fd),
             "/usr/bin/setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups",
             "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
             interpreter(), "-I", "-S", f"{SANDBOX_LIB}/server.py", "--control-fd", str(control_fd),
             "--path", SANDBOX_SITE, "--path", SANDBOX_LIB, "--pid1", "--seccomp-fd", str(seccomp_fd),
+            "--server-uid", str(self.uid), "--job-uid", str(self.job_uid),
         ]
         if self.cgroup is None:
             return bwrap
@@ -229,6 +245,27 @@ class BwrapLauncher:
             os.close(seccomp_fd)
             os.close(info_write)
         return Started(process, parent, _read_child_pid(info_read), errors)
+
+
+    def map_ids(self, host_pid: int) -> None:
+        """Write the id maps of the user namespace the server at ``host_pid`` just created: the
+        server uid and the job uid (and the same gids), each mapped to itself, nothing else.
+        Refuses (``PermissionError``) a process that is not the slot's server, or one still in
+        our own user namespace."""
+        proc = Path(f"/proc/{host_pid}")
+        with open(proc / "status") as handle:
+            uids = next(line.split()[1:] for line in handle if line.startswith("Uid:"))
+        if any(int(uid) != self.uid for uid in uids):
+            raise PermissionError(f"process {host_pid} is not the slot's server (uids {uids})")
+        if os.readlink(proc / "ns" / "user") == os.readlink("/proc/self/ns/user"):
+            raise PermissionError(f"process {host_pid} has not entered a user namespace")
+        rows = f"{self.uid} {self.uid} 1\n{self.job_uid} {self.job_uid} 1\n"
+        for name in ("uid_map", "gid_map"):
+            fd = os.open(proc / name, os.O_WRONLY)
+            try:
+                os.write(fd, rows.encode("ascii"))
+            finally:
+                os.close(fd)
 
 
 def _error_file():

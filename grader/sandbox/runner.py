@@ -2,7 +2,8 @@
 
 This file is bind-mounted read-only into the sandbox next to ``wire.py`` and runs in a child
 forked by ``server.py`` after isolation and limits are applied. It never decides a verdict: it
-only reports, in order, for call ``i``: ``STRT {"i": i}`` then either ``VALU`` (JSON-length-prefixed
+only reports, in order: ``LIVE {}`` once the job is read (before any of the learner's code
+runs), then for call ``i``: ``STRT {"i": i}`` then either ``VALU`` (JSON-length-prefixed
 call index + encoded value, see ``wire.py``) or ``FAIL {"i", "status", "error", "memory"}``; or,
 before any call, ``SYNT``/``IMPT`` with a message; and ``DONE`` at the end. The trusted side
 treats everything here as untrusted input: the learner's code runs in this same process and can
@@ -16,6 +17,7 @@ from __future__ import annotations
 import json
 import linecache
 import os
+import signal
 import struct
 import sys
 import time
@@ -31,6 +33,7 @@ MAX_JOB_BYTES = 256 << 20
 RETURN_EXPECTATION = "expected a NumPy array, a number, or a tuple of those"
 
 _write = os.write  # captured before the learner's code can replace os.write
+_setitimer = signal.setitimer
 
 
 def _emit(fd: int, data: bytes) -> None:
@@ -75,10 +78,42 @@ def describe_exception(error: BaseException) -> str:
     return _shorten(f"{headline}\n{trace}{name}: {_safe_str(error)}")
 
 
+# Characters that editors, word processors and web pages put where Python expects another one.
+LOOKALIKES = {
+    "\u2013": "-", "\u2014": "-", "\u2212": "-", "\u2010": "-", "\u2011": "-",
+    "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00d7": "*", "\u00f7": "/",
+    "\u00a0": "a normal space", "\u202f": "a normal space", "\u2009": "a normal space",
+    "\u200b": "nothing (delete it)", "\ufeff": "nothing (delete it)",
+    "\u00ad": "nothing (delete it)",
+}
+
+
+def _character_problem(error: SyntaxError) -> str | None:
+    """CPython names a character it refuses by its code point ("invalid character '\u2013'
+    (U+2013)", "invalid non-printable character U+00A0"); say it in words instead."""
+    import re
+    import unicodedata
+
+    match = re.search(r"U\+([0-9A-Fa-f]{4,6})", str(error.msg))
+    if not match or "character" not in str(error.msg):
+        return None
+    char = chr(int(match.group(1), 16))
+    name = unicodedata.name(char, "an unnamed character").lower()
+    seen = f"'{char}' ({name})" if char.isprintable() and not char.isspace() else \
+        f"an invisible {name}"
+    instead = LOOKALIKES.get(char)
+    hint = f"; type {instead!r} instead" if instead and len(instead) == 1 else (
+        f"; replace it with {instead}" if instead else "")
+    return (f"{seen} is not allowed in Python code outside strings and comments (it often "
+            f"comes from copying from a document or a web page){hint}")
+
+
 def describe_syntax_error(error: SyntaxError) -> str:
-    """``"SyntaxError: invalid syntax (line 3 of your code)"`` plus the line and a caret."""
+    """``"SyntaxError: invalid syntax (line 3 of your code)"`` plus the line and a caret; a
+    refused character is described in words, never by its code point."""
     line = error.lineno or 0
-    message = f"{type(error).__name__}: {error.msg} (line {line} of your code)"
+    message = (f"{type(error).__name__}: {_character_problem(error) or error.msg} "
+               f"(line {line} of your code)")
     if error.text:
         text = error.text.rstrip("\n")
         caret = " " * max((error.offset or 1) - 1, 0) + "^"
@@ -138,13 +173,18 @@ def run_job(job_fd: int, result_fd: int) -> None:
     done; the learner's code may end the process earlier."""
     meta, arguments = read_job(job_fd)
     os.close(job_fd)
+    _emit_json(result_fd, b"LIVE", {})  # set up and read: from here on, faults are the learner's
     source = meta["source"]
     linecache.cache[SOURCE_NAME] = (len(source), None, source.splitlines(True), SOURCE_NAME)
     try:
         code = compile(source, SOURCE_NAME, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as error:  # ValueError: null bytes in source
-        message = (describe_syntax_error(error) if isinstance(error, SyntaxError)
-                   else f"SyntaxError: {_safe_str(error)}")
+        if isinstance(error, SyntaxError) and "null bytes" not in str(error.msg):
+            message = describe_syntax_error(error)
+        else:
+            line = source[:source.find("\0")].count("\n") + 1
+            message = (f"SyntaxError: your code contains a NUL character (a zero byte), which "
+                       f"Python does not accept; delete it (line {line} of your code)")
         _emit_json(result_fd, b"SYNT", {"message": message})
         return
     except (MemoryError, RecursionError) as error:
@@ -154,8 +194,14 @@ def run_job(job_fd: int, result_fd: int) -> None:
     module = types.ModuleType("submission")
     module.__file__ = SOURCE_NAME
     sys.modules["submission"] = module
-    emit, emit_json, encode, describe = _emit, _emit_json, wire.encode_value, describe_exception
-    monotonic, frame = time.monotonic, wire.frame
+    # Each test's (and the import's) own CPU limit: SIGPROF, whose default action ends the
+    # process, once the process has used that much CPU since the timer was armed. The learner's
+    # code could disarm it; the process-wide RLIMIT_CPU and the trusted wall clock still hold.
+    cpu = float(meta.get("test_cpu_seconds") or 0.0)
+    arm = (lambda: _setitimer(signal.ITIMER_PROF, cpu)) if cpu > 0 else (lambda: None)
+    arm()
+    emit, emit_json, encode, describe = _emit, _emit_json, wire.encode_parts, describe_exception
+    monotonic, frame_header = time.monotonic, wire.FRAME_HEADER.pack
     guard = ModuleGuard()
     try:
         exec(code, module.__dict__)
@@ -174,7 +220,11 @@ def run_job(job_fd: int, result_fd: int) -> None:
         return
     guard.restore()
     _flush_learner_output()
+    previous_test = None
     for index, (call, args) in enumerate(zip(meta["calls"], arguments)):
+        if call["test"] != previous_test:
+            previous_test = call["test"]
+            arm()
         emit_json(result_fd, b"STRT", {"i": index})
         function = module.__dict__.get(call["function"])
         if not callable(function):
@@ -201,7 +251,7 @@ def run_job(job_fd: int, result_fd: int) -> None:
         guard.restore()
         _flush_learner_output()
         try:
-            body = encode(value)
+            parts = encode(value)
         except wire.EncodeError as error:
             hint = "; did you forget a return statement?" if value is None else ""
             emit_json(result_fd, b"FAIL", {"i": index, "status": "bad_return", "memory": False,
@@ -212,5 +262,8 @@ def run_job(job_fd: int, result_fd: int) -> None:
                                            "error": "MemoryError while sending the return value"})
             break
         header = json.dumps({"i": index, "seconds": seconds}).encode("ascii")
-        emit(result_fd, frame(b"VALU", struct.pack("!I", len(header)) + header + body))
+        size = 4 + len(header) + sum(len(part) for part in parts)
+        emit(result_fd, frame_header(b"VALU", size) + struct.pack("!I", len(header)) + header)
+        for part in parts:  # the arrays' own memory, never copied into one body
+            emit(result_fd, part)
     emit_json(result_fd, b"DONE", {})

@@ -1,5 +1,14 @@
-"""The seccomp deny-list loaded by the sandbox's server (``confine.py``, before it imports anything
-or accepts a job) and inherited by every process a job starts.
+"""The seccomp deny-lists of the sandbox: one for the pre-forked server, one for every job.
+
+Two filters, both loaded by ``confine.py`` (filters stack: a job runs under both):
+
+* the **server** filter, loaded by the server before it imports anything or accepts a job. It is
+  the job filter minus ``mount`` and ``unshare(CLONE_NEWNS | CLONE_NEWIPC)``, which the server's
+  forked child needs to give each job a private mount and IPC namespace with a fresh ``/tmp``
+  (still inside the server's own user namespace: no host privilege is involved);
+* the **job** filter, loaded by that child after it has mounted the job's ``/tmp``, switched to the
+  job's uid and dropped every capability, just before the learner's code is imported. It is
+  inherited by every process the job starts.
 
 A deny-list, following ../shared/reference/sandbox.md ("made every ctypes system-call attack fail
 with EPERM"): tracing and cross-process memory access, every mount and namespace call, BPF,
@@ -52,19 +61,32 @@ TIOCLINUX = 0x541C
 AF_UNIX = 1
 
 
-def build_filter():
-    """The filter as a ``pyseccomp.SyscallFilter`` (default action: allow)."""
+#: What the server's child may still do before it drops to the job's uid (server filter only).
+SERVER_ALLOWED = ("mount", "unshare")
+#: Namespaces the server's child may create for a job (``unshare`` with any other flag is denied).
+JOB_NAMESPACE_FLAGS = (0x00020000, 0x08000000)  # CLONE_NEWNS, CLONE_NEWIPC
+
+
+def build_filter(kind: str = "job"):
+    """The ``kind`` (``"job"`` or ``"server"``) filter as a ``pyseccomp.SyscallFilter`` (default
+    action: allow). Raises ``ValueError`` for another kind."""
     import pyseccomp as seccomp
 
+    if kind not in ("job", "server"):
+        raise ValueError(f"unknown seccomp filter kind {kind!r}")
     deny = seccomp.ERRNO(errno.EPERM)
     policy = seccomp.SyscallFilter(seccomp.ALLOW)
     for name in DENIED:
+        if kind == "server" and name in SERVER_ALLOWED:
+            continue
         try:
             policy.add_rule(deny, name)
         except (OSError, ValueError, RuntimeError):
             pass  # a system call this kernel/architecture does not have
     for flag in CLONE_NAMESPACE_FLAGS:
         policy.add_rule(deny, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
+        if kind == "server" and flag not in JOB_NAMESPACE_FLAGS:
+            policy.add_rule(deny, "unshare", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
     policy.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
     policy.add_rule(seccomp.ERRNO(errno.EAFNOSUPPORT), "socket",
                     seccomp.Arg(0, seccomp.NE, AF_UNIX))
@@ -73,14 +95,29 @@ def build_filter():
     return policy
 
 
+def compiled(kind: str) -> bytes:
+    """The ``kind`` filter as raw BPF (``struct sock_filter`` array, host byte order)."""
+    import tempfile
+
+    with tempfile.TemporaryFile() as stream:  # export_bpf needs a real descriptor
+        build_filter(kind).export_bpf(stream)
+        stream.seek(0)
+        return stream.read()
+
+
 def bpf_descriptor() -> int:
-    """A readable descriptor positioned at the start of the compiled BPF program (for
-    ``bwrap --seccomp FD``). The caller closes it. Raises ``OSError``/``RuntimeError`` if
+    """A readable descriptor positioned at the start of both compiled programs, each preceded by
+    its length (uint32, big endian): the server filter, then the job filter (read by
+    ``confine.read_programs``). The caller closes it. Raises ``OSError``/``RuntimeError`` if
     libseccomp is unavailable."""
+    import struct
+
     fd = os.memfd_create("grader-seccomp", 0)
     try:
         with os.fdopen(os.dup(fd), "wb") as stream:
-            build_filter().export_bpf(stream)
+            for kind in ("server", "job"):
+                program = compiled(kind)
+                stream.write(struct.pack("!I", len(program)) + program)
         os.lseek(fd, 0, os.SEEK_SET)
     except BaseException:
         os.close(fd)

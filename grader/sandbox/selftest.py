@@ -4,8 +4,9 @@ learner code is graded (fail closed: a non-empty problem list means "do not grad
 It plants canaries outside the sandbox (a world-readable file in the host's /tmp, an environment
 variable in this process, set *before* a fresh server is started so that inheritance would show),
 then runs a probe submission that tries to reach them, to connect to Redis and PostgreSQL on
-127.0.0.1, and reports its uid, capabilities, seccomp mode, no-new-privs flag, visible processes,
-user-namespace mapping, and whether it can execute a program. The probe only
+127.0.0.1, and reports its uid (and the server's), capabilities, seccomp mode, no-new-privs flag,
+visible processes, user-namespace mapping, whether it can execute a program, whether it can change
+the server's limits, priority or affinity, and whether its /tmp starts empty and writable. The probe only
 returns integers; every judgement is made here.
 """
 from __future__ import annotations
@@ -20,7 +21,8 @@ from grader.sandbox.api import Call, Limits
 CHECKS = (
     "uid", "euid", "network_redis", "network_postgres", "network_outside", "canary_file",
     "canary_env", "canary_proc1_environ", "project_file", "shadow", "cap_eff", "cap_bnd",
-    "seccomp", "no_new_privs", "visible_processes", "uid_map_size", "exec",
+    "seccomp", "no_new_privs", "visible_processes", "uid_map_size", "exec", "server_uid",
+    "act_on_server", "tmp_entries", "tmp_writable",
 )
 
 PROBE = '''
@@ -73,6 +75,39 @@ def _can_exec():
     except Exception:
         return 0
 
+def _server_uid():
+    try:
+        for line in open("/proc/1/status"):
+            if line.startswith("Uid:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return -1
+
+def _act_on_server():
+    """How many of prlimit/setpriority/sched_setaffinity on PID 1 succeed (each a no-op)."""
+    import resource
+    done = 0
+    for attempt in (lambda: resource.prlimit(1, resource.RLIMIT_NOFILE,
+                                             resource.prlimit(1, resource.RLIMIT_NOFILE)),
+                    lambda: os.setpriority(os.PRIO_PROCESS, 1, os.getpriority(os.PRIO_PROCESS, 1)),
+                    lambda: os.sched_setaffinity(1, os.sched_getaffinity(1))):
+        try:
+            attempt()
+            done += 1
+        except OSError:
+            pass
+    return done
+
+def _tmp_writable():
+    try:
+        with open("/tmp/self-test", "wb") as f:
+            f.write(b"x")
+        os.unlink("/tmp/self-test")
+        return 1
+    except OSError:
+        return 0
+
 def probe():
     return (
         os.getuid(), os.geteuid(),
@@ -83,7 +118,8 @@ def probe():
         _readable(PROJECT_FILE), _readable("/etc/shadow"),
         _status("CapEff"), _status("CapBnd"), _status("Seccomp"), _status("NoNewPrivs"),
         len([p for p in os.listdir("/proc") if p.isdigit()]),
-        _uid_map_size(), _can_exec(),
+        _uid_map_size(), _can_exec(), _server_uid(), _act_on_server(),
+        len(os.listdir("/tmp")), _tmp_writable(),
     )
 '''
 
@@ -144,6 +180,13 @@ def self_test(sandbox) -> list[str]:
                         "(no private PID namespace)")
     if report["exec"]:
         problems.append("sandboxed code can execute programs")
-    if report["uid_map_size"] != 1:
-        problems.append("sandboxed code is not in a user namespace mapping only its own uid")
+    if report["uid_map_size"] != 2:
+        problems.append("sandboxed code is not in a user namespace mapping only its own uid "
+                        "and the server's")
+    if report["server_uid"] in (report["uid"], 0):
+        problems.append("sandboxed code runs as the same uid as the server it was forked from")
+    if report["act_on_server"]:
+        problems.append("sandboxed code can change the server's limits, priority or affinity")
+    if report["tmp_entries"] != 0 or not report["tmp_writable"]:
+        problems.append("a job does not start with an empty, writable /tmp")
     return problems

@@ -1,26 +1,31 @@
 """The pre-forked server that runs inside the sandbox and forks one child per job.
 
-Started (by ``launcher.py``) from an empty environment, inside bubblewrap's namespaces as an
-unprivileged uid; with ``--seccomp-fd`` it first enters its own user namespace, drops every
-capability and loads the seccomp filter (``confine.py``). It imports NumPy and the runner once,
-then loops on its control socket (``--control-fd``, an ``AF_UNIX`` ``SOCK_SEQPACKET`` socket):
+Started (by ``launcher.py``) from an empty environment, inside bubblewrap's namespaces as the
+slot's unprivileged *server* uid; with ``--seccomp-fd`` it first enters its own user namespace
+(mapping only the slot's server and job uids), keeps only the capabilities a job's set-up needs
+and loads the server seccomp filter (``confine.py``). It imports NumPy and the runner once, then
+loops on its control socket (``--control-fd``, an ``AF_UNIX`` ``SOCK_SEQPACKET`` socket):
 
 * ``{"op": "run", "limits": {...}}`` with three descriptors attached (``SCM_RIGHTS``): job pipe
-  (read end), result pipe (write end), output pipe (write end). The server forks; the child
-  applies the per-job rlimits, starts a new session, maps the descriptors to 0 (job), 1 and 2
-  (output) and 3 (results), closes everything else and runs ``runner.run_job``. The server never
-  reads the job itself, so no job's inputs stay in its memory for the next job's child to find.
+  (read end), result pipe (write end), output pipe (write end). The server first checks that its
+  own settings (rlimits, nice value, scheduling, affinity, I/O priority, OOM score, timer slack)
+  are those it started with; if any drifted it answers ``{"op": "drifted"}`` and exits, so no
+  job inherits them. Otherwise it forks; the child gets a private mount and IPC namespace with a
+  fresh ``/tmp``, switches to the slot's *job* uid (which can act on no process of the server
+  uid), drops every capability, loads the job seccomp filter, applies the per-job rlimits,
+  starts a new session, maps the descriptors to 0 (job), 1 and 2 (output) and 3 (results),
+  closes everything else and runs ``runner.run_job``. The server never reads the job itself, so
+  no job's inputs stay in its memory for the next job's child to find.
 * ``{"op": "kill"}`` kills the running job (and everything it started).
 
 When the child has exited (or was killed) the server kills every other process in the sandbox
-(``kill(-1, SIGKILL)``: as PID 1 of its PID namespace it is itself immune to signals sent from
-inside), reaps them, empties ``/tmp`` and replies ``{"op": "exit", "status": <wait status>,
-"cpu": <seconds>, "retire": false}``. If the job left more files in ``/tmp`` than can be removed
-quickly, it replies with ``"retire": true`` and exits instead (the trusted side starts a fresh
-server before the next job, outside that job's wall clock). Nothing it says is trusted for a verdict; the trusted side only uses it to
+(``kill(-1, SIGKILL)``: as PID 1 of its PID namespace, and as another uid, it is immune to
+signals sent from a job), reaps them and replies ``{"op": "exit", "status": <wait status>,
+"cpu": <seconds>}``. The job's files and IPC objects vanish with its namespaces: there is nothing
+to clean up. Nothing the server says is trusted for a verdict; the trusted side only uses it to
 pick a message and to know when the next job may start.
 
-Imports only the standard library, NumPy, ``wire`` and ``runner``.
+Imports only the standard library, NumPy, ``wire``, ``runner`` and ``confine``.
 """
 from __future__ import annotations
 
@@ -30,13 +35,11 @@ import json
 import os
 import resource
 import select
-import shutil
 import signal
 import socket
 import sys
 
 MAX_CONTROL = 64 * 1024
-MAX_TMP_INODES_TO_CLEAN = 2000
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 
@@ -91,13 +94,36 @@ def _address_space() -> int:
         return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def child_main(limits: dict, job_fd: int, result_fd: int, output_fd: int) -> None:
-    """In the forked child: descriptors, session, limits, then the job. Never returns."""
+class Confinement:
+    """How each job's child is confined: ``job_uid`` and the job seccomp program in isolated
+    mode (``None`` in development mode, where jobs run as the server's own uid)."""
+
+    def __init__(self, job_uid: int | None = None, job_program: bytes | None = None):
+        self.job_uid = job_uid
+        self.job_program = job_program
+
+
+def child_main(limits: dict, job_fd: int, result_fd: int, output_fd: int,
+               confinement: Confinement) -> None:
+    """In the forked child: session, confinement (fresh /tmp, job uid, seccomp), descriptors,
+    limits, then the job. Never returns. Any failure before the runner's first frame exits with
+    status 70/71 and no frame, which the trusted side counts as an infrastructure fault."""
     status = 70
     try:
         os.setsid()
-        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        for number in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE):
+        if confinement.job_uid is not None:
+            import confine
+
+            confine.confine_job(confinement.job_uid, int(limits["tmp_bytes"]),
+                                int(limits["tmp_inodes"]), confinement.job_program)
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # after the uid change, which clears it
+    except BaseException as error:  # noqa: BLE001 - report on the server's stderr, then exit
+        try:
+            os.write(2, f"job set-up failed: {type(error).__name__}: {error}\n".encode())
+        finally:
+            os._exit(status)
+    try:
+        for number in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGPROF):
             signal.signal(number, signal.SIG_DFL)
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # RLIMIT_FSIZE shows as OSError(EFBIG)
         os.dup2(job_fd, 0)
@@ -120,7 +146,8 @@ def child_main(limits: dict, job_fd: int, result_fd: int, output_fd: int) -> Non
 
 
 def _cleanup(pid1: bool, job_pid: int) -> None:
-    """Kill everything the job left behind and reap it; empty /tmp (sandbox mode only)."""
+    """Kill everything the job left behind and reap it. (Its files and IPC objects lived in the
+    job's own mount and IPC namespaces, which the kernel drops with its last process.)"""
     if pid1:
         try:
             os.kill(-1, signal.SIGKILL)
@@ -138,29 +165,49 @@ def _cleanup(pid1: bool, job_pid: int) -> None:
             break
         if pid == 0:
             break
-    if pid1:
-        for name in os.listdir("/tmp"):
-            path = os.path.join("/tmp", name)
-            try:
-                if os.path.isdir(path) and not os.path.islink(path):
-                    os.chmod(path, 0o700)
-                    shutil.rmtree(path, ignore_errors=True)
-                else:
-                    os.unlink(path)
-            except OSError:
-                pass
 
 
-def _tmp_inodes() -> int:
-    """Inodes in use on the private /tmp (a million empty files cost no bytes but seconds to
-    delete)."""
-    stats = os.statvfs("/tmp")
-    return stats.f_files - stats.f_ffree
+# -- drift: the server's own settings must be exactly what they were at start ----------------
+
+_IOPRIO_GET = {"x86_64": 252, "aarch64": 31, "arm64": 31}
+IOPRIO_WHO_PROCESS = 1
+PR_GET_TIMERSLACK = 30
 
 
-def serve(control_fd: int, pid1: bool) -> None:
-    """Answer control messages until the control socket closes."""
-    sock = socket.socket(fileno=control_fd)
+def process_settings() -> dict:
+    """This process's rlimits, nice value, scheduling policy and priority, CPU affinity, I/O
+    priority, OOM score adjustment and timer slack: everything a job forked from it inherits and
+    that another process could change (compared with the start-up values before every fork)."""
+    import ctypes
+    import platform
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    settings = {f"rlimit {name}": resource.getrlimit(getattr(resource, name))
+                for name in sorted(dir(resource)) if name.startswith("RLIMIT_")}
+    settings["nice"] = os.getpriority(os.PRIO_PROCESS, 0)
+    settings["scheduler"] = (os.sched_getscheduler(0), os.sched_getparam(0).sched_priority)
+    settings["affinity"] = sorted(os.sched_getaffinity(0))
+    number = _IOPRIO_GET.get(platform.machine())
+    settings["ioprio"] = libc.syscall(number, IOPRIO_WHO_PROCESS, 0) if number else None
+    with open("/proc/self/oom_score_adj") as handle:
+        settings["oom_score_adj"] = handle.read().strip()
+    settings["timerslack"] = libc.prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0)
+    return settings
+
+
+def drifted(baseline: dict) -> list[str]:
+    """The names of the settings that differ from ``baseline`` (empty: none)."""
+    now = process_settings()
+    return sorted(name for name in baseline if now.get(name) != baseline[name])
+
+
+def serve(control_fd: int, pid1: bool, confinement: Confinement = Confinement(),
+          sock: socket.socket | None = None) -> None:
+    """Answer control messages until the control socket closes. Before every fork the server
+    compares its own settings with those it started with; if any drifted, it says so
+    (``{"op": "drifted", ...}``) and exits instead of forking a job that would inherit them."""
+    sock = sock or socket.socket(fileno=control_fd)
+    baseline = process_settings()
     _send(sock, {"op": "ready", "uid": os.getuid(), "pid": os.getpid()})
     while True:
         message, fds = _receive(sock)
@@ -171,11 +218,17 @@ def serve(control_fd: int, pid1: bool) -> None:
                 os.close(fd)
             _send(sock, {"op": "error", "message": "bad request"})
             continue
+        changed = drifted(baseline)
+        if changed:
+            for fd in fds:
+                os.close(fd)
+            _send(sock, {"op": "drifted", "settings": changed})
+            return
         job_fd, result_fd, output_fd = fds
         pid = os.fork()
         if pid == 0:
             sock.close()
-            child_main(message["limits"], job_fd, result_fd, output_fd)
+            child_main(message["limits"], job_fd, result_fd, output_fd, confinement)
         for fd in fds:
             os.close(fd)
         pidfd = os.pidfd_open(pid)
@@ -195,36 +248,44 @@ def serve(control_fd: int, pid1: bool) -> None:
             if request.get("op") == "kill":
                 os.kill(pid, signal.SIGKILL)
         os.close(pidfd)
-        retire = pid1 and _tmp_inodes() > MAX_TMP_INODES_TO_CLEAN
-        if not retire:
-            _cleanup(pid1, pid)
-        else:  # too many files to remove quickly: kill, exit, let the kernel drop the tmpfs
-            try:
-                os.kill(-1, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        _send(sock, {"op": "exit", "status": status, "cpu": usage.ru_utime + usage.ru_stime,
-                     "retire": retire})
-        if retire:
-            return
+        _cleanup(pid1, pid)
+        _send(sock, {"op": "exit", "status": status, "cpu": usage.ru_utime + usage.ru_stime})
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: ``python -I -S server.py --control-fd N [--path DIR]... [--pid1]``."""
+    """Entry point: ``python -I -S server.py --control-fd N [--path DIR]... [--pid1
+    --seccomp-fd N --server-uid U --job-uid J]``."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--control-fd", type=int, required=True)
     parser.add_argument("--path", action="append", default=[])
     parser.add_argument("--pid1", action="store_true")
     parser.add_argument("--seccomp-fd", type=int, default=None)
+    parser.add_argument("--server-uid", type=int, default=None)
+    parser.add_argument("--job-uid", type=int, default=None)
     options = parser.parse_args(argv)
     if options.pid1 and os.getpid() != 1:
         raise SystemExit("--pid1 given but this process is not PID 1 of its namespace")
     for path in reversed(options.path):
         sys.path.insert(0, path)
+    sock = socket.socket(fileno=options.control_fd)
+    confinement = Confinement()
     if options.seccomp_fd is not None:
         import confine
 
-        confine.confine(options.seccomp_fd)
+        if options.job_uid is None or options.server_uid is None:
+            raise SystemExit("--seccomp-fd needs --server-uid and --job-uid")
+        server_program, job_program = confine.read_programs(options.seccomp_fd)
+
+        def request_map() -> None:
+            _send(sock, {"op": "map"})
+            reply, fds = _receive(sock)
+            for fd in fds:
+                os.close(fd)
+            if not reply or reply.get("op") != "mapped":
+                raise SystemExit("the trusted side did not map the user namespace")
+
+        confine.confine_server(request_map, options.server_uid, options.job_uid, server_program)
+        confinement = Confinement(options.job_uid, job_program)
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # as PID 1, default-action signals are ignored
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     _prctl(PR_SET_DUMPABLE, 0)  # no /proc/1/mem or /proc/1/environ for the jobs
@@ -235,7 +296,7 @@ def main(argv: list[str] | None = None) -> None:
     import runner  # noqa: F401
     import wire  # noqa: F401
 
-    serve(options.control_fd, options.pid1)
+    serve(options.control_fd, options.pid1, confinement, sock)
 
 
 if __name__ == "__main__":

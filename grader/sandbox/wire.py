@@ -42,6 +42,8 @@ MAX_NDIM = 8
 MAX_JSON_BYTES = 64 * 1024
 MAX_INT_DIGITS = 40
 DEFAULT_MAX_VALUE_BYTES = 64 << 20
+ALIGNMENT = 64  # array data starts at multiples of this from the start of a value body
+MAX_NPY_HEADER = 64 * 1024  # a .npy header is at most this long (NumPy itself caps it lower)
 
 
 class WireError(ValueError):
@@ -70,15 +72,36 @@ def encode_value(value: Any, *, allow_none: bool = False) -> bytes:
     """Encode ``value`` (ndarray, NumPy/Python bool/int/float scalar, tuple/list of those) into a
     value body. Raises :class:`EncodeError` for anything else (dicts, strings, object arrays,
     complex numbers, ``None`` unless ``allow_none``)."""
-    blobs: list[bytes] = []
+    return b"".join(encode_parts(value, allow_none=allow_none))
+
+
+def encode_parts(value: Any, *, allow_none: bool = False) -> list:
+    """The value body of :func:`encode_value` as a list of buffers (``bytes`` and memoryviews of
+    the arrays' own data), so a large array is written out without being copied first."""
+    blobs: list[list] = []
     counter = [0]
     structure = _encode_node(value, blobs, 0, counter, allow_none)
     header = json.dumps(structure, separators=(",", ":")).encode("ascii")
-    parts = [JSON_HEADER.pack(len(header)), header]
-    for blob in blobs:
-        parts.append(BLOB_HEADER.pack(len(blob)))
-        parts.append(blob)
-    return b"".join(parts)
+    header += b" " * (-(JSON_HEADER.size + len(header)) % ALIGNMENT)  # JSON ignores the spaces
+    parts: list = [JSON_HEADER.pack(len(header)), header]
+    offset = JSON_HEADER.size + len(header)
+    for npy_header, data in blobs:
+        npy_header = _pad_npy_header(npy_header, offset + BLOB_HEADER.size)
+        parts += [BLOB_HEADER.pack(len(npy_header) + len(data)), npy_header, data]
+        offset += BLOB_HEADER.size + len(npy_header) + len(data)
+    return parts
+
+
+def _pad_npy_header(npy_header: bytes, offset: int) -> bytes:
+    """``npy_header`` (version 1.0) with spaces added before its final newline, so that the array
+    data after it starts at a multiple of :data:`ALIGNMENT` bytes from the start of the value
+    body (``offset``: where the header starts). Aligned data is decoded in place, not copied."""
+    pad = -(offset + len(npy_header)) % ALIGNMENT
+    if not pad:
+        return npy_header
+    (length,) = struct.unpack_from("<H", npy_header, 8)
+    return (npy_header[:8] + struct.pack("<H", length + pad) + npy_header[10:-1]
+            + b" " * pad + b"\n")
 
 
 def _encode_node(value: Any, blobs: list, depth: int, counter: list, allow_none: bool) -> dict:
@@ -122,11 +145,12 @@ def _add_array(array: np.ndarray, blobs: list) -> int:
         raise EncodeError(f"an array with {array.ndim} dimensions (at most {MAX_NDIM})")
     if len(blobs) >= MAX_ARRAYS:
         raise EncodeError(f"more than {MAX_ARRAYS} arrays")
-    buffer = io.BytesIO()
     if not array.flags.c_contiguous:  # (np.ascontiguousarray would turn 0-d into 1-d)
         array = array.copy(order="C")
-    npy_format.write_array(buffer, array, version=(1, 0), allow_pickle=False)
-    blobs.append(buffer.getvalue())
+    header = io.BytesIO()
+    npy_format.write_array_header_1_0(header, npy_format.header_data_from_array_1_0(array))
+    data = memoryview(array.reshape(-1) if array.ndim else array.reshape(1)).cast("B")
+    blobs.append([header.getvalue(), data])
     return len(blobs) - 1
 
 
@@ -135,18 +159,20 @@ def _add_array(array: np.ndarray, blobs: list) -> int:
 # --------------------------------------------------------------------------------------------
 
 
-def decode_value(body: bytes, *, allow_none: bool = False,
+def decode_value(body, *, allow_none: bool = False,
                  max_bytes: int = DEFAULT_MAX_VALUE_BYTES) -> Any:
-    """Parse a value body produced by :func:`encode_value`.
+    """Parse a value body produced by :func:`encode_value` (``bytes``, ``bytearray`` or a
+    ``memoryview`` of either).
 
-    Returns ``np.ndarray`` (writable copies), ``tuple`` (lists become tuples), Python ``bool``,
-    ``int`` or ``float`` (NumPy scalars become the matching Python scalar). Raises
+    Returns ``np.ndarray`` (writable; when ``body`` is a ``bytearray`` the arrays are views of it,
+    not copies, so give each value its own buffer), ``tuple`` (lists become tuples), Python
+    ``bool``, ``int`` or ``float`` (NumPy scalars become the matching Python scalar). Raises
     :class:`WireError` on any deviation: trailing bytes, unused or missing blobs, bad dtype,
     inconsistent shape, more than ``max_bytes`` in total.
     """
-    if len(body) > max_bytes:
-        raise WireError(f"value of {len(body)} bytes exceeds the limit of {max_bytes}")
     view = memoryview(body)
+    if len(view) > max_bytes:
+        raise WireError(f"value of {len(view)} bytes exceeds the limit of {max_bytes}")
     if len(view) < JSON_HEADER.size:
         raise WireError("value shorter than its header")
     (json_length,) = JSON_HEADER.unpack_from(view, 0)
@@ -167,7 +193,7 @@ def decode_value(body: bytes, *, allow_none: bool = False,
         offset += BLOB_HEADER.size
         if blob_length > len(view) - offset:
             raise WireError("array length beyond the end of the value")
-        arrays.append(decode_array(bytes(view[offset:offset + blob_length])))
+        arrays.append(decode_array(view[offset:offset + blob_length]))
         offset += blob_length
     used: set[int] = set()
     value = _decode_node(structure, arrays, used, 0, [0], allow_none)
@@ -176,11 +202,15 @@ def decode_value(body: bytes, *, allow_none: bool = False,
     return value
 
 
-def decode_array(blob: bytes) -> np.ndarray:
-    """Parse one ``.npy`` blob strictly: version 1.0/2.0 header, dtype kind in bool/int/uint/float,
-    no object fields, at most :data:`MAX_NDIM` dimensions, data length exactly
-    ``prod(shape) * itemsize``. Raises :class:`WireError`."""
-    stream = io.BytesIO(blob)
+def decode_array(blob) -> np.ndarray:
+    """Parse one ``.npy`` blob (``bytes`` or a ``memoryview``) strictly: version 1.0/2.0 header,
+    dtype kind in bool/int/uint/float, no object fields, at most :data:`MAX_NDIM` dimensions,
+    data length exactly ``prod(shape) * itemsize``. The result is always writable: a view of
+    ``blob`` when ``blob`` is writable and its data native and aligned (no copy), else a native,
+    aligned copy. Raises :class:`WireError`."""
+    view = memoryview(blob)
+    header = bytes(view[:min(len(view), MAX_NPY_HEADER)])
+    stream = io.BytesIO(header)
     try:
         version = npy_format.read_magic(stream)
         if version == (1, 0):
@@ -202,12 +232,14 @@ def decode_array(blob: bytes) -> np.ndarray:
     count = 1
     for n in shape:
         count *= n
-    data = blob[stream.tell():]
-    if len(data) != count * dtype.itemsize:
-        raise WireError(f"array data is {len(data)} bytes; shape {shape} of {dtype} needs "
-                        f"{count * dtype.itemsize}")
-    array = np.frombuffer(data, dtype=dtype, count=count)
+    start = stream.tell()
+    if len(view) - start != count * dtype.itemsize:
+        raise WireError(f"array data is {len(view) - start} bytes; shape {shape} of {dtype} "
+                        f"needs {count * dtype.itemsize}")
+    array = np.frombuffer(view, dtype=dtype, count=count, offset=start)
     array = array.reshape(shape, order="F" if fortran_order else "C")
+    if dtype.isnative and array.flags.aligned and array.flags.c_contiguous and not view.readonly:
+        return array
     return np.array(array, dtype=dtype.newbyteorder("="), order="C", copy=True)
 
 
@@ -266,42 +298,116 @@ def json_frame(tag: bytes, payload: dict) -> bytes:
     return frame(tag, json.dumps(payload, separators=(",", ":")).encode("ascii"))
 
 
+class FrameTooLarge(WireError):
+    """A frame whose declared length exceeds what may be read for its tag (refused before its
+    body is read). ``tag``, ``length`` and ``limit`` are in bytes."""
+
+    def __init__(self, tag: bytes, length: int, limit: int):
+        super().__init__(f"a {tag.decode('ascii', 'replace')} frame of {length} bytes exceeds "
+                         f"its limit of {limit}")
+        self.tag, self.length, self.limit = tag, length, limit
+
+
 class FrameReader:
     """Incremental strict frame parser for a byte stream from an untrusted writer.
 
-    ``feed(data)`` returns complete ``(tag, body)`` pairs. Tags must be in ``allowed_tags``; the
-    total number of bytes is capped at ``max_total`` (then :class:`WireError`). ``finish()``
-    raises if the stream ended in the middle of a frame."""
+    ``feed(data)`` (or ``read_from(fd)``, which reads straight into a large frame's own buffer)
+    returns complete ``(tag, body)`` pairs; every body is its own ``bytearray``, so values decoded
+    from it may be views of it. Tags must be in ``allowed_tags``; each frame's declared length is
+    checked against ``frame_limit(tag)`` (default: ``max_total``) as soon as its header is
+    complete, before any of its body is buffered (then :class:`FrameTooLarge`); the total number
+    of bytes is capped at ``max_total`` (:class:`WireError`). ``finish()`` raises if the stream
+    ended in the middle of a frame. With ``sink``, each frame is handed to ``sink(tag, body)`` the
+    moment it is complete, before the next frame's header is checked (so ``frame_limit`` may
+    depend on what the sink has seen), and ``feed``/``read_from`` return no frames."""
 
-    def __init__(self, allowed_tags: frozenset[bytes], max_total: int):
-        self._buffer = bytearray()
+    def __init__(self, allowed_tags: frozenset[bytes], max_total: int, frame_limit=None,
+                 sink=None):
+        self._sink = sink
+        self._staging = bytearray()
+        self._body: bytearray | None = None  # the frame being filled by read_from
+        self._tag = b""
+        self._filled = 0
         self._allowed = allowed_tags
         self._max_total = max_total
+        self._limit = frame_limit or (lambda tag: max_total)
         self.total = 0
 
-    def feed(self, data: bytes) -> list[tuple[bytes, bytes]]:
-        """Append ``data``; return the frames it completed. Raises :class:`WireError`."""
-        self.total += len(data)
+    def _count(self, n: int) -> None:
+        self.total += n
         if self.total > self._max_total:
             raise WireError(f"more than {self._max_total} bytes of results")
-        self._buffer += data
-        frames = []
-        while len(self._buffer) >= FRAME_HEADER.size:
-            tag, length = FRAME_HEADER.unpack_from(self._buffer, 0)
+
+    def feed(self, data: bytes) -> list[tuple[bytes, bytearray]]:
+        """Append ``data``; return the frames it completed. Raises :class:`WireError`."""
+        frames: list[tuple[bytes, bytearray]] = []
+        data = memoryview(data)
+        if self._body is not None:
+            take = min(len(data), len(self._body) - self._filled)
+            self._body[self._filled:self._filled + take] = data[:take]
+            self._filled += take
+            self._count(take)
+            data = data[take:]
+            if self._filled < len(self._body):
+                return frames
+            self._emit(frames, self._tag, self._body)
+            self._body = None
+        self._count(len(data))
+        self._staging += data
+        while len(self._staging) >= FRAME_HEADER.size:
+            tag, length = FRAME_HEADER.unpack_from(self._staging, 0)
             if tag not in self._allowed:
                 raise WireError(f"unknown frame tag {tag!r}")
-            if length > self._max_total:
-                raise WireError("frame longer than the result limit")
+            limit = min(self._limit(tag), self._max_total)
+            if length > limit:
+                raise FrameTooLarge(tag, length, limit)
             end = FRAME_HEADER.size + length
-            if len(self._buffer) < end:
-                break
-            frames.append((tag, bytes(self._buffer[FRAME_HEADER.size:end])))
-            del self._buffer[:end]
+            if len(self._staging) >= end:
+                body = bytearray(self._staging[FRAME_HEADER.size:end])
+                del self._staging[:end]
+                self._emit(frames, tag, body)
+                continue
+            # A frame longer than what is buffered: give it its own buffer and fill it in place.
+            self._body = bytearray(length)
+            self._tag = tag
+            self._filled = len(self._staging) - FRAME_HEADER.size
+            self._body[:self._filled] = self._staging[FRAME_HEADER.size:]
+            self._staging.clear()
+            break
         return frames
+
+    def read_from(self, fd: int, chunk: int = 1 << 16) -> tuple[list[tuple[bytes, bytearray]], bool]:
+        """Read once from ``fd`` (straight into the current frame's buffer when one is being
+        filled) and return ``(frames completed, end_of_file)``. Raises :class:`WireError`."""
+        import os
+
+        if self._body is not None:
+            target = memoryview(self._body)[self._filled:]
+            count = os.readv(fd, [target])
+            if count == 0:
+                return [], True
+            self._filled += count
+            self._count(count)
+            if self._filled < len(self._body):
+                return [], False
+            frames: list = []
+            body, self._body = self._body, None
+            self._emit(frames, self._tag, body)
+            return frames, False
+        data = os.read(fd, chunk)
+        if not data:
+            return [], True
+        return self.feed(data), False
+
+    def _emit(self, frames: list, tag: bytes, body: bytearray) -> None:
+        if self._sink is not None:
+            self._sink(tag, body)
+        else:
+            frames.append((tag, body))
 
     def finish(self) -> None:
         """Call at end of stream; raises :class:`WireError` if a frame was cut off."""
-        if self._buffer:
+        if self._staging or self._body is not None:
             raise WireError("stream ended inside a frame")
 
 

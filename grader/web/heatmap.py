@@ -107,7 +107,7 @@ def svg(matrix: Matrix, title: str, scale: str = "unit", magnitude: float = 1.0,
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="heatmap" role="img" '
              f'width="{width}" height="{height}" viewBox="0 0 {width} {height}">',
              f"<title>{escape(title)}</title>",
-             "<desc>" + escape(describe(rows, row_name, column_name)) + "</desc>"]
+             f"<desc>{escape(describe(rows, row_name, column_name))}</desc>"]
     for j in range(n_cols):
         parts.append(f'<text x="{LABEL + j * CELL + CELL / 2}" y="{LABEL - 8}" '
                      f'class="axis" text-anchor="middle">{j}</text>')
@@ -127,9 +127,9 @@ def svg(matrix: Matrix, title: str, scale: str = "unit", magnitude: float = 1.0,
 
 
 def describe(rows: list[list[float]], row_name: str, column_name: str) -> str:
-    """The values row by row, e.g. ``"2 query rows by 3 key columns. query 0: 0.33, 0.33, 0.33;
-    query 1: ..."``."""
-    head = f"{len(rows)} {row_name} rows by {len(rows[0])} {column_name} columns."
+    """The values row by row, e.g. ``"2 rows (query) by 3 columns (key). query 0: 0.33, 0.33,
+    0.33; query 1: ..."``."""
+    head = f"{len(rows)} rows ({row_name}) by {len(rows[0])} columns ({column_name})."
     body = "; ".join(f"{row_name} {i}: " + ", ".join(label(v) for v in row)
                      for i, row in enumerate(rows))
     return f"{head} {body}."

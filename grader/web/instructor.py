@@ -29,8 +29,9 @@ def _rows(submissions, assignment_id: str) -> list[dict]:
 def render_instructor(learner, assignment, message: str | None = None, status: int = 200):
     submissions = state().store.submissions_of(learner.course_id, assignment.id)
     latest: dict[str, object] = {}
-    for row in submissions:  # oldest first: a later graded attempt replaces an earlier one
-        if row.status == "graded" or row.learner_id not in latest:
+    for row in submissions:  # oldest first: as grades.csv, the latest graded attempt counts
+        previous = latest.get(row.learner_id)
+        if row.status == "graded" or previous is None or previous.status != "graded":
             latest[row.learner_id] = row
     graded = [s.score for s in latest.values() if s.status == "graded" and s.score is not None]
     summary = {"learners": len(latest), "submissions": len(submissions),

@@ -75,7 +75,8 @@ def begin(learner: LearnerSession, permanent: bool = False) -> None:
     session.clear()
     session["sid"] = secrets.token_urlsafe(16)
     session[SESSION_KEY] = data
-    session.permanent = permanent
+    if permanent:
+        session.permanent = True
 
 
 def current() -> LearnerSession | None:

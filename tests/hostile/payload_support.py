@@ -11,7 +11,8 @@ import numpy as np
 from grader.sandbox import Call, Limits
 
 PAYLOADS = Path(__file__).parent / "payloads"
-LIMITS = Limits(wall_seconds=2.0, cpu_seconds=1.5, memory_bytes=256 << 20, output_bytes=16 << 10)
+LIMITS = Limits(wall_seconds=2.0, cpu_seconds=1.5, memory_bytes=256 << 20, output_bytes=16 << 10,
+                run_wall_seconds=4.0)
 WALL_MARGIN = 1.0
 CORRECT = """
 import numpy as np

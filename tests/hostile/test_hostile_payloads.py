@@ -1,7 +1,8 @@
 """Every payload in payloads/ (one or more per attack class of ../shared/reference/sandbox.md) runs
 through the real isolation and must be contained:
 
-* it reaches a final state within the wall limit plus a small margin;
+* it reaches a final state within the run's total wall limit plus a small margin (each test has
+  its own limit; after a test stops its process the others run in a fresh one);
 * it earns no points: each payload returns the right softmax only if its attack worked, and the
   points are computed here, on the trusted side;
 * it leaves no process (the slot's cgroup holds only the server again, no process of the slot's
@@ -79,7 +80,7 @@ def test_payload_is_contained(name, hostile_sandbox, canaries):
     result = sandbox.run(load_payload(name, canaries), calls, LIMITS)
     elapsed = time.monotonic() - started
 
-    assert elapsed <= LIMITS.wall_seconds + WALL_MARGIN, (elapsed, result.status)
+    assert elapsed <= LIMITS.run_wall_seconds + WALL_MARGIN, (elapsed, result.status)
     assert result.status in EXPECTED[name], (result.status, result.message, result.calls)
     assert points(result, calls) == 0, f"{name} earned points: {result.calls}"
     assert len(result.calls) == len(calls)
@@ -88,8 +89,10 @@ def test_payload_is_contained(name, hostile_sandbox, canaries):
     assert peak is not None and peak <= sandbox.cgroup.memory_limit()
     # at most the server (and bwrap) remain; none at all if the server retired after the job
     assert len(wait_for_quiet(sandbox, baseline)) <= baseline, "processes outlived the job"
-    assert len(processes_of_uid(sandbox.launcher.uid)) <= 1, "a process of the sandbox uid survived"
-    assert files_of_uid(sandbox.launcher.uid) == [], "the payload left files on the host"
+    assert len(processes_of_uid(sandbox.launcher.uid)) <= 1, "a process of the server uid survived"
+    assert processes_of_uid(sandbox.launcher.job_uid) == [], "a process of the job uid survived"
+    for uid in (sandbox.launcher.uid, sandbox.launcher.job_uid):
+        assert files_of_uid(uid) == [], "the payload left files on the host"
     assert not Path("/autograder/results/results.json").exists()
     assert not (Path(canaries["__PROJECT_DIR__"]) / "results.json").exists()
     if name == "kill_parent.py":

@@ -15,7 +15,7 @@ from tests.hostile.payload_support import LIMITS, load_payload, make_calls, poin
 @pytest.fixture(scope="module")
 def sandbox_without_cgroup(canaries):
     slot = SlotLock()
-    sandbox = ForkServerSandbox(BwrapLauncher(slot.uid, cgroup=None), cgroup=None, on_close=slot.release)
+    sandbox = ForkServerSandbox(BwrapLauncher(slot.uid, slot.job_uid, cgroup=None), cgroup=None, on_close=slot.release)
     try:
         assert self_test(sandbox) == []
         yield sandbox
@@ -31,6 +31,7 @@ def test_multi_process_payloads_are_contained_without_a_cgroup(name, sandbox_wit
     assert points(result, calls) == 0
     assert result.seconds <= LIMITS.wall_seconds + 1.0
     assert len(processes_of_uid(sandbox_without_cgroup.launcher.uid)) == 1
+    assert processes_of_uid(sandbox_without_cgroup.launcher.job_uid) == []
 
 
 def test_a_job_cannot_start_a_second_process_without_a_cgroup(sandbox_without_cgroup):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from grader.problems import PROBLEMS, grading
-from grader.sandbox.api import CallOutcome, Limits, RunResult
+from grader.sandbox.api import CallOutcome, Limits, RunResult, StoppedTest
 from tests.problems.conftest import FakeSandbox
 from tests.problems.problem_helpers import grade_file, grade_source
 
@@ -18,7 +18,7 @@ CORRECT = ("import numpy as np\n\ndef scaled_dot_product_attention(Q, K, V, mask
 
 class StoppingSandbox(FakeSandbox):
     """Runs the fake sandbox, then pretends the run stopped at call ``stop`` with ``status``
-    (the way grader/sandbox/collect.py reports it: that call marked, the rest skipped)."""
+    and nothing after it ran (how a run ends that cannot go on: an output flood)."""
 
     def __init__(self, stop: int, status: str, message: str, call_status: str = "exception"):
         super().__init__()
@@ -30,6 +30,36 @@ class StoppingSandbox(FakeSandbox):
         outcomes += [CallOutcome("skipped", error="not run: " + self.message)
                      for _ in calls[self.stop + 1:]]
         return RunResult(self.status, calls=outcomes, message=self.message)
+
+
+class StoppedTestsSandbox(FakeSandbox):
+    """Runs the fake sandbox, then reports the calls in ``stops`` (index -> kind) as tests that
+    stopped their process, the way grader/sandbox/forkserver.py does: that call marked, every
+    other call run in a fresh process; after ``give_up_after`` stops the rest are not run."""
+
+    def __init__(self, stops: dict[int, str], give_up_after: int | None = None):
+        super().__init__()
+        self.stops, self.give_up_after = stops, give_up_after
+
+    def run(self, source, calls, limits):
+        outcomes = list(super().run(source, calls, limits).calls)
+        stopped, gave_up = [], ""
+        for index, kind in sorted(self.stops.items()):
+            message = {"timeout": f"test '{calls[index].test}' exceeded the time limit "
+                                  f"({limits.wall_seconds:g} s wall-clock)",
+                       "memory_limit": f"test '{calls[index].test}' exceeded the memory limit "
+                                       "(1 GiB)"}[kind]
+            outcomes[index] = CallOutcome("timeout" if kind == "timeout" else "exception",
+                                          error=message, stopped=True)
+            stopped.append(StoppedTest(calls[index].test, kind, message))
+            if self.give_up_after is not None and len(stopped) > self.give_up_after:
+                gave_up = (f"{len(stopped)} tests stopped (time or memory limit, crash or "
+                           "oversized return); the remaining tests were not run")
+                outcomes[index + 1:] = [CallOutcome("skipped", error=f"not run: {gave_up}")
+                                        for _ in calls[index + 1:]]
+                break
+        return RunResult(stopped[0].kind, calls=outcomes, message=stopped[0].message,
+                         stopped_tests=stopped, gave_up=gave_up)
 
 
 def _case_names(seed: int) -> list[str]:
@@ -55,30 +85,52 @@ def test_import_error_summary_names_the_line_and_the_error(fake_sandbox):
         "zero. No test could run.")
 
 
-def test_timeout_summary_names_the_test_the_limit_and_how_many_tests_finished():
-    names = _case_names(7)
-    stuck = names[6]
-    sandbox = StoppingSandbox(6, "timeout", f"test '{stuck}' exceeded the time limit "
-                              "(5 s wall-clock)", call_status="timeout")
-    result = grade_source(sandbox, SDPA, CORRECT)
-    finished = len(dict.fromkeys(names[:6]))
-    assert (f"The run exceeded the 5 s time limit while running test '{stuck}'; {finished} of "
-            f"{len(result.tests)} tests had finished. All tests of a submission run in one "
-            "sandbox run under one time limit, so the tests after it did not run."
+def _single_call_case(seed: int) -> tuple[int, str]:
+    """The first hidden SDPA case made of one call (its index among the calls, its name)."""
+    cases = PROBLEMS[SDPA].cases(seed)
+    index = 0
+    for case in cases:
+        if len(case.calls) == 1 and not case.visible and not case.wrapped:
+            return index, case
+        index += len(case.calls)
+    raise AssertionError("no single-call case")
+
+
+def test_a_test_that_times_out_loses_only_its_own_points_and_is_named_with_its_input_sizes():
+    index, case = _single_call_case(7)
+    result = grade_source(StoppedTestsSandbox({index: "timeout"}), SDPA, CORRECT)
+    Q, K, V = case.calls[0][0][:3]
+    sizes = f"Q {Q.shape}, K {K.shape}, V {V.shape}"
+    assert (f"1 test stopped the process running your code and lost its points: '{case.name}' "
+            f"(exceeded the 5 s time limit; input sizes: {sizes}"
             ) in result.output
-    stuck_test = next(t for t in result.tests if t.name == stuck)
-    assert "the run exceeded the 5 s time limit while running this test" in stuck_test.output
-    assert result.score == pytest.approx(sum(t.max_score for t in result.tests[:finished]),
-                                         abs=1e-5)
+    assert "the other tests ran in a fresh process" in result.output
+    stuck = next(t for t in result.tests if t.name == case.name)
+    assert stuck.output.startswith("Failed: this test exceeded the 5 s time limit")
+    # every other test passed: the score is the item's 10 points less the stuck test's share
+    assert result.score == pytest.approx(10 - stuck.max_score, abs=1e-5)
+    assert all(t.status == "passed" for t in result.tests if t.name != case.name)
+
+
+def test_after_too_many_stopped_tests_the_rest_are_reported_as_not_run_with_the_reason():
+    names = _case_names(7)
+    stops = {i: "timeout" for i in range(len(names)) if i == 0 or names[i] != names[i - 1]}
+    first_four = sorted(stops)[:4]
+    result = grade_source(StoppedTestsSandbox({i: stops[i] for i in first_four}, give_up_after=3),
+                          SDPA, CORRECT)
+    assert "4 tests stopped the process running your code and lost their points" in result.output
+    assert ("Then 4 tests stopped (time or memory limit, crash or oversized return); the "
+            "remaining tests were not run.") in result.output
+    assert all(t.status == "failed" for t in result.tests)
+    assert result.tests[-1].output.startswith("Failed: not run: 4 tests stopped")
+    assert result.score == 0
 
 
 def test_memory_and_output_limits_are_named_with_their_size_and_test():
+    index, case = _single_call_case(7)
+    result = grade_source(StoppedTestsSandbox({index: "memory_limit"}), SDPA, CORRECT)
+    assert f"'{case.name}' (exceeded the memory limit (1 GiB); input sizes: Q" in result.output
     names = _case_names(7)
-    memory = StoppingSandbox(3, "memory_limit",
-                             f"test '{names[3]}' exceeded the memory limit (1 GiB)")
-    result = grade_source(memory, SDPA, CORRECT)
-    assert (f"Your code exceeded the memory limit (1 GiB) while running test '{names[3]}'; 3 of "
-            ) in result.output
     output = StoppingSandbox(0, "output_limit", "your code printed far more than the output "
                              "limit (64 KiB) and was stopped")
     result = grade_source(output, SDPA, CORRECT)
@@ -99,10 +151,8 @@ def test_score_line_separates_what_hidden_tests_are_worth_from_the_score(fake_sa
 
 
 def test_limits_in_the_summary_come_from_the_item(fake_sandbox):
-    names = _case_names(7)
-    sandbox = StoppingSandbox(2, "timeout", f"test '{names[2]}' exceeded the time limit "
-                              "(2 s CPU)", call_status="timeout")
-    result = grading.grade(PROBLEMS[SDPA], "item", 10, CORRECT, sandbox,
+    index, case = _single_call_case(7)
+    result = grading.grade(PROBLEMS[SDPA], "item", 10, CORRECT, StoppedTestsSandbox({index: "timeout"}),
                            Limits(wall_seconds=3.0, cpu_seconds=2.0), seed=7)
-    assert f"The run exceeded the 2 s CPU-time limit while running test '{names[2]}'" \
-        in result.output
+    assert f"'{case.name}' (exceeded the 3 s time limit" in result.output
+    assert "Each test has its own 3 s time limit" in result.output

@@ -23,9 +23,12 @@ def start(index: int) -> tuple[bytes, bytes]:
     return b"STRT", json.dumps({"i": index}).encode()
 
 
-def collect(frames, ending=None):
+LIVE = (b"LIVE", b"{}")
+
+
+def collect(frames, ending=None, live=True):
     collector = Collector(CALLS, Limits())
-    for tag, body in frames:
+    for tag, body in ([LIVE] if live else []) + list(frames):
         collector.feed(tag, body)
     return collector.result(ending or Ending(exit_status=0), "")
 
@@ -33,6 +36,14 @@ def collect(frames, ending=None):
 def test_complete_stream_is_ok():
     result = collect([start(0), value_frame(0, np.ones(2)), start(1), value_frame(1, 3.0), (b"DONE", b"{}")])
     assert result.status == "ok" and result.calls[1].value == 3.0
+
+
+def test_the_first_frame_must_be_live_and_only_the_first():
+    collector = Collector(CALLS, Limits())
+    collector.feed(*start(0))
+    assert not collector.live and "LIVE" in collector.violation
+    again = collect([LIVE, start(0), value_frame(0, 1.0)])
+    assert again.status == "crashed" and "LIVE" in again.message
 
 
 def test_result_for_a_call_that_did_not_start_is_a_crash():

@@ -89,16 +89,58 @@ def test_missing_return_gets_a_hint(sandbox):
     assert "did you forget a return statement?" in error
 
 
-def test_timeout_names_the_test_and_the_limit_and_skips_the_rest(sandbox):
+def test_a_timeout_costs_only_its_own_test_and_the_rest_run_in_a_fresh_process(sandbox):
     source = "def softmax(x):\n    if x.sum() > 0:\n        while True:\n            pass\n    return x\n"
     work = [Call(test="quick", function="softmax", args=(np.zeros(2),)),
             Call(test="hidden-slow", function="softmax", args=(np.ones(2),)),
             Call(test="after", function="softmax", args=(np.zeros(2),))]
     result = sandbox.run(source, work, Limits(wall_seconds=1.5, cpu_seconds=3.0))
     assert result.status == "timeout"
-    assert [c.status for c in result.calls] == ["ok", "timeout", "skipped"]
+    assert [c.status for c in result.calls] == ["ok", "timeout", "ok"]
     assert "test 'hidden-slow'" in result.message and "1.5 s wall-clock" in result.message
     assert result.calls[1].error == result.message
+    assert [(s.test, s.kind) for s in result.stopped_tests] == [("hidden-slow", "timeout")]
+    assert result.gave_up == ""
+
+
+def test_each_test_has_its_own_time_limit(sandbox):
+    """Four tests of 0.6 s each finish under a 1 s per-test limit (2.4 s in all)."""
+    source = "import time\ndef softmax(x):\n    time.sleep(0.6)\n    return x\n"
+    work = [Call(test=f"t{i}", function="softmax", args=(np.zeros(2),)) for i in range(4)]
+    result = sandbox.run(source, work, Limits(wall_seconds=1.0, cpu_seconds=1.0))
+    assert result.status == "ok" and [c.status for c in result.calls] == ["ok"] * 4
+
+
+def test_calls_of_one_test_share_its_time_limit(sandbox):
+    """Two calls of 0.6 s in the same test exceed its 1 s limit together."""
+    source = "import time\ndef softmax(x):\n    time.sleep(0.6)\n    return x\n"
+    work = [Call(test="pair", function="softmax", args=(np.zeros(2),)) for _ in range(2)]
+    result = sandbox.run(source, work, Limits(wall_seconds=1.0, cpu_seconds=1.0))
+    assert result.status == "timeout"
+    assert [c.status for c in result.calls] == ["ok", "timeout"]
+
+
+def test_after_too_many_stopped_tests_the_rest_are_not_run_and_the_run_says_why(sandbox):
+    source = "def softmax(x):\n    while True:\n        pass\n"
+    work = [Call(test=f"t{i}", function="softmax", args=(np.zeros(2),)) for i in range(5)]
+    limits = Limits(wall_seconds=0.5, cpu_seconds=2.0, max_stopped_tests=2)
+    result = sandbox.run(source, work, limits)
+    assert result.status == "timeout"
+    assert [c.status for c in result.calls] == ["timeout"] * 3 + ["skipped"] * 2
+    assert [s.test for s in result.stopped_tests] == ["t0", "t1", "t2"]
+    assert result.gave_up.startswith("3 tests stopped")
+    assert result.calls[4].error.startswith("not run: 3 tests stopped")
+
+
+def test_the_run_has_a_total_time_limit(sandbox):
+    source = "import time\ndef softmax(x):\n    time.sleep(0.45)\n    return x\n"
+    work = [Call(test=f"t{i}", function="softmax", args=(np.zeros(2),)) for i in range(6)]
+    limits = Limits(wall_seconds=1.0, cpu_seconds=1.0, run_wall_seconds=1.2)
+    result = sandbox.run(source, work, limits)
+    # t0 and t1 finish (0.9 s); t2 is cut at 1.2 s; the rest are not run, with the reason
+    assert [c.status for c in result.calls] == ["ok", "ok", "timeout"] + ["skipped"] * 3
+    assert "total time limit (1.2 s)" in result.calls[5].error
+    assert result.seconds < 2.5
 
 
 def test_cpu_limit_is_reported_as_cpu_time(sandbox):
@@ -108,12 +150,24 @@ def test_cpu_limit_is_reported_as_cpu_time(sandbox):
     assert result.seconds < 3.5
 
 
-def test_memory_limit_is_named(sandbox):
+def test_memory_limit_is_named_and_costs_each_test_that_hits_it(sandbox):
     source = "import numpy as np\ndef softmax(x):\n    return np.ones((1 << 30,), dtype=np.uint8)\n"
     result = sandbox.run(source, calls(2), FAST)
     assert result.status == "memory_limit"
     assert result.message == "test 'visible-0' exceeded the memory limit (256 MiB)"
-    assert [c.status for c in result.calls] == ["exception", "skipped"]
+    assert [c.status for c in result.calls] == ["exception", "exception"]
+    assert [s.kind for s in result.stopped_tests] == ["memory_limit", "memory_limit"]
+
+
+def test_an_oversized_return_is_refused_before_it_is_read(sandbox):
+    source = "import numpy as np\ndef softmax(x):\n    return np.ones(x.shape[0] << 20)\n"
+    work = [Call(test="huge", function="softmax", args=(np.zeros(31),), max_result_bytes=1 << 16),
+            Call(test="small", function="softmax", args=(np.zeros(0),), max_result_bytes=1 << 16)]
+    result = sandbox.run(source, work, FAST)
+    assert [c.status for c in result.calls] == ["bad_return", "ok"]
+    assert "returned a value of 248 MiB" in result.calls[0].error  # 31 << 20 float64 = 248 MiB
+    assert "more than the 64 KiB this test allows" in result.calls[0].error
+    assert [(s.test, s.kind) for s in result.stopped_tests] == [("huge", "result_too_large")]
 
 
 def test_memory_under_the_limit_is_fine(sandbox):

@@ -154,3 +154,44 @@ def test_frame_reader_rejects_unknown_tags_oversize_streams_and_truncation():
     truncated.feed(wire.frame(b"DONE", b"xyz")[:-1])
     with pytest.raises(wire.WireError, match="inside a frame"):
         truncated.finish()
+
+
+def _stream(*frames) -> bytes:
+    return b"".join(wire.frame(tag, body) for tag, body in frames)
+
+
+def test_frame_limits_see_every_earlier_frame_whatever_the_chunk_boundaries():
+    """A value frame is allowed 2 KiB only after a START frame; a stream delivered in one chunk
+    or byte by byte must be judged the same (a limit read before the START frame was handed over
+    once refused a correct submission's return)."""
+    value = wire.encode_value(np.zeros(100))  # 800 bytes of data: over 64 bytes, under 2 KiB
+    stream = _stream((b"STRT", b"{}"), (b"VALU", value), (b"DONE", b"{}"))
+    for chunk in (len(stream), 1, 7, 13):
+        seen = []
+        limit = lambda tag: 2048 if seen and seen[-1] == b"STRT" else 64  # noqa: E731
+        reader = wire.FrameReader(frozenset({b"STRT", b"VALU", b"DONE"}), 1 << 20, limit,
+                                  sink=lambda tag, body: seen.append(tag))
+        for start in range(0, len(stream), chunk):
+            reader.feed(stream[start:start + chunk])
+        reader.finish()
+        assert seen == [b"STRT", b"VALU", b"DONE"], chunk
+
+
+def test_an_oversized_frame_is_refused_from_its_header_alone():
+    reader = wire.FrameReader(frozenset({b"VALU"}), 1 << 30, lambda tag: 1 << 10)
+    header = wire.FRAME_HEADER.pack(b"VALU", 300 << 20)  # declares 300 MiB, sends none of it
+    with pytest.raises(wire.FrameTooLarge) as raised:
+        reader.feed(header)
+    assert (raised.value.length, raised.value.limit) == (300 << 20, 1 << 10)
+
+
+def test_a_large_frame_is_decoded_in_place_without_copies():
+    array = np.arange(1 << 16, dtype=np.float64)
+    frames = []
+    reader = wire.FrameReader(frozenset({b"VALU"}), 1 << 30, sink=lambda t, b: frames.append(b))
+    stream = _stream((b"VALU", wire.encode_value(array)))
+    for start in range(0, len(stream), 4096):
+        reader.feed(stream[start:start + 4096])
+    decoded = wire.decode_value(frames[0])
+    assert np.array_equal(decoded, array) and decoded.flags.writeable
+    assert np.shares_memory(decoded, np.frombuffer(frames[0], dtype=np.uint8))

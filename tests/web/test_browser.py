@@ -208,3 +208,50 @@ def test_keyboard_only_submission(live_server, browser, screenshots):
     assert items[2].text == f"3. Choice: {choice_points} / 1 points"
     assert heading.text == f"Score: {10 + choice_points} / 16"
     screenshots(browser, "04-keyboard-only")
+
+
+def test_text_answer_shows_criteria_with_evidence_highlighted(live_server, browser, screenshots):
+    """The seed's model answer earns the text item's 5 points (README); each highlighted piece
+    of evidence is a piece of the answer as typed."""
+    from pathlib import Path
+
+    from selenium.webdriver.common.by import By
+
+    answer = (Path(__file__).resolve().parents[2] / "examples" /
+              "quadratic_cost_model_answer.txt").read_text(encoding="utf-8").strip()
+    browser.get(live_server.url + PAGE)
+    browser.find_element(By.ID, "response-quadratic-cost").send_keys(answer)
+    submit_and_wait(browser, None)
+    item = browser.find_elements(By.CSS_SELECTOR, "#result-body .item-result")[1]
+    assert item.find_element(By.TAG_NAME, "h4").text == "2. Explanation: 5 / 5 points"
+    marks = [m.text for m in item.find_elements(By.CSS_SELECTOR, "blockquote.answer mark")]
+    assert marks and all(m in answer for m in marks)
+    verdicts = [v.text for v in item.find_elements(By.CSS_SELECTOR, "ul.criteria .verdict")]
+    assert verdicts and set(verdicts) == {"met"}
+    screenshots(browser, "05-text-evidence", item)
+    assert axe_violations(browser) == []
+
+
+def test_instructor_view_and_swagger_ui_render_offline(live_server, browser, screenshots):
+    from selenium.webdriver.common.by import By
+
+    from grader.web.session import LearnerSession
+
+    browser.get(live_server.url + PAGE)
+    set_code(browser, "response-sdpa", DIVIDES_BY_D_K)
+    submit_and_wait(browser, None)
+    teacher = LearnerSession(course_id="local", learner_id="teacher-1", role="instructor",
+                             assignment_id="attention-basics", name="Grace Hopper")
+    browser.get(live_server.sign_in_url(teacher, PAGE + "/instructor"))
+    assert browser.find_element(By.TAG_NAME, "h1").text == \
+        "Instructor view: Self-attention basics"
+    cells = [td.text for td in browser.find_elements(By.CSS_SELECTOR, "table.submissions td")]
+    assert cells[2:4] == ["graded", "8 / 16"]
+    screenshots(browser, "06-instructor-view")
+    assert axe_violations(browser) == []
+    # Swagger UI from our own copy: the document's title appears, with no internet
+    browser.get(live_server.url + "/api/v1/docs")
+    title = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR,
+                                                        ".swagger-ui .info .title"))
+    assert title[0].text.startswith("Attention grader")
+    screenshots(browser, "07-swagger-ui")

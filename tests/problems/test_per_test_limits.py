@@ -1,0 +1,64 @@
+"""A correct implementation that hangs on one kind of input loses only the tests with that input
+(issue 11, part 3), through the real sandbox with a 1 s per-test limit.
+
+Softmax's category weights (grader/problems/softmax.py) add up to 10, so on a 10-point item each
+category is worth its weight: shapes 1 (2 tests: 0.5 each), axis 2.5 (4 tests, the visible
+axis=0 example included: 0.625 each), inputs 0.5 (1 test).
+"""
+from __future__ import annotations
+
+import pytest
+
+from grader.problems import PROBLEMS
+from grader.problems.grading import grade
+from grader.sandbox import Limits, get_sandbox
+
+SOFTMAX = '''
+import numpy as np
+
+def softmax(x, axis=-1):
+    if {condition}:
+        while True:
+            pass
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+'''
+LIMITS = Limits(wall_seconds=1.0)
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    """The real isolation: failing to establish it fails these tests."""
+    instance = get_sandbox("auto", run_self_test=False)
+    yield instance
+    instance.close()
+
+
+@pytest.mark.parametrize("condition, expected, stopped", [
+    # The issue's example: only 'shapes: 1-D input' (7 entries) hangs; the visible [1, 2, 3]
+    # has 3 entries. 10 - 0.5 = 9.5 (it scored 1.29 when one hang cost every later test).
+    ("x.ndim == 1 and x.size > 3", 9.5, ["shapes: 1-D input"]),
+    # axis=0 given explicitly: the visible axis=0 example, 'axis: axis=0 on a 2-D input' and the
+    # inputs test (called with axis 0): 10 - 2 * 0.625 - 0.5 = 8.25; three stops, the most
+    # allowed, so every other test still runs.
+    ("axis == 0", 8.25, ["example: a 2x3 array with axis=0", "axis: axis=0 on a 2-D input",
+                         "inputs: x is not modified in place"]),
+])
+def test_a_hang_on_one_kind_of_input_costs_only_those_tests(sandbox, condition, expected,
+                                                            stopped):
+    result = grade(PROBLEMS["softmax"], "softmax", 10, SOFTMAX.format(condition=condition),
+                   sandbox, LIMITS, seed=3)
+    assert result.score == pytest.approx(expected, abs=1e-6)
+    failed = [t.name for t in result.tests if t.status == "failed"]
+    assert sorted(failed) == sorted(stopped)
+    for name in stopped:
+        assert f"'{name}' (exceeded the 1 s time limit; input sizes: x (" in result.output
+
+
+def test_after_three_stopped_tests_the_rest_are_not_run_and_the_feedback_says_so(sandbox):
+    """Hanging on every 2-D input: the first three such tests stop, then the run gives up."""
+    result = grade(PROBLEMS["softmax"], "softmax", 10, SOFTMAX.format(condition="x.ndim == 2"),
+                   sandbox, LIMITS, seed=3)
+    assert "Then 4 tests stopped (time or memory limit, crash or oversized return); the " \
+           "remaining tests were not run." in result.output
+    assert sum("exceeded the 1 s time limit" in t.output for t in result.tests) == 4

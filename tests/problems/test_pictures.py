@@ -1,0 +1,173 @@
+"""Pictures of the learner's function on the visible examples (grader/problems/pictures.py): only
+visible inputs, the right matrices, and never a change of score."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from grader.problems import PROBLEMS, grading, pictures
+from grader.sandbox import get_sandbox
+from grader.sandbox.api import CallOutcome, Limits, RunResult
+from tests.problems.conftest import FakeSandbox
+from tests.problems.problem_helpers import grade_file, grade_source, submission
+
+SDPA = "scaled_dot_product_attention"
+CORRECT = submission(SDPA, "correct_matmul")
+# correct on every test call, but misbehaves on every later call: the picture calls, which
+# follow the N_TEST_CALLS test calls of the one run
+SPOILS_PICTURES = '''import numpy as np
+made = [0]
+
+
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    made[0] += 1
+    if made[0] > N_TEST_CALLS:
+        %s
+    s = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    if mask is not None:
+        s = np.where(mask, s, -np.inf)
+    w = np.exp(s - s.max(axis=-1, keepdims=True))
+    return (w / w.sum(axis=-1, keepdims=True)) @ V
+'''
+
+
+def spoiling(seed: int, action: str) -> str:
+    n_test_calls = sum(len(case.calls) for case in PROBLEMS[SDPA].cases(seed))
+    return SPOILS_PICTURES.replace("N_TEST_CALLS", str(n_test_calls)) % action
+
+
+def pictures_of(result):
+    return result.extra_data["pictures"]
+
+
+@pytest.mark.parametrize("problem_id", sorted(PROBLEMS))
+def test_picture_calls_use_only_visible_example_inputs(problem_id):
+    problem = PROBLEMS[problem_id]
+    visible = [args for case in problem.visible_cases() for args, _ in case.calls]
+    calls = pictures.calls(problem)
+    assert calls, problem_id
+    for call in calls:
+        assert call.test.startswith(pictures.PREFIX) and call.function == problem.function
+        if problem_id == SDPA:
+            # Q, K (and the mask) of a visible example; V is the identity of size Lk
+            assert any(np.array_equal(call.args[0], a[0]) and np.array_equal(call.args[1], a[1])
+                       for a in visible)
+            n_keys = call.args[1].shape[-2]
+            assert np.array_equal(call.args[2][..., :, :], np.broadcast_to(
+                np.eye(n_keys), call.args[2].shape))
+        else:
+            assert any(len(a) == len(call.args) and all(
+                np.array_equal(x, y) for x, y in zip(a, call.args)) for a in visible)
+
+
+def test_correct_sdpa_weights_match_and_the_causal_example_is_lower_triangular(fake_sandbox):
+    result = grade_file(fake_sandbox, SDPA, "correct_matmul")
+    drawn = pictures_of(result)
+    assert [p["example"] for p in drawn] == [
+        "example: cross-attention, Lq=2, Lk=3, d_k=4, d_v=2, no mask",
+        "example: causal mask, L=3, d_k=1",
+        "example: batch of 2, Lq=2, Lk=3, d_k=1, d_v=2 (batch element 0)"]
+    for picture in drawn:
+        assert picture["learner"] == picture["expected"]
+        assert picture["finding"] == "Your weights match the expected weights."
+        # attention weights: every row sums to 1 (softmax over the keys)
+        assert np.allclose(np.sum(picture["expected"], axis=1), 1.0, atol=1e-3)
+    causal = np.array(drawn[1]["expected"])
+    assert causal.shape == (3, 3) and np.all(causal[np.triu_indices(3, 1)] == 0)
+
+
+def test_an_ignored_mask_shows_weight_on_future_positions(fake_sandbox):
+    drawn = pictures_of(grade_file(fake_sandbox, SDPA, "bug_mask_ignored"))
+    learner = np.array(drawn[1]["learner"])
+    # without the mask, query 0 attends to keys 1 and 2 as well: above the diagonal is not 0
+    assert np.all(learner[np.triu_indices(3, 1)] > 0)
+    assert drawn[1]["finding"].startswith("Your weights differ from the expected weights")
+
+
+def test_a_softmax_over_the_query_axis_shows_columns_summing_to_one(fake_sandbox):
+    drawn = pictures_of(grade_file(fake_sandbox, SDPA, "bug_softmax_query_axis"))
+    learner = np.array(drawn[0]["learner"])  # 2 queries x 3 keys
+    assert np.allclose(learner.sum(axis=0), 1.0, atol=1e-3)
+    assert not np.allclose(learner.sum(axis=1), 1.0, atol=1e-3)
+
+
+@pytest.mark.parametrize("problem_id,shows", [("softmax", "output"), ("causal_mask", "mask"),
+                                              ("positional_encoding", "encoding"),
+                                              ("multi_head_attention", "output")])
+def test_other_problems_draw_their_output(fake_sandbox, problem_id, shows):
+    name = sorted(p.stem for p in (
+        __import__("pathlib").Path(__file__).parent / "submissions" / problem_id).glob(
+        "correct_*.py"))[0]
+    drawn = pictures_of(grade_file(fake_sandbox, problem_id, name))
+    assert drawn and all(p["shows"] == shows for p in drawn)
+    for picture in drawn:  # the expected values were rounded to 6 decimals before 4
+        assert np.allclose(picture["learner"], picture["expected"], atol=1.1e-4)
+        assert picture["finding"] == f"Your {shows} match the expected {shows}."
+
+
+class StopsInFirstPicture(FakeSandbox):
+    """Runs the fake sandbox, then reports the run as stopped by ``status`` in the first
+    picture call (as grader/sandbox/collect.py words it)."""
+
+    def __init__(self, status: str):
+        super().__init__()
+        self.status = status
+
+    def run(self, source, calls, limits):
+        full = super().run(source, calls, limits)
+        first = next(i for i, c in enumerate(calls) if c.test.startswith(pictures.PREFIX))
+        message = f"test '{calls[first].test}' exceeded the time limit (5 s wall-clock)"
+        outcomes = full.calls[:first] + [CallOutcome("timeout", error=message)]
+        outcomes += [CallOutcome("skipped", error="not run: " + message)
+                     for _ in calls[first + 1:]]
+        return RunResult(self.status, calls=outcomes, message=message)
+
+
+def test_a_run_stopped_in_a_picture_call_scores_as_if_it_had_finished():
+    plain = grade_source(FakeSandbox(), SDPA, CORRECT)
+    stopped = grade_source(StopsInFirstPicture("timeout"), SDPA, CORRECT)
+    assert stopped.score == plain.score == 10.0
+    assert stopped.output == plain.output  # no word of a time limit
+    assert [(t.name, t.score, t.output) for t in stopped.tests] == \
+        [(t.name, t.score, t.output) for t in plain.tests]
+    notes = [p["finding"] for p in pictures_of(stopped)]
+    assert notes == ["Your function ran out of time on this example."] + [
+        "Your function was not called for this picture (the run stopped earlier)."] * 2
+    assert all(p["learner"] is None for p in pictures_of(stopped))
+
+
+def test_a_run_stopped_in_a_test_is_left_as_it_is():
+    run = RunResult("timeout", calls=[CallOutcome("ok", value=1), CallOutcome("timeout"),
+                                      CallOutcome("skipped"), CallOutcome("skipped")],
+                    message="test 'values: x' exceeded the time limit (5 s wall-clock)")
+    assert pictures.settle(run, 3) is run
+    crashed = RunResult("crashed", calls=[CallOutcome("ok"), CallOutcome("exception"),
+                                          CallOutcome("skipped")], message="ended")
+    assert pictures.settle(crashed, 2) is crashed  # stopped at the last test call
+    in_pictures = RunResult("crashed", calls=[CallOutcome("ok"), CallOutcome("ok"),
+                                              CallOutcome("exception")], message="ended")
+    settled = pictures.settle(in_pictures, 2)
+    assert (settled.status, settled.message) == ("ok", "")
+
+
+def test_a_picture_call_that_raises_costs_nothing(fake_sandbox):
+    result = grade_source(fake_sandbox, SDPA, spoiling(7, "raise ValueError('no pictures')"))
+    assert result.score == 10.0
+    assert all(p["learner"] is None and "did not return a value for this example: ValueError"
+               in p["finding"] for p in pictures_of(result))
+
+
+@pytest.mark.slow
+def test_real_sandbox_a_picture_call_that_hangs_costs_nothing():
+    sandbox = get_sandbox("unsafe-dev")
+    try:
+        result = grading.grade(PROBLEMS[SDPA], "sdpa", 10, spoiling(4, "while True: pass"),
+                               sandbox, Limits(wall_seconds=2.0, cpu_seconds=2.0), seed=4)
+        plain = grading.grade(PROBLEMS[SDPA], "sdpa", 10, CORRECT, sandbox,
+                              Limits(wall_seconds=2.0, cpu_seconds=2.0), seed=4)
+    finally:
+        sandbox.close()
+    assert result.score == plain.score == 10.0
+    assert "time limit" not in result.output
+    assert pictures_of(result)[0]["finding"] == "Your function ran out of time on this example."
+    assert pictures_of(plain)[0]["learner"] == pictures_of(plain)[0]["expected"]
