@@ -15,7 +15,7 @@ from grader.config import grading_is_inline, load_config
 from grader.lti import init_app as init_lti
 from grader.observability import init_app as init_observability
 from grader.queue import make_dispatcher
-from grader.runtime import build_service, make_catalog, make_notifier
+from grader.runtime import build_service, check_sandbox, make_catalog, make_notifier
 from grader.store import Store
 from grader.web import init_app as init_web
 
@@ -50,7 +50,7 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     init_web(app)  # the learner page, result pages and instructor view (grader/web)
     init_lti(app)
     ratelimit.init_app(app)
-    init_observability(app)
+    init_observability(app, sandbox_self_test=check_sandbox)
 
     if grading_is_inline(config):
         bootstrap_local_course(store, config)

@@ -34,7 +34,7 @@ def make_catalog(config: Mapping[str, Any], store: Store | None) -> Catalog:
 def make_sandbox(config: Mapping[str, Any]):
     """A sandbox in the configured mode. Raises :class:`grader.sandbox.SandboxUnavailable` when
     isolation cannot be established (fail closed)."""
-    from grader.observability import instrument_sandbox
+    from grader.observability.instrument import instrument_sandbox
     from grader.sandbox import get_sandbox
 
     return instrument_sandbox(get_sandbox(config["SANDBOX_MODE"]))
@@ -74,7 +74,7 @@ def build_service(config: Mapping[str, Any], store: Store | None = None,
     """A grading service over ``config``'s store and content (``catalog``, built when not
     given). Final submissions and applied regrades are announced through ``service.notifier``
     (:func:`make_notifier`)."""
-    from grader.observability import instrument_service
+    from grader.observability.instrument import instrument_service
 
     if store is None:
         store = Store(config["DATABASE_URL"])

@@ -7,6 +7,7 @@ from werkzeug.exceptions import HTTPException
 
 from grader.api import assignments, courses, lti_platforms, rubrics, submissions, webhooks
 from grader.api.auth import authenticate
+from grader.api.item_schemas import register_item_schemas
 from grader.api.errors import ApiError, error_response, handle_api_error, handle_http_exception
 from grader.api.schemas import ErrorSchema
 
@@ -68,6 +69,7 @@ def register_api(app: Flask) -> Api:
     api = GraderApi(app)
     api.spec.components.security_scheme("ApiKey", {"type": "http", "scheme": "bearer"})
     api.spec.options["security"] = [{"ApiKey": []}]
+    register_item_schemas(api)
     EXTRA_TYPES["/api/v1/rubrics"] = rubrics.YAML_TYPES
     for module in (assignments, submissions, courses, rubrics, webhooks, lti_platforms):
         api.register_blueprint(module.blp)

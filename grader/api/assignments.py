@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import csv
 import io
+import time
 
 import numpy
 import json_merge_patch
@@ -15,7 +16,8 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 from grader.api.auth import require_course
 from grader.api.errors import ApiError, first_field
-from grader.api.schemas import AssignmentSchema, AssignmentSummarySchema
+from grader.api.item_schemas import ItemField
+from grader.api.schemas import AssignmentSchema, AssignmentSummarySchema, PollArgsSchema
 from grader.api.state import state
 from grader.content import (ContentError, builtin_document, compile_assignment,
                             public_assignment)
@@ -56,7 +58,7 @@ class AssignmentDocumentSchema(Schema):
     due_at = fields.DateTime(load_default=None, allow_none=True)
     callback_url = fields.Url(schemes={"http", "https"}, require_tld=False, load_default=None,
                               allow_none=True)
-    items = fields.List(fields.Dict(), required=True, validate=validate.Length(min=1, max=200),
+    items = fields.List(ItemField(), required=True, validate=validate.Length(min=1, max=200),
                         error_messages=WHOLE)
 
 
@@ -74,7 +76,7 @@ class AssignmentPatchSchema(Schema):
     description = fields.String(allow_none=True)
     due_at = fields.DateTime(allow_none=True)
     callback_url = fields.String(allow_none=True)
-    items = fields.List(fields.Dict(), allow_none=True)
+    items = fields.List(ItemField(), allow_none=True)
 
 
 class CopySchema(Schema):
@@ -353,13 +355,22 @@ class Regrades(MethodView):
 
 @blp.route("/regrades/<run_id>")
 class RegradeById(MethodView):
+    @blp.arguments(PollArgsSchema, location="query")
     @blp.response(200)
-    def get(self, run_id):
+    def get(self, args, run_id):
         """A regrade run: status and, once done, per submission old score, new score and
-        difference (role: instructor)."""
+        difference (role: instructor). ``?wait=N`` holds the request up to N seconds (capped at
+        30) and answers as soon as the run is done or failed."""
         principal = require_course("instructor")
         run = state().store.regrades.get(run_id)
         if run is None or run.course_id != principal.course_id:
             raise ApiError(404, "regrade_not_found", f"No regrade with id {run_id!r}.", "run_id")
+        deadline = time.monotonic() + min(args.get("wait", 0.0),
+                                          state().config["LONG_POLL_MAX_SECONDS"])
+        delay = 0.02
+        while run.status not in ("done", "failed") and time.monotonic() < deadline:
+            time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
+            delay = min(delay * 1.5, 0.2)
+            run = state().store.regrades.get(run_id)
         return {"id": run.id, "assignment_id": run.assignment_id, "dry_run": run.dry_run,
                 "status": run.status, "report": run.report}

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from grader.api.item_schemas import ItemViewField
+
 ID = validate.Length(min=1, max=200)
 HTTP_URL = validate.URL(schemes={"http", "https"}, require_tld=False)
 
@@ -110,18 +112,6 @@ class BatchResultSchema(Schema):
     submissions = fields.List(fields.Nested(BatchEntrySchema))
 
 
-class ItemSchema(Schema):
-    id = fields.String()
-    kind = fields.String(metadata={"enum": ["code", "text", "choice"]})
-    prompt = fields.String()
-    points = fields.Float()
-    options = fields.Dict(metadata={"description": "choice items: letter -> option text"})
-    function = fields.String(metadata={"description": "code items: the function to implement"})
-    contract = fields.String(metadata={"description": "code items: signature, shapes, returns"})
-    starter = fields.String(metadata={"description": "code items: a starter file"})
-    visible_tests = fields.List(fields.Dict(), metadata={"description": "code items: examples"})
-
-
 class AssignmentSchema(Schema):
     id = fields.String()
     title = fields.String()
@@ -129,7 +119,9 @@ class AssignmentSchema(Schema):
     max_score = fields.Float()
     version = fields.Integer()
     due_at = fields.String(allow_none=True)
-    items = fields.List(fields.Nested(ItemSchema))
+    items = fields.List(ItemViewField(), metadata={
+        "description": "one schema per kind (discriminator: kind); never keys, rubrics or "
+                       "hidden tests"})
 
 
 class AssignmentSummarySchema(Schema):

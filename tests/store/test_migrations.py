@@ -212,7 +212,7 @@ def test_the_api_serves_an_upgraded_store(legacy_url, tmp_path):
         assert got["items"] == dee["results"]
         csv_text = client.get("/api/v1/assignments/attention-basics/grades.csv",
                               headers=lms).get_data(as_text=True)
-        assert f"dee,1,16," in csv_text or "dee,1.0,16.0," in csv_text
+        assert "\ndee,1,16," in csv_text
         log = client.get("/api/v1/webhooks/deliveries", headers=instructor).get_json()
         assert sorted(d["id"] for d in log) == sorted(
             d["id"] for d in FIXTURE["rows"]["webhook_deliveries"])
