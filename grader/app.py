@@ -46,9 +46,9 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
         config, store, content, dispatcher.deliver_webhook)
     app.extensions["grader"] = AppState(config=config, store=store, catalog=content,
                                         dispatcher=dispatcher, notifier=notifier)
-    register_api(app)
+    api = register_api(app)
     init_web(app)  # the learner page, result pages and instructor view (grader/web)
-    init_lti(app)
+    init_lti(app, api)  # the LTI tool (grader/lti): /lti and /api/v1/lti/platforms
     ratelimit.init_app(app)
     init_observability(app, sandbox_self_test=check_sandbox)
 

@@ -37,10 +37,12 @@ class LtiState:
         record_target(self.store, launch, course_id, assignment_id, learner_id)
 
 
-def init_app(app: Flask) -> LtiState:
-    """Attach the tool to ``app`` (after :func:`grader.api.register_api` and
-    :func:`grader.web.init_app`, whose pages a launch opens): the ``/lti`` blueprint and its state
-    in ``app.extensions["lti"]``."""
+def init_app(app: Flask, api) -> LtiState:
+    """Attach the tool to ``app`` (after :func:`grader.api.register_api`, whose flask-smorest
+    ``api`` documents the registration endpoints, and :func:`grader.web.init_app`, whose pages a
+    launch opens): the ``/lti`` blueprint, ``/api/v1/lti/platforms``, and the tool's state in
+    ``app.extensions["lti"]``."""
+    from grader.lti.registration import blp as registration
     from grader.lti.views import bp
 
     grader = app.extensions["grader"]
@@ -57,4 +59,5 @@ def init_app(app: Flask) -> LtiState:
     )
     app.extensions["lti"] = state
     app.register_blueprint(bp)
+    api.register_blueprint(registration)
     return state

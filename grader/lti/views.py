@@ -15,6 +15,7 @@ from grader.lti.keys import JWKS_MAX_AGE
 from grader.lti.launch import Launch
 from grader.lti.login import LOGIN_LIFETIME, begin_login, state_cookie_name
 from grader.lti.refusals import LtiRefused, render_refusal
+from grader.lti.urls import tool_urls
 
 bp = Blueprint("lti", __name__, url_prefix="/lti", template_folder="templates",
                static_folder="static")
@@ -233,13 +234,3 @@ def canvas_configuration():
         }],
         "custom_fields": {},
     })
-
-
-def tool_urls() -> dict[str, str]:
-    """The tool's absolute URLs as this request's host sees them."""
-    return {"login_url": url_for("lti.login", _external=True),
-            "launch_url": url_for("lti.launch", _external=True),
-            "redirect_uris": [url_for("lti.launch", _external=True)],
-            "deep_linking_url": url_for("lti.launch", _external=True),
-            "jwks_url": url_for("lti.jwks", _external=True),
-            "canvas_configuration_url": url_for("lti.canvas_configuration", _external=True)}

@@ -200,7 +200,3 @@ class RegradeRun(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     report: Mapped[list | None] = mapped_column(JSON, nullable=True)
-
-
-# The LTI tool's tables live in their own module; importing it registers them on Base.metadata.
-from grader.store import lti_models  # noqa: E402,F401

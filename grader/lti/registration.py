@@ -1,5 +1,8 @@
-"""``/api/v1/lti/platforms``: an admin registers the LMSs (LTI 1.3 platforms) that may launch the
-tool, each mapped to one course. The answer also lists the tool's URLs to enter in the LMS."""
+"""Platform registration: ``/api/v1/lti/platforms``, where an admin registers the LMSs (LTI 1.3
+platforms) that may launch the tool, each mapped to one course. Part of the REST API (same
+authentication, error shape and OpenAPI document), registered by :func:`grader.lti.init_app` so
+that the API package never imports the LTI tool. The answer lists the tool's URLs to enter in the
+LMS."""
 from __future__ import annotations
 
 from flask import url_for
@@ -11,6 +14,7 @@ from grader.api.auth import require
 from grader.api.errors import ApiError
 from grader.api.schemas import HTTP_URL
 from grader.api.state import state
+from grader.lti.urls import tool_urls
 from grader.store.lti import PlatformConflict
 
 blp = Blueprint("lti_platforms", __name__, url_prefix="/api/v1",
@@ -89,8 +93,6 @@ class PlatformSchema(Schema):
 
 
 def _answer(row) -> dict:
-    from grader.lti.views import tool_urls
-
     return {**{c: getattr(row, c) for c in PlatformSchema._declared_fields if c != "tool"},
             "tool": tool_urls()}
 
