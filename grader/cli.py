@@ -12,6 +12,8 @@
 - ``grader db upgrade | current | revision -m MESSAGE [--autogenerate]``: schema migrations of
   ``DATABASE_URL`` (the API and the workers also upgrade at start).
 - ``grader check-sandbox``: run the sandbox self-test and say whether grading code is possible.
+- ``grader lti rotate-key``: make a new LTI signing key; the old one stays published for
+  ``LTI_KEY_OVERLAP_SECONDS``.
 """
 from __future__ import annotations
 
@@ -364,6 +366,21 @@ def cmd_db(args) -> int:
     return 0
 
 
+def cmd_lti_rotate_key(args) -> int:
+    from grader.lti.keys import ToolKeys
+    from grader.store import Store
+
+    config = load_config()
+    store = Store(config["DATABASE_URL"])
+    store.upgrade()
+    keys = ToolKeys(store, config["GRADER_SECRET_KEY"], config["LTI_KEY_OVERLAP_SECONDS"])
+    kid = keys.rotate()
+    published = [k["kid"] for k in keys.jwks()["keys"]]
+    print(f"new LTI signing key {kid}; published: {', '.join(published)} (retired keys stay "
+          f"{config['LTI_KEY_OVERLAP_SECONDS']} s)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="grader", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -428,6 +445,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check-sandbox", help="run the sandbox self-test")
     check.set_defaults(func=cmd_check_sandbox)
+
+    lti = sub.add_parser("lti", help="LTI 1.3 tool administration")
+    lti_sub = lti.add_subparsers(dest="lti_command", required=True)
+    rotate = lti_sub.add_parser("rotate-key", help="make a new signing key (the old one stays "
+                                                   "published for LTI_KEY_OVERLAP_SECONDS)")
+    rotate.set_defaults(func=cmd_lti_rotate_key)
     return parser
 
 
