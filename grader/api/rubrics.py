@@ -33,16 +33,19 @@ class TrialResponseSchema(Schema):
     id = fields.Raw(load_default=None)
 
 
+MAX_VERSION = 2**31 - 1  # rubric versions are stored as 32-bit integers
+
+
 class TrialSchema(Schema):
     responses = fields.List(fields.Nested(TrialResponseSchema), required=True,
                             validate=validate.Length(min=1, max=5000))
     max_mark = fields.Float(load_default=None,
                             validate=validate.Range(min=0, max=1e6, min_inclusive=False))
-    version = fields.Integer(load_default=None)
+    version = fields.Integer(load_default=None, validate=validate.Range(min=1, max=MAX_VERSION))
 
 
 class VersionArgsSchema(Schema):
-    version = fields.Integer(load_default=None)
+    version = fields.Integer(load_default=None, validate=validate.Range(min=1, max=MAX_VERSION))
 
 
 def read_rubric_body(expected_id: str | None = None) -> tuple[dict, str, list[dict]]:
