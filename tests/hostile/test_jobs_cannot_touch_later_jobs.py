@@ -21,7 +21,6 @@ from __future__ import annotations
 import ctypes
 import os
 import platform
-import resource
 
 import pytest
 
