@@ -263,16 +263,23 @@ def _score_line(results: list[CaseResult], shares: dict[str, float], points: flo
     n_visible = len(results) - len(hidden)
     hidden_points = sum(shares[r.case.name] for r in hidden)
     tests = "test" if len(hidden) == 1 else "tests"
-    if ran:
+    n_ran = sum(1 for r in hidden if any(o is not None and o.status != "skipped"
+                                         for o in r.outcomes))
+    if ran and n_ran == len(hidden):
         head = (f"{len(hidden)} hidden {tests} ran; they are worth {_fmt(hidden_points)} of the "
                 f"{_fmt(points)} points and count towards your score.")
+    elif ran:
+        head = (f"{n_ran} of the {len(hidden)} hidden {tests} ran; they are worth "
+                f"{_fmt(hidden_points)} of the {_fmt(points)} points and count towards your "
+                "score.")
     else:
         head = (f"There are {len(hidden)} hidden {tests}, worth {_fmt(hidden_points)} of the "
                 f"{_fmt(points)} points; they count towards your score.")
     if n_visible:
         examples = "visible example is" if n_visible == 1 else f"{n_visible} visible examples are"
-        head += (f" The {examples} worth the other "
-                 f"{_fmt(points - hidden_points)} points.")
+        rest = points - hidden_points
+        head += (f" The {examples} worth the other {_fmt(rest)} "
+                 f"point{'' if round(rest, 2) == 1 else 's'}.")
     return (f"{head} You scored {_fmt(score)} of {_fmt(points)} (passed "
             f"{sum(r.passed for r in results)} of {len(results)} tests).")
 

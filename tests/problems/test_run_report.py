@@ -158,4 +158,4 @@ def test_limits_in_the_summary_come_from_the_item(fake_sandbox):
                            StoppedTestsSandbox({case.name: "timeout"}),
                            Limits(wall_seconds=3.0, cpu_seconds=2.0), seed=7)
     assert f"'{case.name}' (exceeded the 3 s time limit" in result.output
-    assert "Each test has its own 3 s time limit" in result.output
+    assert "Each test has its own limits (3 s of time, 2 s of CPU)" in result.output
