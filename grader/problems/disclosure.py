@@ -321,5 +321,7 @@ def numbers(text: str, ctx: Context) -> str:
 
     shapes = _SHAPE_TUPLE.sub(shape, text or "")
     pieces = re.split(r"(shapes? \([^)]*\))", shapes)  # shapes are done: leave their digits
-    return "".join(piece if piece.startswith("shape") else _DECIMAL.sub(one, piece)
-                   for piece in pieces)
+    rounded = "".join(piece if piece.startswith("shape") else _DECIMAL.sub(one, piece)
+                      for piece in pieces)
+    # a range whose ends round alike reads "about x", not "between x and x"
+    return re.sub(r"between (\S+) and \1(?![\w.])", r"about \1", rounded)

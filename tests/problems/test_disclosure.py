@@ -253,6 +253,13 @@ def test_the_graders_own_numbers_keep_sizes_and_lose_precision():
         "(1, 2, 3); 17 of 36 checked entries outside tolerance; ? of ?")
 
 
+def test_a_range_whose_ends_round_alike_is_not_said_twice():
+    assert disclosure.numbers("slices sum to between 1.63 and 2.41 instead of 1", CTX) == \
+        "slices sum to about 2 instead of 1"  # 1.63 -> 2, 2.41 -> 2 (one significant digit)
+    assert disclosure.numbers("rows sum to between 0.12 and 3.5 instead of 1", CTX) == \
+        "rows sum to between 0.1 and 4 instead of 1"
+
+
 def test_reports_from_inside_the_sandbox_are_rebuilt():
     assert disclosure.learner_failure("missing_function", "function 'qabc' ...", "softmax",
                                       CTX) == "function 'softmax' is not defined in your code"
