@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import linecache
+import operator
 import os
 import signal
 import struct
@@ -33,6 +34,7 @@ MAX_JOB_BYTES = 256 << 20
 RETURN_EXPECTATION = "expected a NumPy array, a number, or a tuple of those"
 
 _write = os.write  # captured before the learner's code can replace os.write
+_all, _len, _map, _is = all, len, map, operator.is_  # (ModuleGuard.restore)
 _setitimer = signal.setitimer
 
 
@@ -133,12 +135,18 @@ class ModuleGuard:
         import numpy.lib.format
 
         modules = (builtins, numpy, numpy.lib.format, json, struct, os, wire, sys, types)
-        self._saved = [(module.__dict__, dict(module.__dict__)) for module in modules]
+        # (namespace, saved copy, its keys and values in order): an unchanged namespace has the
+        # same keys bound to the same objects in the same order, which restore() checks in C
+        self._saved = [(module.__dict__, dict(module.__dict__), tuple(module.__dict__),
+                        tuple(module.__dict__.values())) for module in modules]
 
     def restore(self) -> None:
-        """Put back every snapshotted namespace that the learner's code changed."""
-        for namespace, saved in self._saved:
-            if namespace.keys() != saved.keys() or any(namespace[k] is not v for k, v in saved.items()):
+        """Put back every snapshotted namespace that the learner's code changed (any key added,
+        removed, re-ordered or bound to another object). Uses only functions captured when this
+        module was imported, so a learner's replacement of ``all``/``map`` cannot hide a change."""
+        for namespace, saved, keys, values in self._saved:
+            if (_len(namespace) != _len(keys) or not _all(_map(_is, namespace, keys))
+                    or not _all(_map(_is, namespace.values(), values))):
                 namespace.clear()
                 namespace.update(saved)
 
