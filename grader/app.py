@@ -14,6 +14,7 @@ from grader.bootstrap import bootstrap_local_course
 from grader.config import grading_is_inline, load_config
 from grader.observability import init_app as init_observability
 from grader.queue import make_dispatcher
+from grader.queue.wakeup import make_wakeups
 from grader.runtime import build_service, make_catalog
 from grader.store import Store
 from grader.web import init_app as init_web
@@ -37,9 +38,11 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     store = Store(config["DATABASE_URL"])
     store.create_all()
     content = make_catalog(config, store)
+    wakeups = make_wakeups(config)  # long-polls wake when their submission is final
+    app.extensions["grader_wakeups"] = wakeups
     dispatcher = make_dispatcher(
         config, lambda schedule: build_service(config, store=store, schedule_webhook=schedule,
-                                               catalog=content))
+                                               catalog=content, announce=wakeups.wake))
     app.extensions["grader"] = AppState(config=config, store=store, catalog=content,
                                         dispatcher=dispatcher)
     register_api(app)

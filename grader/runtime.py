@@ -55,12 +55,16 @@ def check_sandbox(config: Mapping[str, Any]) -> None:
 
 
 def build_service(config: Mapping[str, Any], store: Store | None = None,
-                  schedule_webhook=None, catalog: Catalog | None = None) -> GradingService:
+                  schedule_webhook=None, catalog: Catalog | None = None,
+                  announce=None) -> GradingService:
     """A grading service over ``config``'s store and content (``catalog``, built when not
     given). Final submissions are announced by webhook: ``schedule_webhook(delivery_id)`` hands
-    each delivery to its sender."""
+    each delivery to its sender; and to waiting long-polls by ``announce(submission_id)``
+    (default: on the broker's pub/sub channel when grading runs on Celery, see
+    :mod:`grader.queue.wakeup`)."""
     from grader.notify import Notifier
     from grader.observability import instrument_service
+    from grader.queue.wakeup import make_announcer
 
     if store is None:
         store = Store(config["DATABASE_URL"])
@@ -76,6 +80,7 @@ def build_service(config: Mapping[str, Any], store: Store | None = None,
         sandbox_factory=partial(make_sandbox, config),
         max_attempts=config["MAX_GRADING_ATTEMPTS"],
         notify=notifier.submission_final,
+        announce=announce if announce is not None else make_announcer(config),
     ))
     service.notifier = notifier
     return service

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 from datetime import datetime, timedelta, timezone
 
-from flask import request, url_for
+from flask import current_app, request, url_for
 from flask.views import MethodView
 from flask_smorest import Blueprint
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
@@ -127,6 +126,11 @@ def intake(principal, assignment, body: dict, idempotency_key: str | None = None
     return submission, created
 
 
+def wakeups():
+    """This app's :class:`grader.queue.wakeup.Wakeups` (long-polls wait on it)."""
+    return current_app.extensions["grader_wakeups"]
+
+
 def get_own_submission(principal, submission_id: str):
     """The submission if it belongs to the caller's course; else 404 (as if it did not exist)."""
     submission = state().store.get(submission_id)
@@ -220,16 +224,14 @@ class SubmissionById(MethodView):
         principal = require_course(*SUBMITTERS)
         submission = get_own_submission(principal, submission_id)
         wait = min(args.get("wait", 0.0), state().config["LONG_POLL_MAX_SECONDS"])
-        deadline = time.monotonic() + wait
-        status, delay = submission.status, 0.02
-        while status not in FINAL and time.monotonic() < deadline:
-            # status-only queries, 20 ms apart at first, backing off to 200 ms, so that many
-            # waiting clients do not flood the store while a backlog is being graded
-            time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
-            delay = min(delay * 1.5, 0.2)
-            status = state().store.status(submission_id)
-        if status != submission.status:
-            submission = state().store.get(submission_id)
+        if submission.status not in FINAL and wait > 0:
+            # woken when the grading side announces the submission final (grader.queue.wakeup);
+            # status-only queries meanwhile only as a safety net
+            store = state().store
+            status = wakeups().wait_final(lambda: store.status(submission_id), submission_id,
+                                          wait)
+            if status != submission.status:
+                submission = store.get(submission_id)
         return submission_view(submission)
 
 

@@ -103,8 +103,10 @@ class GradingService:
 
     def __init__(self, store, catalog, secret: str,
                  sandbox_factory: Callable[[], Any], max_attempts: int = 3,
-                 notify: Callable[[str], None] | None = None):
+                 notify: Callable[[str], None] | None = None,
+                 announce: Callable[[str], None] | None = None):
         self.store = store
+        self.announce = announce  # wakes long-polls (grader.queue.wakeup)
         self.catalog = catalog
         self.secret = secret
         self._sandbox_factory = sandbox_factory
@@ -182,7 +184,13 @@ class GradingService:
         return Outcome("failed", reason=reason)
 
     def _notify(self, submission, assignment: Assignment | None = None) -> None:
-        """Announce a final submission when it or its assignment has a callback URL."""
+        """Announce a final submission: to the requests waiting for it (``announce``), and by
+        webhook when it or its assignment has a callback URL."""
+        if self.announce is not None:
+            try:
+                self.announce(submission.id)
+            except Exception:  # waiting requests re-read the status on their own
+                log.exception("announcing %s failed", submission.id)
         if assignment is None:
             assignment = self.catalog.get(submission.course_id, submission.assignment_id,
                                           submission.assignment_version or None)
