@@ -15,7 +15,7 @@ from grader.config import grading_is_inline, load_config
 from grader.observability import init_app as init_observability
 from grader.queue import make_dispatcher
 from grader.queue.wakeup import make_wakeups
-from grader.runtime import build_service, make_catalog
+from grader.runtime import build_service, check_sandbox, make_catalog, make_notifier
 from grader.store import Store
 from grader.web import init_app as init_web
 
@@ -36,19 +36,22 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     app.json.sort_keys = False
 
     store = Store(config["DATABASE_URL"])
-    store.create_all()
+    store.upgrade()
     content = make_catalog(config, store)
     wakeups = make_wakeups(config)  # long-polls wake when their submission is final
     app.extensions["grader_wakeups"] = wakeups
     dispatcher = make_dispatcher(
         config, lambda schedule: build_service(config, store=store, schedule_webhook=schedule,
                                                catalog=content, announce=wakeups.wake))
+    service = getattr(dispatcher, "service", None)  # in-process grading has its own
+    notifier = service.notifier if service is not None else make_notifier(
+        config, store, content, dispatcher.deliver_webhook)
     app.extensions["grader"] = AppState(config=config, store=store, catalog=content,
-                                        dispatcher=dispatcher)
+                                        dispatcher=dispatcher, notifier=notifier)
     register_api(app)
     init_web(app)  # the learner page, result pages and instructor view (grader/web)
     ratelimit.init_app(app)
-    init_observability(app)
+    init_observability(app, sandbox_self_test=check_sandbox)
 
     if grading_is_inline(config):
         bootstrap_local_course(store, config)

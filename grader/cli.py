@@ -5,7 +5,12 @@
 - ``grader beat``: the Celery beat that runs the periodic sweep.
 - ``grader grade ASSIGNMENT_ID ITEM_ID FILE``: grade one response locally, without a server.
 - ``grader rubric trial RUBRIC MARKED_FILE``: agreement of a rubric with human marks.
+- ``grader init --course ID [--name NAME] [--instructor]``: production bootstrap in one step:
+  migrate the store, create the course, print an admin key and the course's lms key (and an
+  instructor key) as shell assignments.
 - ``grader create-admin-key``: create an admin API key (courses and keys) and print it once.
+- ``grader db upgrade | current | revision -m MESSAGE [--autogenerate]``: schema migrations of
+  ``DATABASE_URL`` (the API and the workers also upgrade at start).
 - ``grader check-sandbox``: run the sandbox self-test and say whether grading code is possible.
 """
 from __future__ import annotations
@@ -70,15 +75,53 @@ def cmd_worker(args) -> int:
         return 2
     from workers.celery_app import celery_app
 
+    explain_root(celery_app)
     argv = ["worker", "--loglevel", "INFO", "-Q", config["CELERY_QUEUE"], *args.celery_args]
     celery_app.worker_main(argv)
     return 0
 
 
+ROOT_NOTE = (
+    "grader worker: running as root, as the sandbox needs (a cgroup per slot, namespaces with "
+    "bubblewrap, then every learner job drops to an unprivileged uid with no network). "
+    "Celery's generic 'superuser privileges' warning is replaced by this note: its danger is a "
+    "broker message that runs code when unpickled, and this worker accepts only {accept} "
+    "messages. Keep the broker private (a password, never reachable by learners). See README, "
+    "'Why the worker runs as root'.")
+
+
+def explain_root(celery_app) -> str | None:
+    """As root, print :data:`ROOT_NOTE` and silence Celery's superuser warning (which only says
+    "not recommended"); refuses to do so when the app accepts pickle, where Celery's warning is
+    the right one. Returns the note printed, or ``None``."""
+    import os
+    import warnings
+
+    accept = list(celery_app.conf.accept_content)
+    if os.geteuid() != 0 or any("pickle" in a or "python-serialize" in a for a in accept):
+        return None
+    warnings.filterwarnings("ignore", message=r"(?s).*running the worker with superuser")
+    note = ROOT_NOTE.format(accept=", ".join(accept).upper())
+    print(note, file=sys.stderr)
+    return note
+
+
+def beat_argv(config, celery_args: list[str]) -> list[str]:
+    """Arguments of ``celery beat``: its schedule file (``celerybeat-schedule``, the time each
+    periodic task last ran) lives in the instance folder, never in the working directory, unless
+    ``-s``/``--schedule`` is given."""
+    argv = ["beat", "--loglevel", "INFO", *celery_args]
+    if not any(a in ("-s", "--schedule") or a.startswith("--schedule=") for a in celery_args):
+        instance = Path(config["INSTANCE_PATH"])
+        instance.mkdir(parents=True, exist_ok=True)
+        argv += ["--schedule", str(instance / "celerybeat-schedule")]
+    return argv
+
+
 def cmd_beat(args) -> int:
     from workers.celery_app import celery_app
 
-    celery_app.start(["beat", "--loglevel", "INFO", *args.celery_args])
+    celery_app.start(beat_argv(load_config(), args.celery_args))
     return 0
 
 
@@ -202,6 +245,42 @@ def cmd_rubric_trial(args) -> int:
     return 0
 
 
+def cmd_init(args) -> int:
+    from grader.bootstrap import init_course
+    from grader.store import Store
+    from grader.store.migrate import MigrationError
+
+    config = load_config()
+    store = Store(config["DATABASE_URL"])
+    roles = ("admin", "instructor", "lms") if args.instructor else ("admin", "lms")
+    try:
+        store.upgrade()
+        made = init_course(store, args.course, args.name, roles)
+    except (ValueError, MigrationError) as exc:
+        print(f"grader init: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        store.dispose()
+    print(f"# course {made.course_id} " + ("created" if made.created else
+                                           "existed already; new keys were made") +
+          f" in {_safe_url(config['DATABASE_URL'])}. Each key is shown once; keep them "
+          "secret (only their hashes are stored).")
+    for role, key in made.keys.items():
+        print(f"GRADER_{role.upper()}_KEY={key}")
+    if made.webhook_secret:
+        print(f"# webhooks of {made.course_id} are signed with this secret (also: GET "
+              "/api/v1/webhooks/secret)")
+        print(f"GRADER_WEBHOOK_SECRET={made.webhook_secret}")
+    return 0
+
+
+def _safe_url(url: str) -> str:
+    """A database URL without its password, for messages."""
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
 def _trial_calibration_lines(report: dict) -> list[str]:
     """The trial report's calibration, unmatched phrases and WordNet suggestions as text lines."""
     import yaml
@@ -245,8 +324,38 @@ def cmd_create_admin_key(args) -> int:
     from grader.store import Store
 
     store = Store(load_config()["DATABASE_URL"])
-    store.create_all()
+    store.upgrade()
     print(create_admin_key(store, args.label))
+    return 0
+
+
+def cmd_db(args) -> int:
+    from grader.store import migrate
+    from grader.store.db import make_engine
+
+    engine = make_engine(load_config()["DATABASE_URL"])
+    try:
+        if args.db_command == "upgrade":
+            before, after = migrate.upgrade(engine, args.revision)
+            print(f"schema at {after}" + (f" (was {before or 'empty'})" if before != after
+                                           else " (nothing to do)"))
+        elif args.db_command == "current":
+            current = migrate.current_revision(engine)
+            head = migrate.head_revision()
+            print(f"{current or 'none'} (head: {head})")
+            return 0 if current == head else 1
+        else:  # revision: a draft for a developer to review
+            from alembic import command
+
+            rev_id = args.rev_id or f"{int(migrate.head_revision()) + 1:04d}"
+            with engine.begin() as conn:
+                command.revision(migrate.alembic_config(conn), message=args.message,
+                                 autogenerate=args.autogenerate, rev_id=rev_id)
+    except migrate.MigrationError as exc:
+        print(f"grader db {args.db_command}: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        engine.dispose()
     return 0
 
 
@@ -287,9 +396,30 @@ def build_parser() -> argparse.ArgumentParser:
     trial.add_argument("--json", action="store_true")
     trial.set_defaults(func=cmd_rubric_trial)
 
+    init = sub.add_parser("init", help="production bootstrap: migrate, create a course, print an "
+                                       "admin key and the course's lms key")
+    init.add_argument("--course", required=True, help="course id, e.g. cs401")
+    init.add_argument("--name", default=None, help="course name (default: the id)")
+    init.add_argument("--instructor", action="store_true",
+                      help="also print an instructor key for the course")
+    init.set_defaults(func=cmd_init)
+
     admin = sub.add_parser("create-admin-key", help="create an admin API key (printed once)")
     admin.add_argument("--label", default="created by grader create-admin-key")
     admin.set_defaults(func=cmd_create_admin_key)
+
+    db = sub.add_parser("db", help="schema migrations of DATABASE_URL (Alembic)")
+    db_sub = db.add_subparsers(dest="db_command", required=True)
+    db_upgrade = db_sub.add_parser("upgrade", help="migrate to the newest schema (or REVISION)")
+    db_upgrade.add_argument("revision", nargs="?", default="head")
+    db_sub.add_parser("current", help="print the schema revision; exit 1 when not the newest")
+    db_revision = db_sub.add_parser("revision", help="write a new revision file (developers)")
+    db_revision.add_argument("-m", "--message", required=True)
+    db_revision.add_argument("--autogenerate", action="store_true",
+                             help="draft the operations from the models' difference with the "
+                                  "database (review it)")
+    db_revision.add_argument("--rev-id", default=None, help="default: the next number")
+    db.set_defaults(func=cmd_db)
 
     check = sub.add_parser("check-sandbox", help="run the sandbox self-test")
     check.set_defaults(func=cmd_check_sandbox)

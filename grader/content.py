@@ -116,6 +116,16 @@ def compile_assignment(raw: Any, content_dir: Path, where: str = "assignment",
     return assignment
 
 
+def builtin_document(content_dir: str | Path, assignment_id: str) -> dict[str, Any]:
+    """The source mapping of built-in assignment ``assignment_id`` as its file holds it (what a
+    course copy starts from). Raises ``KeyError`` when no file has that id."""
+    for path in sorted((Path(content_dir) / "assignments").glob("*.y*ml")):
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if isinstance(raw, dict) and raw.get("id") == assignment_id:
+            return raw
+    raise KeyError(assignment_id)
+
+
 def load_catalog(content_dir: str | Path) -> dict[str, Assignment]:
     """Every assignment under ``content_dir/assignments``, keyed by id."""
     content_dir = Path(content_dir)

@@ -34,7 +34,7 @@ def make_catalog(config: Mapping[str, Any], store: Store | None) -> Catalog:
 def make_sandbox(config: Mapping[str, Any]):
     """A sandbox in the configured mode. Raises :class:`grader.sandbox.SandboxUnavailable` when
     isolation cannot be established (fail closed)."""
-    from grader.observability import instrument_sandbox
+    from grader.observability.instrument import instrument_sandbox
     from grader.sandbox import get_sandbox
 
     return instrument_sandbox(get_sandbox(config["SANDBOX_MODE"]))
@@ -54,25 +54,34 @@ def check_sandbox(config: Mapping[str, Any]) -> None:
         raise SandboxUnavailable("sandbox self-test failed: " + "; ".join(problems))
 
 
+def make_notifier(config: Mapping[str, Any], store: Store, catalog: Catalog,
+                  schedule_webhook=None):
+    """The notifier with every delivery channel this deployment runs (webhooks; see
+    :mod:`grader.notify` for adding a channel). ``schedule_webhook(delivery_id)`` hands each
+    delivery to its sender."""
+    from grader.notify import Notifier
+
+    return Notifier(store, catalog, schedule_webhook or (lambda _delivery_id: None),
+                    backoff_base=config["WEBHOOK_BACKOFF_SECONDS"],
+                    allow_private=webhooks_may_reach_private(config))
+
+
 def build_service(config: Mapping[str, Any], store: Store | None = None,
                   schedule_webhook=None, catalog: Catalog | None = None,
                   announce=None) -> GradingService:
     """A grading service over ``config``'s store and content (``catalog``, built when not
-    given). Final submissions are announced by webhook: ``schedule_webhook(delivery_id)`` hands
-    each delivery to its sender; and to waiting long-polls by ``announce(submission_id)``
-    (default: on the broker's pub/sub channel when grading runs on Celery, see
-    :mod:`grader.queue.wakeup`)."""
-    from grader.notify import Notifier
-    from grader.observability import instrument_service
+    given). Final submissions and applied regrades are announced through ``service.notifier``
+    (:func:`make_notifier`), and final submissions to waiting long-polls by
+    ``announce(submission_id)`` (default: on the broker's pub/sub channel when grading runs on
+    Celery, see :mod:`grader.queue.wakeup`)."""
+    from grader.observability.instrument import instrument_service
     from grader.queue.wakeup import make_announcer
 
     if store is None:
         store = Store(config["DATABASE_URL"])
-        store.create_all()
+        store.upgrade()
     catalog = catalog or make_catalog(config, store)
-    notifier = Notifier(store, catalog, schedule_webhook or (lambda _delivery_id: None),
-                        backoff_base=config["WEBHOOK_BACKOFF_SECONDS"],
-                        allow_private=webhooks_may_reach_private(config))
+    notifier = make_notifier(config, store, catalog, schedule_webhook)
     service = instrument_service(GradingService(
         store=store,
         catalog=catalog,

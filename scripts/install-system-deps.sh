@@ -8,9 +8,10 @@
 #                  suggestions (grader/rubric/suggest.py, read offline with nltk)
 #   chromium, chromium-driver, fonts-dejavu-core - the headless browser tests of the learner page
 #                 (tests/web/; Selenium drives /usr/bin/chromium through /usr/bin/chromedriver)
+#   curl, jq    - the README's examples, which tests/test_readme.py runs against a live server
 set -eu
 
-packages="bubblewrap util-linux libseccomp2 wordnet-base chromium chromium-driver fonts-dejavu-core"
+packages="bubblewrap util-linux libseccomp2 wordnet-base chromium chromium-driver fonts-dejavu-core curl jq"
 missing=""
 for package in $packages; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

@@ -46,7 +46,7 @@ def make_celery(config: Mapping[str, Any] | None = None) -> Celery:
         },
     )
     app.conf.grader_config = config
-    from grader.observability import instrument_celery
+    from grader.observability.instrument import instrument_celery
     from workers.tasks import register_tasks
 
     instrument_celery(app)

@@ -7,11 +7,14 @@ from werkzeug.exceptions import HTTPException
 
 from grader.api import assignments, courses, rubrics, submissions, webhooks
 from grader.api.auth import authenticate
+from grader.api.item_schemas import register_item_schemas
 from grader.api.errors import ApiError, error_response, handle_api_error, handle_http_exception
 from grader.api.schemas import ErrorSchema
 
 #: Content types body-taking endpoints accept (everything else: 415), by path prefix; JSON always.
 JSON_TYPES = {"application/json"}
+#: PATCH bodies are JSON Merge Patches (RFC 7386); plain JSON is accepted too.
+MERGE_PATCH_TYPE = "application/merge-patch+json"
 EXTRA_TYPES: dict[str, set[str]] = {}
 
 
@@ -28,6 +31,8 @@ def _check_content_type():
     has_body = bool(request.content_length) or request.headers.get("Transfer-Encoding")
     if request.method in ("POST", "PUT", "PATCH") and request.path.startswith("/api/") and has_body:
         allowed = set(JSON_TYPES)
+        if request.method == "PATCH":
+            allowed.add(MERGE_PATCH_TYPE)
         for prefix, types in EXTRA_TYPES.items():
             if request.path.startswith(prefix):
                 allowed |= types
@@ -64,6 +69,7 @@ def register_api(app: Flask) -> Api:
     api = GraderApi(app)
     api.spec.components.security_scheme("ApiKey", {"type": "http", "scheme": "bearer"})
     api.spec.options["security"] = [{"ApiKey": []}]
+    register_item_schemas(api)
     EXTRA_TYPES["/api/v1/rubrics"] = rubrics.YAML_TYPES
     for module in (assignments, submissions, courses, rubrics, webhooks):
         api.register_blueprint(module.blp)

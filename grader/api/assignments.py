@@ -5,17 +5,22 @@ from __future__ import annotations
 import copy
 import csv
 import io
+import time
 
-from flask import Response, url_for
+import numpy
+import json_merge_patch
+from flask import Response, request, url_for
 from flask.views import MethodView
 from flask_smorest import Blueprint
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate
 
 from grader.api.auth import require_course
-from grader.api.errors import ApiError
-from grader.api.schemas import AssignmentSchema, AssignmentSummarySchema
+from grader.api.errors import ApiError, first_field
+from grader.api.item_schemas import ItemField
+from grader.api.schemas import AssignmentSchema, AssignmentSummarySchema, PollArgsSchema
 from grader.api.state import state
-from grader.content import ContentError, compile_assignment, public_assignment
+from grader.content import (ContentError, builtin_document, compile_assignment,
+                            public_assignment)
 
 blp = Blueprint("assignments", __name__, url_prefix="/api/v1",
                 description="Assignments and their items (never keys or hidden tests).")
@@ -32,6 +37,13 @@ def get_assignment(principal, assignment_id: str):
     return assignment
 
 
+ASSIGNMENT_ID = validate.Regexp(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$",
+                                error="1-100 of letters, digits, '.', '_', '-', starting with a "
+                                      "letter or digit")
+WHOLE = {"required": "Missing data for required field (POST and PUT take the whole assignment; "
+                     "to change some fields, send PATCH with a JSON Merge Patch)."}
+
+
 class AssignmentDocumentSchema(Schema):
     """An instructor's assignment: items reference built-in code problems, the course's uploaded
     rubrics (``rubric: <id>``) or carry a choice item inline; see README "Assignments"."""
@@ -39,13 +51,42 @@ class AssignmentDocumentSchema(Schema):
     class Meta:
         unknown = "raise"
 
-    id = fields.String(required=True, validate=validate.Regexp(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$"))
-    title = fields.String(required=True, validate=validate.Length(min=1, max=300))
+    id = fields.String(required=True, validate=ASSIGNMENT_ID, error_messages=WHOLE)
+    title = fields.String(required=True, validate=validate.Length(min=1, max=300),
+                          error_messages=WHOLE)
     description = fields.String(load_default="")
     due_at = fields.DateTime(load_default=None, allow_none=True)
     callback_url = fields.Url(schemes={"http", "https"}, require_tld=False, load_default=None,
                               allow_none=True)
-    items = fields.List(fields.Dict(), required=True, validate=validate.Length(min=1, max=200))
+    items = fields.List(ItemField(), required=True, validate=validate.Length(min=1, max=200),
+                        error_messages=WHOLE)
+
+
+class AssignmentPatchSchema(Schema):
+    """``PATCH /assignments/<id>``: a JSON Merge Patch (RFC 7386) of the assignment document:
+    the fields given replace the current ones, ``null`` removes an optional field (``due_at``,
+    ``callback_url``, ``description``), and ``items``, a list, is replaced as a whole. The
+    result must be a valid assignment; ``id`` cannot change."""
+
+    class Meta:
+        unknown = "raise"
+
+    id = fields.String(validate=ASSIGNMENT_ID)
+    title = fields.String(allow_none=True, validate=validate.Length(min=1, max=300))
+    description = fields.String(allow_none=True)
+    due_at = fields.DateTime(allow_none=True)
+    callback_url = fields.String(allow_none=True)
+    items = fields.List(ItemField(), allow_none=True)
+
+
+class CopySchema(Schema):
+    """``POST /assignments/<id>/copy``: the copy's id in the course, and optionally its title."""
+
+    class Meta:
+        unknown = "raise"
+
+    id = fields.String(required=True, validate=ASSIGNMENT_ID)
+    title = fields.String(load_default=None, validate=validate.Length(min=1, max=300))
 
 
 class RegradeCreateSchema(Schema):
@@ -79,6 +120,25 @@ def resolve_rubrics(course_id: str, document: dict) -> dict:
                                "neither a rubric of this course nor a built-in rubric",
                                f"items[{index}].rubric") from None
     return document
+
+
+def read_only_builtin(assignment_id: str) -> ApiError:
+    """The answer to an edit of a built-in assignment: they are shared by every course."""
+    return ApiError(
+        405, "read_only_assignment",
+        f"{assignment_id!r} is a built-in assignment and cannot be edited. Copy it into your "
+        f"course with POST /api/v1/assignments/{assignment_id}/copy and a body "
+        '{"id": "<new id>"}, then edit the copy.', "assignment_id", headers={"Allow": "GET"})
+
+
+def loaded(schema: Schema, document: dict) -> dict:
+    """``document`` validated by ``schema``; 422 naming the first field at fault."""
+    try:
+        return schema.load(document)
+    except ValidationError as exc:
+        field, message = first_field(exc.messages)
+        raise ApiError(422, "validation_error", f"{field}: {message}" if field else message,
+                       field, errors=exc.messages) from None
 
 
 def save_assignment(principal, body: dict, status: int):
@@ -136,19 +196,85 @@ class AssignmentById(MethodView):
     @blp.arguments(AssignmentDocumentSchema)
     @blp.response(200, AssignmentSchema)
     @blp.alt_response(404, schema="Error", description="Unknown assignment")
+    @blp.alt_response(405, schema="Error", description="A built-in assignment (read-only)")
     @blp.alt_response(422, schema="Error", description="Invalid assignment or item")
     def put(self, body, assignment_id):
-        """Edit a course assignment: stores a new version; earlier submissions keep the version
-        they were made against (role: instructor)."""
+        """Replace a course assignment with the whole document given: stores a new version;
+        earlier submissions keep the version they were made against (role: instructor). To
+        change some fields only, use PATCH. Built-in assignments are read-only (405): copy
+        one with ``POST /assignments/<id>/copy``."""
         principal = require_course("instructor")
         if body["id"] != assignment_id:
             raise ApiError(422, "validation_error", "id must equal the assignment id in the path.",
                            "id")
-        if state().store.content.assignment(principal.course_id, assignment_id) is None:
-            raise ApiError(404, "assignment_not_found",
-                           f"No assignment with id {assignment_id!r} in this course.",
-                           "assignment_id")
+        own_record(principal, assignment_id)
         return save_assignment(principal, body, 200)
+
+    @blp.arguments(AssignmentPatchSchema, content_type="application/merge-patch+json")
+    @blp.response(200, AssignmentSchema)
+    @blp.alt_response(404, schema="Error", description="Unknown assignment")
+    @blp.alt_response(405, schema="Error", description="A built-in assignment (read-only)")
+    @blp.alt_response(422, schema="Error", description="The patched assignment is invalid")
+    def patch(self, _fields, assignment_id):
+        """Change some fields of a course assignment with a JSON Merge Patch (RFC 7386; content
+        type ``application/merge-patch+json`` or ``application/json``): e.g. ``{"title":
+        "renamed"}``, or ``{"due_at": null}`` to remove the due date. ``items`` is replaced as a
+        whole. Stores a new version, like PUT (role: instructor)."""
+        principal = require_course("instructor")
+        record = own_record(principal, assignment_id)
+        patch = request.get_json()
+        document = json_merge_patch.merge(copy.deepcopy(record.document), patch)
+        if document.get("id") != assignment_id:
+            raise ApiError(422, "validation_error", "id: an assignment's id cannot change; "
+                           "copy it to a new id instead.", "id")
+        return save_assignment(principal, loaded(AssignmentDocumentSchema(), document), 200)
+
+
+def own_record(principal, assignment_id: str):
+    """The latest stored version of a course's own assignment, or 404."""
+    record = state().store.content.assignment(principal.course_id, assignment_id)
+    if record is None:
+        raise ApiError(404, "assignment_not_found",
+                       f"No assignment with id {assignment_id!r} in this course.",
+                       "assignment_id")
+    return record
+
+
+@blp.before_request
+def _builtins_are_read_only():
+    """PUT or PATCH of a built-in assignment: 405 saying how to copy it (before the body is
+    read, so the answer does not depend on what was sent)."""
+    assignment_id = (request.view_args or {}).get("assignment_id")
+    if request.method in ("PUT", "PATCH") and request.endpoint == "assignments.AssignmentById" \
+            and assignment_id in state().catalog.builtins:
+        require_course("instructor")
+        raise read_only_builtin(assignment_id)
+
+
+@blp.route("/assignments/<assignment_id>/copy")
+class AssignmentCopy(MethodView):
+    @blp.arguments(CopySchema)
+    @blp.response(201, AssignmentSchema)
+    @blp.alt_response(404, schema="Error", description="Unknown assignment")
+    @blp.alt_response(409, schema="Error", description="The new id is taken")
+    def post(self, body, assignment_id):
+        """Copy a built-in assignment (or one of the course's own) into the course under a new
+        id, as version 1 of an assignment the instructor can edit (role: instructor). Items keep
+        their problems, rubrics (built-in rubrics by id; course rubrics at the pinned version)
+        and keys."""
+        principal = require_course("instructor")
+        if assignment_id in state().catalog.builtins:
+            source = builtin_document(state().catalog.content_dir, assignment_id)
+        else:
+            source = own_record(principal, assignment_id).document
+        if body["id"] in state().catalog.builtins or \
+                state().store.content.assignment(principal.course_id, body["id"]) is not None:
+            raise ApiError(409, "conflict", f"Assignment {body['id']!r} exists; choose another "
+                           "id for the copy.", "id")
+        document = {**copy.deepcopy(source), "id": body["id"]}
+        if body["title"]:
+            document["title"] = body["title"]
+        return save_assignment(principal, loaded(AssignmentDocumentSchema(), document), 201)
 
 
 @blp.route("/assignments/<assignment_id>/grades.csv")
@@ -182,8 +308,7 @@ def grades_csv(course_id: str, assignment, attempts: str = "latest") -> Response
                      "status", "submission_id"])
     for row in rows:
         writer.writerow([
-            csv_safe(row.learner_id), "" if row.score is None else f"{row.score:g}",
-            "" if row.max_score is None else f"{row.max_score:g}",
+            csv_safe(row.learner_id), csv_number(row.score), csv_number(row.max_score),
             _iso(row.received_at), _iso(row.finished_at) if row.status == "graded" else "",
             row.status, row.id])
     return Response(out.getvalue(), mimetype="text/csv", headers={
@@ -194,6 +319,16 @@ def csv_safe(text: str) -> str:
     """Neutralise spreadsheet formulas (OWASP "CSV injection"): a cell starting with = + - @ tab
     or carriage return gets a leading apostrophe."""
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def csv_number(value: float | None) -> str:
+    """A score as the API shows it, in positional notation: the shortest decimal that reads back
+    as the same float (what JSON writes: 4033.3334, not ``%g``'s 4033.33), never an exponent
+    (1000000, not 1e+06, which LMS importers reject or misread); a whole number without ``.0``;
+    empty for no score."""
+    if value is None:
+        return ""
+    return numpy.format_float_positional(float(value), unique=True, trim="-")
 
 
 def _iso(value) -> str:
@@ -220,13 +355,22 @@ class Regrades(MethodView):
 
 @blp.route("/regrades/<run_id>")
 class RegradeById(MethodView):
+    @blp.arguments(PollArgsSchema, location="query")
     @blp.response(200)
-    def get(self, run_id):
+    def get(self, args, run_id):
         """A regrade run: status and, once done, per submission old score, new score and
-        difference (role: instructor)."""
+        difference (role: instructor). ``?wait=N`` holds the request up to N seconds (capped at
+        30) and answers as soon as the run is done or failed."""
         principal = require_course("instructor")
         run = state().store.regrades.get(run_id)
         if run is None or run.course_id != principal.course_id:
             raise ApiError(404, "regrade_not_found", f"No regrade with id {run_id!r}.", "run_id")
+        deadline = time.monotonic() + min(args.get("wait", 0.0),
+                                          state().config["LONG_POLL_MAX_SECONDS"])
+        delay = 0.02
+        while run.status not in ("done", "failed") and time.monotonic() < deadline:
+            time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
+            delay = min(delay * 1.5, 0.2)
+            run = state().store.regrades.get(run_id)
         return {"id": run.id, "assignment_id": run.assignment_id, "dry_run": run.dry_run,
                 "status": run.status, "report": run.report}

@@ -1,21 +1,52 @@
 """marshmallow schemas of the HTTP interface (they also generate the OpenAPI document)."""
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+import re
+import unicodedata
+
+from marshmallow import Schema, ValidationError, fields, validate
+
+from grader.api.item_schemas import ItemViewField
 
 ID = validate.Length(min=1, max=200)
 HTTP_URL = validate.URL(schemes={"http", "https"}, require_tld=False)
+
+_WHITESPACE = re.compile(r"\s")
+
+
+def learner_id_text(value: str) -> None:
+    """What ``learner_id`` refuses besides its length, each with its own reason: blank (empty or
+    whitespace only), a leading control character (e.g. a tab) or other leading whitespace
+    (e.g. a space), named by code point; and U+0000 anywhere, which PostgreSQL cannot store.
+    Everything else is accepted as before, trailing whitespace and inner control characters
+    included (LMS ids are opaque; a request valid before stays valid)."""
+    if not value or not value.strip():
+        raise ValidationError("must not be blank")
+    first = value[0]
+    if _WHITESPACE.match(first):
+        code = f"U+{ord(first):04X}"
+        if unicodedata.category(first) == "Cc":
+            raise ValidationError(f"must not start with a control character ({code})")
+        name = unicodedata.name(first, "")
+        raise ValidationError(f"must not start with whitespace ({code} {name})".replace(" )", ")"))
+    if "\x00" in value:
+        raise ValidationError(f"must not contain U+0000 (NUL, at position {value.index(chr(0))}),"
+                              " which cannot be stored")
 
 
 class SubmissionCreateSchema(Schema):
     """``POST /assignments/<id>/submissions``: one response per item id. A response is
     ``{"code": "..."}`` (code items), ``{"text": "..."}`` (text items) or ``{"choice": "B"}``."""
 
-    learner_id = fields.String(required=True,
-                               validate=[ID, validate.Regexp(r"\S", error="must not be blank")],
-                               metadata={"description": "The LMS's identifier of the learner."})
+    learner_id = fields.String(
+        required=True, validate=[ID, learner_id_text],
+        metadata={"description": "The LMS's identifier of the learner: 1-200 characters, not "
+                                 "blank, not starting with whitespace or a control character, "
+                                 "without U+0000."})
     responses = fields.Dict(
         keys=fields.String(validate=ID), values=fields.Dict(), required=True,
+        validate=validate.Length(min=1, error="at least one response is required (item id -> "
+                                              "response); an empty submission is not graded"),
         metadata={"description": "item id -> {code|text|choice: value}",
                   "example": {"sdpa": {"code": "def scaled_dot_product_attention(...): ..."},
                               "quadratic-cost": {"text": "Every pair of positions ..."},
@@ -108,18 +139,6 @@ class BatchResultSchema(Schema):
     submissions = fields.List(fields.Nested(BatchEntrySchema))
 
 
-class ItemSchema(Schema):
-    id = fields.String()
-    kind = fields.String(metadata={"enum": ["code", "text", "choice"]})
-    prompt = fields.String()
-    points = fields.Float()
-    options = fields.Dict(metadata={"description": "choice items: letter -> option text"})
-    function = fields.String(metadata={"description": "code items: the function to implement"})
-    contract = fields.String(metadata={"description": "code items: signature, shapes, returns"})
-    starter = fields.String(metadata={"description": "code items: a starter file"})
-    visible_tests = fields.List(fields.Dict(), metadata={"description": "code items: examples"})
-
-
 class AssignmentSchema(Schema):
     id = fields.String()
     title = fields.String()
@@ -127,7 +146,9 @@ class AssignmentSchema(Schema):
     max_score = fields.Float()
     version = fields.Integer()
     due_at = fields.String(allow_none=True)
-    items = fields.List(fields.Nested(ItemSchema))
+    items = fields.List(ItemViewField(), metadata={
+        "description": "one schema per kind (discriminator: kind); never keys, rubrics or "
+                       "hidden tests"})
 
 
 class AssignmentSummarySchema(Schema):

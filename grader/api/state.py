@@ -1,4 +1,4 @@
-"""The per-app objects views use: store, content catalogue, dispatcher, configuration."""
+"""The per-app objects views use: store, content catalogue, dispatcher, notifier, configuration."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -13,6 +13,7 @@ class AppState:
     store: Any
     catalog: dict
     dispatcher: Any
+    notifier: Any = None  # grader.notify.Notifier: replays from the API
 
 
 def state() -> AppState:

@@ -2,7 +2,8 @@
 
 A dry run reports, per graded submission, the old score, the new score and the difference, and
 changes nothing. Applying stores the new results beside the old ones (the history keeps both, with
-the versions they were scored with). A submission whose regrade hits an infrastructure fault keeps
+the versions they were scored with) and announces each one (``submission.regraded``: webhooks
+when the score changed, see :mod:`grader.notify`). A submission whose regrade hits an infrastructure fault keeps
 its score and is reported with the error.
 """
 from __future__ import annotations
@@ -14,6 +15,19 @@ from grader.items import GradingContext
 from grader.results import InfrastructureError
 
 log = logging.getLogger(__name__)
+
+
+def announce(service, submission, run_id: str) -> None:
+    """Tell the submission's receivers that a regrade stored a new result (``submission.
+    regraded``, with the score it replaced); a notification fault never undoes the regrade."""
+    notifier = getattr(service, "notifier", None)
+    if notifier is None:
+        return
+    try:
+        notifier.submission_regraded(submission.id, submission.score, submission.max_score,
+                                     run_id)
+    except Exception:
+        log.exception("announcing the regrade of %s failed", submission.id)
 
 
 def run_regrade(service, run_id: str) -> list[dict]:
@@ -45,6 +59,8 @@ def run_regrade(service, run_id: str) -> list[dict]:
                 entry["applied"] = store.apply_regrade(
                     submission.id, new_score, max_score, [r.to_dict() for r in results],
                     scored_versions(assignment, results))
+                if entry["applied"]:
+                    announce(service, submission, run_id)
             report.append(entry)
     except Exception as exc:
         log.exception("regrade %s failed", run_id)

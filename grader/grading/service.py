@@ -184,18 +184,14 @@ class GradingService:
         return Outcome("failed", reason=reason)
 
     def _notify(self, submission, assignment: Assignment | None = None) -> None:
-        """Announce a final submission: to the requests waiting for it (``announce``), and by
-        webhook when it or its assignment has a callback URL."""
+        """Announce a final submission: to the requests waiting for it (``announce``), and
+        through the notifier (its channels decide where it goes)."""
         if self.announce is not None:
             try:
                 self.announce(submission.id)
             except Exception:  # waiting requests re-read the status on their own
                 log.exception("announcing %s failed", submission.id)
-        if assignment is None:
-            assignment = self.catalog.get(submission.course_id, submission.assignment_id,
-                                          submission.assignment_version or None)
-        wanted = submission.callback_url or (assignment is not None and assignment.callback_url)
-        if self.notify is not None and wanted:
+        if self.notify is not None:
             try:
                 self.notify(submission.id)
             except Exception:  # a notification fault must never undo a stored grade

@@ -1,4 +1,4 @@
-"""Signed webhooks with retries.
+"""The ``webhook`` channel: signed POSTs of events to callback URLs.
 
 Each delivery is a POST of a JSON event with headers ``Grader-Event-Id``, ``Grader-Timestamp`` (Unix
 seconds) and ``Grader-Signature: v1=<hex>``, where the signature is
@@ -13,18 +13,14 @@ import hmac
 import ipaddress
 import json
 import logging
-import random
 import socket
 import time
-import uuid
-from datetime import timedelta
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 from urllib.parse import urlsplit
 
 import requests
 
-from grader.observability import metrics
-from grader.store.models import utcnow
+from grader.notify.channel import Attempt
 
 log = logging.getLogger(__name__)
 
@@ -74,85 +70,37 @@ def private_target(url: str) -> str | None:
     return None
 
 
-def backoff(attempt: int, base: float = 10.0, cap: float = 3600.0) -> float:
-    """Seconds before retry number ``attempt`` (1-based): base * 2^(attempt-1), capped, with equal
-    jitter (half fixed, half random) so receivers coming back up are not hit in lockstep."""
-    delay = min(cap, base * 2 ** max(0, attempt - 1))
-    return delay / 2 + random.uniform(0, delay / 2)
+class WebhookChannel:
+    """The ``webhook`` channel: a signed POST of the event to each callback URL (the
+    submission's, then its assignment version's; one delivery per distinct URL).
 
+    Events: ``submission.graded`` and ``submission.failed`` always; ``submission.regraded``
+    only when the regrade changed the score or the maximum (an unchanged grade is news to no
+    LMS). With ``allow_private=False`` a URL resolving to a non-public address is refused without
+    a retry (see :func:`private_target`)."""
 
-def event_payload(event_id: str, submission, base_url: str = "") -> dict[str, Any]:
-    def iso(value):
-        return value.isoformat() if value is not None else None
+    name = "webhook"
 
-    return {
-        "id": event_id,
-        "type": f"submission.{submission.status}",
-        "created_at": utcnow().isoformat(),
-        "submission": {
-            "id": submission.id,
-            "assignment_id": submission.assignment_id,
-            "learner_id": submission.learner_id,
-            "status": submission.status,
-            "score": submission.score,
-            "max_score": submission.max_score,
-            "received_at": iso(submission.received_at),
-            "finished_at": iso(submission.finished_at),
-            "failure_reason": submission.failure_reason,
-            "url": f"{base_url}/api/v1/submissions/{submission.id}",
-        },
-    }
-
-
-class Notifier:
-    """Creates deliveries for a final submission and sends them.
-
-    ``schedule(delivery_id)`` hands a delivery to whatever sends it (a Celery task in production, a
-    thread on the embedded default); :meth:`attempt` makes one try and logs it.
-    """
-
-    def __init__(self, store, catalog, schedule: Callable[[str], None],
-                 backoff_base: float = 10.0, timeout: float = 5.0, allow_private: bool = True):
-        self.allow_private = allow_private
+    def __init__(self, store, allow_private: bool = True):
         self.store = store
-        self.catalog = catalog
-        self.schedule = schedule
-        self.backoff_base = backoff_base
-        self.timeout = timeout
+        self.allow_private = allow_private
 
-    def submission_final(self, submission_id: str) -> list[str]:
-        """Record one delivery per distinct callback URL (the submission's, the assignment's)."""
-        submission = self.store.get(submission_id)
-        if submission is None or submission.status not in ("graded", "failed"):
-            return []
-        urls = [submission.callback_url]
-        assignment = self.catalog.get(submission.course_id, submission.assignment_id,
-                                      submission.assignment_version or None)
-        if assignment is not None:
-            urls.append(assignment.callback_url)
-        ids = []
-        for url in dict.fromkeys(u for u in urls if u):
-            event_id = str(uuid.uuid4())
-            row = self.store.webhooks.create(submission.course_id, submission.id,
-                                             f"submission.{submission.status}", url,
-                                             event_payload(event_id, submission), event_id)
-            ids.append(row.id)
-        for delivery_id in ids:
-            self.schedule(delivery_id)
-        return ids
+    def targets(self, submission, assignment, event: dict[str, Any]) -> list[str]:
+        if event["type"] == "submission.regraded":
+            now, before = event["submission"], event["previous"]
+            if (now["score"], now["max_score"]) == (before["score"], before["max_score"]):
+                return []
+        urls = [submission.callback_url, assignment.callback_url if assignment else None]
+        return list(dict.fromkeys(u for u in urls if u))
 
-    def attempt(self, delivery_id: str) -> tuple[bool, float | None]:
-        """One delivery attempt. Returns (delivered, seconds until the next try or None)."""
-        if not self.store.webhooks.claim(delivery_id, lease_seconds=self.timeout + 30):
-            delivery = self.store.webhooks.get(delivery_id)
-            return delivery is not None and delivery.status == "delivered", None
-        delivery = self.store.webhooks.get(delivery_id)
+    def body(self, event: dict[str, Any], target: str, submission) -> dict[str, Any]:
+        return event
+
+    def send(self, delivery, timeout: float) -> Attempt:
         refusal = None if self.allow_private else private_target(delivery.url)
         if refusal:  # never retried: the URL will not change
-            self.store.webhooks.record_attempt(delivery.id, False, None, refusal, None)
-            metrics.record_webhook_delivery("gave_up")
             log.warning("webhook %s refused: %s", delivery.id, refusal)
-            return False, None
+            return Attempt(False, None, refusal, retry=False)
         course = self.store.courses.get_course(delivery.course_id)
         body = json.dumps(delivery.payload, sort_keys=True, separators=(",", ":")).encode()
         timestamp = int(time.time())
@@ -164,27 +112,11 @@ class Notifier:
             SIGNATURE_HEADER: "v1=" + sign(course.webhook_secret if course else "", delivery.id,
                                            timestamp, body),
         }
-        status_code, error = None, None
         try:
-            response = requests.post(delivery.url, data=body, headers=headers,
-                                     timeout=self.timeout, allow_redirects=False)
-            status_code = response.status_code
-            delivered = 200 <= status_code < 300
-            if not delivered:
-                error = f"HTTP {status_code}"
+            response = requests.post(delivery.url, data=body, headers=headers, timeout=timeout,
+                                     allow_redirects=False)
         except requests.RequestException as exc:
-            delivered, error = False, f"{type(exc).__name__}: {exc}"[:500]
-        delay = None
-        next_at = None
-        if not delivered:
-            delay = backoff(delivery.attempts + 1, base=self.backoff_base)
-            next_at = utcnow() + timedelta(seconds=delay)
-            if next_at > delivery.give_up_at:
-                next_at, delay = None, None
-        self.store.webhooks.record_attempt(delivery.id, delivered, status_code, error, next_at)
-        metrics.record_webhook_delivery(
-            "delivered" if delivered else "failed" if next_at is not None else "gave_up")
-        if not delivered:
-            log.warning("webhook %s to %s failed (%s); next try in %s s", delivery.id,
-                        delivery.url, error, None if delay is None else round(delay, 1))
-        return delivered, delay
+            return Attempt(False, None, f"{type(exc).__name__}: {exc}"[:500])
+        if 200 <= response.status_code < 300:
+            return Attempt(True, response.status_code)
+        return Attempt(False, response.status_code, f"HTTP {response.status_code}")

@@ -6,7 +6,8 @@ with ``Retry-After``; each check reports ``ok``, ``seconds`` and, when failing, 
 - ``store``: ``SELECT 1`` on the store.
 - ``broker``: ``PING`` to the Celery broker (Redis); on the embedded default there is none and the
   check reports ``"mode": "inline"``.
-- ``sandbox``: the sandbox self-test (:func:`grader.runtime.check_sandbox`). It starts a sandbox, so
+- ``sandbox``: the sandbox self-test (the ``run`` given to :func:`make_sandbox_check`, in the API
+  :func:`grader.runtime.check_sandbox`, handed over by the app factory). It starts a sandbox, so
   its result is cached for ``READY_SANDBOX_TTL`` seconds (default 60); ``READY_CHECK_SANDBOX=0``
   leaves it out (e.g. an API-only host in production, where workers run the sandbox).
 
@@ -59,7 +60,7 @@ class SandboxCheck:
     """The sandbox self-test, run at most once per ``ttl`` seconds (one run at a time)."""
 
     def __init__(self, config: dict[str, Any], ttl: float,
-                 run: Callable[[dict[str, Any]], None] | None = None):
+                 run: Callable[[dict[str, Any]], None]):
         self.config, self.ttl = config, ttl
         self._run = run
         self._lock = threading.Lock()
@@ -69,11 +70,8 @@ class SandboxCheck:
     def __call__(self) -> dict[str, Any]:
         with self._lock:
             if time.monotonic() - self._at > self.ttl:
-                run = self._run
-                if run is None:
-                    from grader.runtime import check_sandbox as run
                 try:
-                    run(self.config)
+                    self._run(self.config)
                     self._error = None
                 except Exception as exc:  # SandboxUnavailable or anything unexpected
                     self._error = f"{type(exc).__name__}: {exc}"
@@ -126,8 +124,11 @@ def readyz():
     return response
 
 
-def make_sandbox_check(config: dict[str, Any]) -> SandboxCheck | None:
-    """The cached sandbox check for an app, or ``None`` when ``READY_CHECK_SANDBOX`` is off."""
-    if _setting(config, "READY_CHECK_SANDBOX", "1").strip().lower() in {"0", "false", "no", "off"}:
+def make_sandbox_check(config: dict[str, Any],
+                       run: Callable[[dict[str, Any]], None] | None) -> SandboxCheck | None:
+    """The cached sandbox check for an app, running ``run(config)`` (raises when the sandbox is
+    unusable); ``None`` when ``READY_CHECK_SANDBOX`` is off or no ``run`` is given."""
+    if run is None or _setting(config, "READY_CHECK_SANDBOX", "1").strip().lower() in {
+            "0", "false", "no", "off"}:
         return None
-    return SandboxCheck(config, float(_setting(config, "READY_SANDBOX_TTL", "60")))
+    return SandboxCheck(config, float(_setting(config, "READY_SANDBOX_TTL", "60")), run)

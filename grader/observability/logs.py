@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import sys
 import traceback
 from contextlib import contextmanager
@@ -73,9 +74,20 @@ class ContextFilter(logging.Filter):
         return True
 
 
+#: ANSI escape sequences (colours, bold: ``ESC [ ... m`` and the other CSI sequences) that
+#: terminal-minded libraries put in messages, e.g. Werkzeug's red development-server warning.
+ANSI_ESCAPE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+
+
+def plain_text(message: str) -> str:
+    """``message`` without ANSI escape sequences (a log line is data, not a terminal)."""
+    return ANSI_ESCAPE.sub("", message)
+
+
 class JsonFormatter(logging.Formatter):
-    """One JSON object per line: ``ts`` (UTC, ISO 8601, ms), ``level``, ``logger``, ``message``,
-    the context fields, ``pid``, any ``extra=`` fields, and ``exc`` (formatted traceback)."""
+    """One JSON object per line: ``ts`` (UTC, ISO 8601, ms), ``level``, ``logger``, ``message``
+    (without terminal colour codes), the context fields, ``pid``, any ``extra=`` fields, and
+    ``exc`` (formatted traceback)."""
 
     def format(self, record: logging.LogRecord) -> str:
         ts = datetime.fromtimestamp(record.created, timezone.utc)
@@ -83,7 +95,7 @@ class JsonFormatter(logging.Formatter):
             "ts": ts.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ts.microsecond // 1000:03d}Z",
             "level": record.levelname,
             "logger": record.name,
-            "message": record.getMessage(),
+            "message": plain_text(record.getMessage()),
         }
         for name in CONTEXT_FIELDS:
             entry[name] = getattr(record, name, None)

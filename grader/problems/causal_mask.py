@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from grader.problems import checks, reference
+from grader.problems import checks, conditions, reference
 from grader.problems.base import CREDIT_NOTE, Case, CodeProblem, Variant
 
 FUNCTION = "causal_mask"
@@ -65,7 +65,12 @@ def visible_cases() -> list[Case]:
 
 
 def hidden_cases(rng: np.random.Generator) -> list[Case]:
+    """The hidden cases for one submission: four distinct sizes from 4 to 12 (the "longer"
+    sequence and the "larger n" add 20), so every catalogued mistake changes some entry of every
+    value case but the edge cases, which use n = 1 and n = 2 on every draw."""
     sizes = rng.choice(np.arange(4, 13), size=4, replace=False).tolist()
+    conditions.require(len(set(sizes)) == 4 and min(sizes) >= 4, "values",
+                       "four distinct sizes of at least 4")
     return [
         Case(name="shapes: a square (n, n) array", category="shapes", calls=[((sizes[0],), {})],
              check=checks.shapes([((sizes[0], sizes[0]), None)])),

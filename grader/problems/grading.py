@@ -16,7 +16,7 @@ from grader.problems import credit, diagnosis, disclosure, inputs, pictures, run
 from grader.problems.base import Case, CaseResult, CodeProblem
 from grader.problems.compare import split_return
 from grader.problems.source import normalize as normalize_source
-from grader.results import InfrastructureError, ItemResult, TestResult
+from grader.results import InfrastructureError, ItemResult, TestResult, split_points
 from grader.sandbox.api import DEFAULT_MAX_RESULT_BYTES, Call, CallOutcome, Limits, RunResult
 
 _LEARNER_STATUSES = ("exception", "missing_function", "bad_return")  # reported from the sandbox
@@ -177,13 +177,10 @@ def _judge(problem: CodeProblem, case: Case, outcomes: list, run: RunResult,
 
 
 def case_points(problem: CodeProblem, cases: list[Case], points: float) -> dict[str, float]:
-    """Points per case name: ``points`` split by category weight, then equally within a category."""
-    per_category: dict[str, int] = {}
-    for case in cases:
-        per_category[case.category] = per_category.get(case.category, 0) + 1
-    total_weight = sum(problem.categories[c] for c in per_category)
-    return {case.name: points * problem.categories[case.category] / total_weight
-            / per_category[case.category] for case in cases}
+    """Points per case name: ``points`` split by category weight, then equally within a category,
+    rounded for display so that they add up exactly (:func:`grader.results.split_points`)."""
+    return split_points(points, [(c.name, c.category, problem.categories[c.category])
+                                 for c in cases])
 
 
 def _show(value: Any) -> str:

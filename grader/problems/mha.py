@@ -16,7 +16,7 @@ from functools import partial
 
 import numpy as np
 
-from grader.problems import checks, inputs, reference
+from grader.problems import checks, conditions, inputs, reference
 from grader.problems.attention_variants import buggy_attention, working_dtype
 from grader.problems.base import CREDIT_NOTE, Case, CodeProblem, Rule, Variant
 from grader.problems.compare import split_return
@@ -57,8 +57,9 @@ CATEGORIES = {"shapes": 1.0, "scaling": 1.5, "heads": 2.0, "projections": 1.5, "
 
 
 def _weights(rng, d_model, dtype=np.float64):
-    """Four (d_model, d_model) matrices with entries N(0, 1/d_model), so scores stay O(1)."""
-    return [(rng.standard_normal((d_model, d_model)) / np.sqrt(d_model)).astype(dtype)
+    """Four (d_model, d_model) matrices with entries N(0, 1/d_model) clipped at 3 standard
+    deviations, so scores stay O(1)."""
+    return [(conditions.bounded(rng, d_model, d_model) / np.sqrt(d_model)).astype(dtype)
             for _ in range(4)]
 
 
@@ -111,18 +112,23 @@ def visible_cases() -> list[Case]:
 
 
 def hidden_cases(rng: np.random.Generator) -> list[Case]:
-    n = lambda *s, dtype=np.float64: rng.standard_normal(s).astype(dtype)  # noqa: E731
+    """The hidden cases for one submission, drawn from ``rng``. Each draw has the condition its
+    case is named after (asserted when the case is built; grader/problems/conditions.py): the
+    scaling cases have several heads (so sqrt(d_head) != sqrt(d_model)), masks block and allow
+    positions in every row, a (B, L, L) or (B, 1, L) mask has B != H (so a mask without a head
+    axis cannot broadcast by accident), the equivariance permutation moves every position."""
+    n = lambda *s, dtype=np.float64: conditions.bounded(rng, *s, dtype=dtype)  # noqa: E731
     W = partial(_weights, rng)
     cases = [
         _shape_case("shapes: batch of 3, L=5, d_model=24, 4 heads", n(3, 5, 24), W(24), 4),
         _shape_case("shapes: no batch axis, 3 heads", n(7, 18), W(18), 3),
-        value_case("scaling: 4 heads of d_head 6 (not sqrt(d_model))", "scaling",
-                   n(2, 5, 24), W(24), 4),
-        value_case("scaling: 2 heads of d_head 9", "scaling", n(2, 6, 18), W(18), 2),
-        value_case("heads: a single head (H = 1)", "heads", n(2, 5, 8), W(8), 1),
-        value_case("heads: 4 heads with a batch axis", "heads", n(3, 6, 16), W(16), 4),
-        value_case("heads: 3 heads without a batch axis", "heads", n(7, 12), W(12), 3),
-        value_case("heads: as many heads as features (d_head = 1)", "heads", n(2, 4, 6), W(6), 6),
+        _scaling_case("scaling: 4 heads of d_head 6 (not sqrt(d_model))", n(2, 5, 24), W(24), 4),
+        _scaling_case("scaling: 2 heads of d_head 9", n(2, 6, 18), W(18), 2),
+        _single_head_case("heads: a single head (H = 1)", n(2, 5, 8), W(8)),
+        _several_heads_case("heads: 4 heads with a batch axis", "heads", n(3, 6, 16), W(16), 4),
+        _several_heads_case("heads: 3 heads without a batch axis", "heads", n(7, 12), W(12), 3),
+        _several_heads_case("heads: as many heads as features (d_head = 1)", "heads",
+                            n(2, 4, 6), W(6), 6),
         value_case("projections: distinct W_q, W_k, W_v, W_o", "projections", n(2, 5, 12),
                    W(12), 2),
         value_case("projections: W_o applied to the concatenated heads", "projections",
@@ -130,24 +136,68 @@ def hidden_cases(rng: np.random.Generator) -> list[Case]:
     ]
     L = 6
     pad = (np.arange(L)[None, :] < rng.integers(2, L, size=3)[:, None])[:, None, :]
-    per_example = rng.random((3, L, L)) < 0.6
-    per_example[:, np.arange(L), rng.integers(0, L, size=L)] = True
     cases += [
-        value_case("masking: causal mask (L, L)", "masking", n(3, L, 12), W(12), 3,
-                   reference.causal_mask(L)),
-        value_case("masking: per-example mask (B, L, L)", "masking", n(3, L, 8), W(8), 2,
-                   per_example),
-        value_case("masking: key padding mask (B, 1, L)", "masking", n(3, L, 8), W(8), 4, pad),
+        _masking_case("masking: causal mask (L, L)", n(3, L, 12), W(12), 3,
+                      reference.causal_mask(L), open_rows=np.arange(L) == L - 1),
+        _masking_case("masking: per-example mask (B, L, L)", n(3, L, 8), W(8), 2,
+                      conditions.mixed_mask(rng, (3, L, L))),
+        _masking_case("masking: key padding mask (B, 1, L)", n(3, L, 8), W(8), 4, pad),
     ]
     cases += [_equivariance_case(rng), value_case(
         "properties: a sequence of length 1", "properties", n(3, 1, 8), W(8), 2)]
-    cases.append(value_case("dtypes: float32 inputs", "dtypes", n(2, 5, 12, dtype=np.float32),
-                            W(12, np.float32), 3))
+    name = "dtypes: float32 inputs"
+    X, Ws = n(2, 5, 12, dtype=np.float32), W(12, np.float32)
+    conditions.require(all(a.dtype == np.float32 for a in (X, *Ws)), name, "float32 arrays")
+    cases.append(value_case(name, "dtypes", X, Ws, 3))
     X, mask = n(2, 5, 8), reference.causal_mask(5)
     cases.append(inputs.case("inputs: X, the W matrices and the mask are not modified in place",
                              _args(X, W(8), 2, mask),
                              ("X", "W_q", "W_k", "W_v", "W_o", "mask"), _traits(X, 2, mask)))
     return cases
+
+
+def _single_head_case(name: str, X, Ws) -> Case:
+    return value_case(name, "heads", X, Ws, 1)
+
+
+def _several_heads_case(name: str, category: str, X, Ws, num_heads: int) -> Case:
+    """A value case with H > 1 heads: d_head != d_model, and the heads' split and merge matter."""
+    conditions.require(num_heads > 1, name, "several heads")
+    return value_case(name, category, X, Ws, num_heads)
+
+
+def _scaling_case(name: str, X, Ws, num_heads: int) -> Case:
+    """Several heads, and each common wrong scale (1/sqrt(d_model), 1/d_head, none) moves some
+    output entry by at least 0.01 (1000 times the tolerance; with O(1) scores over 5 or 6
+    positions the smallest such move seen over 1000 draws is 0.15)."""
+    d_model = X.shape[-1]
+    d_head = d_model // num_heads
+    out, _ = reference.multi_head_attention(X, *Ws, num_heads)
+    for what, scale in (("1/sqrt(d_model)", 1 / np.sqrt(d_model)), ("1/d_head", 1 / d_head),
+                        ("1", 1.0)):
+        other, _ = reference.multi_head_attention(X, *Ws, num_heads, scale=scale)
+        conditions.require(np.abs(other - out).max() >= 0.01, name,
+                           f"an output that changes with the scale {what}")
+    return _several_heads_case(name, "scaling", X, Ws, num_heads)
+
+
+def _masking_case(name: str, X, Ws, num_heads: int, mask, open_rows=None) -> Case:
+    """Every row of the mask allows at least one position and blocks at least one, except the
+    ``open_rows`` (the last row of a causal mask), which allow every position. A mask with a batch
+    axis has B != H, so a mask used without a head axis fails to broadcast instead of silently
+    pairing examples with heads."""
+    shape = X.shape[:-1] + (X.shape[-2],)
+    full = np.broadcast_to(np.asarray(mask, dtype=bool), shape)
+    skip = np.zeros(shape[:-1], dtype=bool)
+    if open_rows is not None:
+        skip |= np.broadcast_to(open_rows, shape[:-1])
+        conditions.require(bool(np.array_equal(skip, full.all(axis=-1))), name,
+                           "rows that allow every position exactly where intended")
+    conditions.require(conditions.rows_mixed(full, skip=skip), name,
+                       "a mask that blocks and allows positions in every row")
+    if np.ndim(mask) == 3:
+        conditions.require(np.shape(mask)[0] != num_heads, name, "a batch size other than H")
+    return value_case(name, "masking", X, Ws, num_heads, mask)
 
 
 def _shape_case(name: str, X, Ws, num_heads: int) -> Case:
@@ -159,9 +209,12 @@ def _shape_case(name: str, X, Ws, num_heads: int) -> Case:
 
 def _equivariance_case(rng) -> Case:
     """f(P X) == P f(X) for a permutation P of the positions (no mask): self-attention without
-    positional information is permutation-equivariant."""
-    X, Ws, p = rng.standard_normal((2, 7, 12)), _weights(rng, 12), rng.permutation(7)
-    return Case(name="properties: permutation equivariance", category="properties",
+    positional information is permutation-equivariant. P moves every position (a random cycle)."""
+    name = "properties: permutation equivariance"
+    X, Ws, p = conditions.bounded(rng, 2, 7, 12), _weights(rng, 12), conditions.derangement(rng, 7)
+    conditions.require(conditions.moves_every_position(p), name,
+                       "a permutation that moves every position")
+    return Case(name=name, category="properties",
                 calls=[_args(X, Ws, 3, None), _args(X[:, p], Ws, 3, None)],
                 check=checks.relation(lambda out: out[..., p, :], "permutation equivariance"),
                 traits=_traits(X, 3, None))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from grader.problems import checks, reference
+from grader.problems import checks, conditions, reference
 from grader.problems.base import CREDIT_NOTE, Case, CodeProblem, Rule, Variant
 from grader.problems.compare import as_array, mismatch
 from grader.problems.rules import crashes_only_with
@@ -83,26 +83,33 @@ def visible_cases() -> list[Case]:
 
 
 def hidden_cases(rng: np.random.Generator) -> list[Case]:
+    """The hidden cases for one submission, drawn from ``rng``. Sizes are drawn, parities and
+    orders are not (asserted when the case is built): even d_model where the name says nothing,
+    odd where it says odd, seq_len != d_model in the shape case (a transposed result then has the
+    wrong shape), at least two positions and two columns wherever values are compared."""
     even = lambda low, high: int(rng.integers(low // 2, high // 2)) * 2  # noqa: E731
     odd = lambda low, high: even(low, high) + 1  # noqa: E731
     d = even(6, 16)
     L = d + int(rng.integers(1, 6))  # L != d, so a transposed result has the wrong shape
+    conditions.require(L != d, "shapes: (seq_len, d_model)",
+                       "seq_len != d_model")
+    conditions.require((d + 1) % 2 == 1, "shapes: odd d_model", "an odd d_model")
     return [
         Case(name="shapes: (seq_len, d_model)", category="shapes", calls=[((L, d), {})],
              check=checks.shapes([((L, d), None)])),
         Case(name="shapes: odd d_model", category="shapes", calls=[((L + 1, d + 1), {})],
              check=checks.shapes([((L + 1, d + 1), None)]), traits=frozenset({"odd"})),
-        value_case("values: a short sequence", "values", int(rng.integers(4, 9)), even(4, 10)),
-        value_case("values: a medium sequence", "values", int(rng.integers(10, 30)),
-                   even(10, 24)),
-        value_case("odd d_model: the last column is a sine", "odd d_model",
-                   int(rng.integers(4, 12)), odd(4, 12)),
-        value_case("odd d_model: a wider model", "odd d_model", int(rng.integers(10, 20)),
-                   odd(14, 30)),
-        value_case("long sequences: many positions, wide model", "long sequences",
-                   int(rng.integers(150, 250)), even(48, 80)),
-        value_case("long sequences: d_model = 512", "long sequences", int(rng.integers(60, 100)),
-                   512),
+        _sized_case("values: a short sequence", "values", int(rng.integers(4, 9)), even(4, 10)),
+        _sized_case("values: a medium sequence", "values", int(rng.integers(10, 30)),
+                    even(10, 24)),
+        _sized_case("odd d_model: the last column is a sine", "odd d_model",
+                    int(rng.integers(4, 12)), odd(4, 12)),
+        _sized_case("odd d_model: a wider model", "odd d_model", int(rng.integers(10, 20)),
+                    odd(14, 30)),
+        _sized_case("long sequences: many positions, wide model", "long sequences",
+                    int(rng.integers(150, 250)), even(48, 80)),
+        _sized_case("long sequences: d_model = 512", "long sequences",
+                    int(rng.integers(60, 100)), 512),
         Case(name="properties: position 0 is (0, 1, 0, 1, ...)", category="properties",
              calls=[((int(rng.integers(3, 9)), even(6, 14)), {})], check=_row_zero,
              basis="property"),
@@ -110,6 +117,16 @@ def hidden_cases(rng: np.random.Generator) -> list[Case]:
              calls=[((int(rng.integers(20, 40)), even(8, 20)), {})], check=_pairs_on_unit_circle,
              basis="property"),
     ]
+
+
+def _sized_case(name: str, category: str, seq_len: int, d_model: int) -> Case:
+    """A value case whose d_model has the parity its category is about, with at least 4
+    positions and 4 columns (so a position other than 0 and a pair index other than 0 occur)."""
+    wants_odd = category == "odd d_model"
+    conditions.require(d_model % 2 == int(wants_odd), name,
+                       "an odd d_model" if wants_odd else "an even d_model")
+    conditions.require(seq_len >= 4 and d_model >= 4, name, "at least 4 positions and columns")
+    return value_case(name, category, seq_len, d_model)
 
 
 def _buggy(seq_len, d_model, *, base=10000.0, layout="interleaved", swap=False,

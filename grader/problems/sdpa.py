@@ -12,7 +12,7 @@ from functools import partial
 
 import numpy as np
 
-from grader.problems import checks, inputs, reference
+from grader.problems import checks, conditions, inputs, reference
 from grader.problems.attention_variants import buggy_attention
 from grader.problems.base import CREDIT_NOTE, Case, CodeProblem, Rule, Variant
 from grader.problems.compare import split_return
@@ -70,8 +70,24 @@ def _args(Q, K, V, mask):
     return ((Q, K, V) if mask is None else (Q, K, V, mask)), {}
 
 
+def _require_named_shapes(name: str, Q, K, V) -> None:
+    """The shape conditions a case's name states hold: "Lq != Lk" and "cross-attention",
+    "d_v != d_k", "odd d_k", "perfect square", "no batch axis", "heads axis"."""
+    d_k = Q.shape[-1]
+    for phrase, holds in (("Lq != Lk", Q.shape[-2] != K.shape[-2]),
+                          ("cross-attention", Q.shape[-2] != K.shape[-2]),
+                          ("d_v != d_k", V.shape[-1] != d_k),
+                          ("odd d_k", d_k % 2 == 1),
+                          ("perfect square", round(d_k ** 0.5) ** 2 == d_k),
+                          ("no batch axis", Q.ndim == 2),
+                          ("heads axis", Q.ndim >= 4)):
+        if phrase in name:
+            conditions.require(holds, name, phrase)
+
+
 def value_case(name: str, category: str, Q, K, V, mask=None, visible: bool = False) -> Case:
     """A case comparing output (and returned weights) with the reference on one call."""
+    _require_named_shapes(name, Q, K, V)
     out, weights = reference.attention(Q, K, V, mask)
     rows = reference.attended_rows(mask, weights.shape)
     case = Case(name=name, category=category, calls=[_args(Q, K, V, mask)],
@@ -86,13 +102,15 @@ def value_case(name: str, category: str, Q, K, V, mask=None, visible: bool = Fal
 
 
 def shape_case(name: str, Q, K, V, mask=None) -> Case:
+    _require_named_shapes(name, Q, K, V)
     out, weights = reference.attention(Q, K, V, mask)
     return Case(name=name, category="shapes", calls=[_args(Q, K, V, mask)],
                 check=checks.shapes([(out.shape, weights.shape)]), traits=_traits(Q, K, mask))
 
 
 def _n(rng, *shape, dtype=np.float64):
-    return rng.standard_normal(shape).astype(dtype)
+    """Bounded standard normal draws (see :func:`grader.problems.conditions.bounded`)."""
+    return conditions.bounded(rng, *shape, dtype=dtype)
 
 
 def visible_cases() -> list[Case]:
@@ -109,90 +127,182 @@ def visible_cases() -> list[Case]:
     ]
 
 
-def _random_mask(rng, shape, p=0.6):
-    """A random boolean mask where every row keeps at least one key."""
-    mask = rng.random(shape) < p
-    first = rng.integers(0, shape[-1], size=shape[:-1])
-    np.put_along_axis(mask, first[..., None], True, axis=-1)
-    return mask
+#: Scales of the scores that are common mistakes (attention-bugs.md entries 1, 2, 4 and d_v for
+#: d_k), as functions of (d_k, d_v); a scaling case must tell each from 1/sqrt(d_k) in every row.
+WRONG_SCALES = {"1/d_k": lambda d_k, d_v: 1.0 / d_k, "1": lambda d_k, d_v: 1.0,
+                "sqrt(d_k)": lambda d_k, d_v: float(np.sqrt(d_k)),
+                "1/sqrt(d_v)": lambda d_k, d_v: 1.0 / np.sqrt(d_v)}
+
+
+def _scaled_logits(rng, batch: tuple[int, ...], Lq: int, Lk: int, d_k: int):
+    """Q (*batch, Lq, d_k) and K (*batch, Lk, d_k), Lk <= d_k, whose scaled scores
+    Q K^T / sqrt(d_k) are, in every row, Lk values spread over exactly [-2, 2] at least 0.5 apart
+    (random order): the weights are neither flat nor one-hot, so every wrong scale moves them a
+    lot. K = sqrt(d_k) times orthonormal rows; Q = Z K / sqrt(d_k) plus a random part orthogonal to
+    the keys, which changes no score."""
+    Q, K = np.empty((*batch, Lq, d_k)), np.empty((*batch, Lk, d_k))
+    for index in np.ndindex(*batch):
+        rows = conditions.orthonormal_rows(rng, Lk, d_k)
+        Z = np.stack([conditions.spaced(rng, Lk, -2.0, 2.0, 0.5) for _ in range(Lq)])
+        noise = _n(rng, Lq, d_k)
+        Q[index] = Z @ rows + noise - noise @ rows.T @ rows
+        K[index] = np.sqrt(d_k) * rows
+    return Q, K
+
+
+def _unit_logits(rng, batch: tuple[int, ...], Lq: int, Lk: int, dtype=np.float64):
+    """Q (*batch, Lq, 1) and K (*batch, Lk, 1) (d_k = 1, so every scale of sqrt(d_k) or d_k is 1):
+    |q| in [0.5, 1.5] and the keys of each example spread over [-1.5, 1.5], at least
+    3 / (2 (Lk - 1)) apart, so every row's scores span at least 1.5 and every weight is at least
+    e^-4.5 / Lk: a blocked key carries real weight when it is not blocked."""
+    Q = conditions.away_from_zero(rng, *batch, Lq, 1)
+    K = np.empty((*batch, Lk, 1))
+    for index in np.ndindex(*batch):
+        K[index] = conditions.spaced(rng, Lk, -1.5, 1.5, 1.5 / (Lk - 1))[:, None]
+    return Q.astype(dtype), K.astype(dtype)
+
+
+def _values(rng, batch: tuple[int, ...], Lk: int, d_v: int, dtype=np.float64):
+    """V (*batch, Lk, d_v), d_v >= Lk, with singular values >= 1, so wrong weights always show in
+    the output (:func:`grader.problems.conditions.revealing`)."""
+    return conditions.revealing(rng, *batch, Lk, d_v, dtype=dtype)
+
+
+def _random_mask(rng, shape):
+    """A random boolean mask in which every row and every column allow and block at least one
+    key (:func:`grader.problems.conditions.mixed_mask`)."""
+    return conditions.mixed_mask(rng, shape)
 
 
 def _padding_mask(rng, B, Lk):
-    """(B, 1, 1, Lk) key-padding mask: example b has a random length >= 2, the rest is padding;
-    at least one example is padded."""
-    lengths = rng.integers(2, Lk, size=B)
+    """(B, 1, 1, Lk) key-padding mask: the examples' lengths are 2, 3, ..., Lk - 1 (cycled to B
+    examples) in random order, the rest is padding. So every example is padded and keeps at least
+    two keys, and with B >= Lk - 2 both an example with one padded key and one with two or more
+    (two or more real keys) occur on every draw."""
+    lengths = rng.permutation(np.resize(np.arange(2, Lk), B))
     return (np.arange(Lk)[None, :] < lengths[:, None])[:, None, None, :]
 
 
-def _orthonormal_rows(rng, n, d):
-    q, _ = np.linalg.qr(rng.standard_normal((d, d)))
-    return q[:n]
+def _require_cross(name: str, Q, K) -> None:
+    conditions.require(Q.shape[-2] != K.shape[-2], name, "Lq != Lk")
+
+
+def _require_masks_some_keys(name: str, Q, K, mask, fully_blocked=None, open_rows=None) -> None:
+    """Every query row allows at least one key and blocks at least one, except the
+    ``fully_blocked`` rows (boolean (..., Lq)), which must block every key and exist, and the
+    ``open_rows``, which must allow every key (the last row of a causal mask)."""
+    shape = np.broadcast_shapes(Q.shape[:-1] + (K.shape[-2],), np.shape(mask))
+    full = np.broadcast_to(np.asarray(mask, bool), shape)
+    skip = np.zeros(shape[:-1], dtype=bool)
+    for rows, actual, what in ((fully_blocked, ~full.any(axis=-1), "block every key"),
+                               (open_rows, full.all(axis=-1), "allow every key")):
+        if rows is not None:
+            rows = np.broadcast_to(rows, shape[:-1])
+            conditions.require(bool(rows.any() and np.array_equal(rows, actual)), name,
+                               f"rows that {what} exactly where intended")
+            skip |= rows
+    conditions.require(conditions.rows_mixed(full, skip=skip), name,
+                       "a mask that blocks at least one key and allows at least one in every row")
+
+
+def _require_scale_matters(name: str, Q, K, V) -> None:
+    """Each wrong scale of :data:`WRONG_SCALES` moves some weight of every row by at least 0.01
+    (1000 times the tolerance)."""
+    d_k, d_v = Q.shape[-1], V.shape[-1]
+    _, weights = reference.attention(Q, K, V)
+    for what, scale in WRONG_SCALES.items():
+        _, other = reference.attention(Q, K, V, scale=scale(d_k, d_v))
+        conditions.require(np.abs(other - weights).max(axis=-1).min() >= 0.01, name,
+                           f"weights that change in every row with the scale {what}")
+
+
+def _scaling_case(name: str, rng, batch, Lq, Lk, d_k, d_v) -> Case:
+    Q, K = _scaled_logits(rng, batch, Lq, Lk, d_k)
+    V = _values(rng, batch, Lk, d_v)
+    _require_cross(name, Q, K)
+    _require_scale_matters(name, Q, K, V)
+    return value_case(name, "scaling", Q, K, V)
+
+
+def _masking_case(name: str, Q, K, V, mask, fully_blocked=None, open_rows=None) -> Case:
+    _require_masks_some_keys(name, Q, K, mask, fully_blocked, open_rows)
+    return value_case(name, "masking", Q, K, V, mask)
 
 
 def hidden_cases(rng: np.random.Generator) -> list[Case]:
-    """The hidden cases for one submission, drawn from ``rng``."""
+    """The hidden cases for one submission, drawn from ``rng``. Each draw has the condition its
+    case is named after (asserted when the case is built; grader/problems/conditions.py): scaling
+    cases have Lq != Lk, d_v != d_k and scores spread so that every wrong scale changes every
+    row; cases outside ``scaling`` use d_k = 1; values V reveal the weights (singular values >= 1);
+    masks block and allow keys in every row; stability logits overflow a naive exp."""
     n = partial(_n, rng)
     cases = [
         shape_case("shapes: batch axis, Lq != Lk, d_v != d_k", n(3, 5, 6), n(3, 7, 6), n(3, 7, 4)),
         shape_case("shapes: batch and heads axes (B, H, Lq, Lk)",
                    n(3, 4, 5, 6), n(3, 4, 7, 6), n(3, 4, 7, 2)),
         shape_case("shapes: no batch axis", n(5, 6), n(7, 6), n(7, 3)),
-        value_case("scaling: batched cross-attention with a large d_k", "scaling",
-                   n(2, 4, 16), n(2, 6, 16), n(2, 6, 3)),
-        value_case("scaling: heads axis with an odd d_k", "scaling",
-                   n(2, 3, 5, 9), n(2, 3, 4, 9), n(2, 3, 4, 5)),
-        value_case("scaling: no batch axis, d_k a perfect square", "scaling",
-                   n(3, 25), n(5, 25), n(5, 2)),
+        _scaling_case("scaling: batched cross-attention with a large d_k", rng, (2,), 4, 6, 16, 8),
+        _scaling_case("scaling: heads axis with an odd d_k", rng, (2, 3), 5, 4, 9, 5),
+        _scaling_case("scaling: no batch axis, d_k a perfect square", rng, (), 3, 5, 25, 6),
     ]
-    # Softmax axis: V = identity makes the output equal to the weights, whatever is returned.
-    cases += [
-        value_case("softmax: weights normalised over the key axis (batch, Lq != Lk)", "softmax",
-                   n(3, 5, 1), n(3, 7, 1), np.broadcast_to(np.eye(7), (3, 7, 7)).copy()),
-        value_case("softmax: rows sum to 1 with batch and heads axes", "softmax",
-                   n(2, 3, 4, 1), n(2, 3, 6, 1), np.broadcast_to(np.eye(6), (2, 3, 6, 6)).copy()),
-    ]
+    # Softmax axis: V = identity makes the output equal to the weights, whatever is returned;
+    # Lq != Lk and a batch axis make every wrong axis change the sums of the rows.
+    name = "softmax: weights normalised over the key axis (batch, Lq != Lk)"
+    Q, K = _unit_logits(rng, (3,), 5, 7)
+    _require_cross(name, Q, K)
+    cases.append(value_case(name, "softmax", Q, K, np.broadcast_to(np.eye(7), (3, 7, 7)).copy()))
+    name = "softmax: rows sum to 1 with batch and heads axes"
+    Q, K = _unit_logits(rng, (2, 3), 4, 6)
+    _require_cross(name, Q, K)
+    cases.append(value_case(name, "softmax", Q, K,
+                            np.broadcast_to(np.eye(6), (2, 3, 6, 6)).copy()))
     # Values: identical keys give uniform weights (mean of V); a dominant key selects its value.
-    key = n(1, 1, 6)
-    K_same = np.broadcast_to(key, (2, 5, 6)).copy()
-    K_orth = np.stack([2.0 * _orthonormal_rows(rng, 4, 8) for _ in range(2)])
-    targets = rng.integers(0, 4, size=(2, 5))
-    Q_dom = 40.0 * np.take_along_axis(K_orth, targets[..., None], axis=1)
+    K_same = np.broadcast_to(n(1, 1, 6), (2, 5, 6)).copy()
+    K_orth, Q_dom = _dominant_keys(rng)
     cases += [
         value_case("values: identical keys give the mean of the values", "values",
-                   n(2, 4, 6), K_same, n(2, 5, 3)),
+                   n(2, 4, 6), K_same, _values(rng, (2,), 5, 6)),
         value_case("values: a dominant key selects its value vector", "values",
-                   Q_dom, K_orth, n(2, 4, 3)),
+                   Q_dom, K_orth, _values(rng, (2,), 4, 5)),
     ]
     # Masking, d_k = 1 so that scaling mistakes do not interfere.
     B, L = 3, 6
-    fully = _random_mask(rng, (2, 5, 6))
-    fully[0, 1, :] = False
-    fully[1, 3, :] = False
+    fully_at = rng.integers(0, 5, size=2)
+    fully = np.stack([np.insert(m, row, False, axis=0)
+                      for m, row in zip(_random_mask(rng, (2, 4, 6)), fully_at)])
+    fully_rows = np.zeros((2, 5), dtype=bool)
+    fully_rows[[0, 1], fully_at] = True
     cases += [
-        value_case("masking: causal mask (L, L) with a batch axis", "masking",
-                   n(B, L, 1), n(B, L, 1), n(B, L, 3), reference.causal_mask(L)),
-        value_case("masking: key-padding mask (B, 1, 1, Lk) with heads", "masking",
-                   n(3, 2, 5, 1), n(3, 2, 5, 1), n(3, 2, 5, 4), _padding_mask(rng, 3, 5)),
-        value_case("masking: per-example mask (B, Lq, Lk), Lq != Lk", "masking",
-                   n(3, 4, 1), n(3, 6, 1), n(3, 6, 2), _random_mask(rng, (3, 4, 6))),
-        value_case("masking: mask (B, 1, Lq, Lk) shared by the heads", "masking",
-                   n(2, 3, 4, 1), n(2, 3, 5, 1), n(2, 3, 5, 2), _random_mask(rng, (2, 1, 4, 5))),
-        value_case("masking: rows with every key blocked are left out", "masking",
-                   n(2, 5, 1), n(2, 6, 1), n(2, 6, 3), fully),
+        _masking_case("masking: causal mask (L, L) with a batch axis",
+                      *_unit_logits(rng, (B,), L, L), _values(rng, (B,), L, L + 2),
+                      reference.causal_mask(L), open_rows=np.arange(L) == L - 1),
+        _masking_case("masking: key-padding mask (B, 1, 1, Lk) with heads",
+                      *_unit_logits(rng, (3, 2), 5, 5), _values(rng, (3, 2), 5, 6),
+                      _padding_mask(rng, 3, 5)),
+        _masking_case("masking: per-example mask (B, Lq, Lk), Lq != Lk",
+                      *_unit_logits(rng, (3,), 4, 6), _values(rng, (3,), 6, 7),
+                      _random_mask(rng, (3, 4, 6))),
+        _masking_case("masking: mask (B, 1, Lq, Lk) shared by the heads",
+                      *_unit_logits(rng, (2, 3), 4, 5), _values(rng, (2, 3), 5, 6),
+                      _random_mask(rng, (2, 1, 4, 5))),
+        _masking_case("masking: rows with every key blocked are left out",
+                      *_unit_logits(rng, (2,), 5, 6), _values(rng, (2,), 6, 7), fully,
+                      fully_rows),
     ]
-    # Numerical stability: every row has logits far above exp's overflow point (709 in float64).
     cases += [
-        value_case("stability: logits in the thousands (float64)", "stability",
-                   *_large_logits(rng, 300.0, 600.0, 3.0, 10.0, np.float64), n(2, 5, 3)),
-        value_case("stability: logits in the hundreds (float32)", "stability",
-                   *_large_logits(rng, 100.0, 200.0, 8.0, 12.0, np.float32),
-                   n(2, 5, 3, dtype=np.float32)),
+        _stability_case("stability: logits in the thousands (float64)", rng, (540.0, 600.0),
+                        (100.0, 120.0), np.float64),
+        _stability_case("stability: logits in the hundreds (float32)", rng, (92.5, 99.5),
+                        (10.0, 12.0), np.float32),
     ]
     cases += [_equivariance_case(rng), _length_one_case(rng), value_case(
         "properties: one dominant score gives a one-hot weight row", "properties",
         Q_dom[:, :3], K_orth, np.broadcast_to(np.eye(4), (2, 4, 4)).copy())]
-    cases.append(value_case("dtypes: float32 inputs", "dtypes", n(2, 3, 1, dtype=np.float32),
-                            n(2, 4, 1, dtype=np.float32), n(2, 4, 2, dtype=np.float32)))
+    name = "dtypes: float32 inputs"
+    Q, K = _unit_logits(rng, (2,), 3, 4, dtype=np.float32)
+    V = _values(rng, (2,), 4, 5, dtype=np.float32)
+    conditions.require(all(a.dtype == np.float32 for a in (Q, K, V)), name, "float32 arrays")
+    cases.append(value_case(name, "dtypes", Q, K, V))
     Q, K, V = n(2, 5, 4), n(2, 5, 4), n(2, 5, 3)
     cases.append(inputs.case("inputs: Q, K, V and mask are not modified in place",
                              _args(Q, K, V, reference.causal_mask(5)), ("Q", "K", "V", "mask"),
@@ -200,34 +310,87 @@ def hidden_cases(rng: np.random.Generator) -> list[Case]:
     return cases
 
 
-def _large_logits(rng, q_low, q_high, k_low, k_high, dtype):
-    """Q (2, 4, 1) and K (2, 5, 1) (d_k = 1) for huge logits: |q| spans [q_low, q_high] (both ends
-    present in each example, so row maxima differ by far more than exp's range), the keys have
-    both signs and distinct magnitudes evenly spaced in [k_low, k_high], so every row has one
-    clear winner (gap >= q_low * spacing) and a logit of at least q_low * k_low. Results are then
+def _dominant_keys(rng):
+    """K (2, 4, 8): keys of norm 2, orthogonal within each example; Q (2, 5, 8): each query is
+    48 times one of the keys, so its score on that key is 192 and 0 on the others: 24 apart even
+    when divided by d_k = 8 (the smallest of the common scales), i.e. one-hot to within e^-24."""
+    K = np.stack([2.0 * conditions.orthonormal_rows(rng, 4, 8) for _ in range(2)])
+    targets = rng.integers(0, 4, size=(2, 5))
+    Q = 48.0 * np.take_along_axis(K, targets[..., None], axis=1)
+    gaps = conditions.row_gaps(Q @ np.swapaxes(K, -1, -2))
+    conditions.require(gaps.min() / 8 >= 20, "values: a dominant key",
+                       "one score per row at least 20 above the others at scale 1/d_k")
+    return K, Q
+
+
+def _stability_case(name: str, rng, high: tuple[float, float], low: tuple[float, float],
+                    dtype) -> Case:
+    """Q (2, 4, 1) and K (2, 5, 1), d_k = 1, so the scores are q_i k_j.
+
+    Each example has the keys +10 and -10 and three more with magnitudes spread over [2.5, 7] at
+    least 2 apart and random signs, so a row's largest score is 10 |q_i| and beats the next by at
+    least 3 |q_i|. Each example has two "high" queries, |q| in ``high`` (one of the four of the
+    batch within 0.5 of its top, the others at least 3 below), and two "low" ones, |q| in
+    ``low``, one of each sign per pair; a row that is high in one example is low in the other.
+    Guaranteed on every draw: a naive exp overflows (in float64, so in float32 too); the rows'
+    maxima spread wider than twice exp's range for ``dtype``, the high rows lie well within that
+    range of one another and the low rows far below them, so one global maximum keeps exactly
+    the high rows; every row, every column (queries) and every
+    position across the batch has one clear winner, so the weights are one-hot (within e^-15 after
+    any common scale) along any axis a softmax may wrongly take, which also makes the result
     insensitive to float32 rounding of the scores."""
-    q = np.concatenate([np.full((2, 1, 1), q_low), np.full((2, 1, 1), q_high),
-                        rng.uniform(q_low, q_high, (2, 2, 1))], axis=1)
-    q = rng.permuted(q * rng.choice([-1.0, 1.0], (2, 4, 1)), axis=1)
-    magnitudes = np.linspace(k_low, k_high, 5) * np.array([1.0, -1.0, 1.0, -1.0, 1.0])
-    k = np.stack([rng.permutation(magnitudes) for _ in range(2)])[..., None]
-    return q.astype(dtype), k.astype(dtype)
+    top = rng.uniform(high[1] - 0.5, high[1])
+    high_q = rng.permutation(np.concatenate([[top], rng.uniform(high[0], top - 3.0, 3)]))
+    high_q = high_q.reshape(2, 2)
+    high_rows = rng.permutation(4)[:2]
+    q = np.empty((2, 4, 1))
+    k = np.empty((2, 5, 1))
+    for b in range(2):
+        is_high = np.isin(np.arange(4), high_rows) != bool(b)
+        q[b, is_high, 0] = high_q[b] * rng.permutation([1.0, -1.0])
+        q[b, ~is_high, 0] = rng.uniform(*low, 2) * rng.permutation([1.0, -1.0])
+        others = conditions.spaced(rng, 3, 2.5, 7.0, 2.0) * rng.choice([-1.0, 1.0], 3)
+        k[b, :, 0] = rng.permutation(np.concatenate([[10.0, -10.0], others]))
+    Q, K = q.astype(dtype), k.astype(dtype)
+    V = _n(rng, 2, 5, 3, dtype=dtype)
+    logits = Q.astype(np.float64) @ np.swapaxes(K, -1, -2).astype(np.float64)
+    dtypes = (np.float64,) if dtype == np.float64 else (np.float64, dtype)
+    exp_range = conditions.EXP_OVERFLOW[np.dtype(dtype)] + conditions.EXP_UNDERFLOW[np.dtype(dtype)]
+    smallest_scale = 1 / np.sqrt(V.shape[-1])
+    conditions.require(conditions.overflows_exp(logits), name, "a naive exp that overflows")
+    conditions.require(conditions.maxima_spread(logits) > 2 * exp_range, name,
+                       "row maxima spread wider than twice exp's range")
+    conditions.require(conditions.exp_outcomes_clear(logits, -1, dtypes), name,
+                       "rows clearly in or out of exp's range")
+    for axis, what in ((-1, "row"), (-2, "column"), (0, "batch position")):
+        conditions.require(conditions.row_gaps(logits, axis).min() * smallest_scale >= 15, name,
+                           f"one clear winner per {what} at every common scale")
+    conditions.require(conditions.row_gaps(logits.reshape(-1), 0) * smallest_scale >= 15, name,
+                       "one clear winner over the whole array")
+    return value_case(name, "stability", Q, K, V)
 
 
 def _equivariance_case(rng) -> Case:
     """f(P Q, S K, S V) == P f(Q, K, V): permuting queries permutes the output rows, permuting the
-    key/value pairs together changes nothing. Judged on the learner's own two outputs."""
+    key/value pairs together changes nothing. Judged on the learner's own two outputs. P and S
+    move every position (random cycles)."""
+    name = "properties: permutation equivariance"
     Q, K, V = (_n(rng, 2, L, d) for L, d in ((5, 4), (6, 4), (6, 3)))
-    p, s = rng.permutation(5), rng.permutation(6)
+    p, s = conditions.derangement(rng, 5), conditions.derangement(rng, 6)
+    conditions.require(conditions.moves_every_position(p) and conditions.moves_every_position(s),
+                       name, "permutations that move every position")
+    _require_cross(name, Q, K)
     calls = [_args(Q, K, V, None), _args(Q[:, p], K[:, s], V[:, s], None)]
-    return Case(name="properties: permutation equivariance", category="properties", calls=calls,
+    return Case(name=name, category="properties", calls=calls,
                 check=checks.relation(lambda out: out[..., p, :], "permutation equivariance"),
                 traits=frozenset({"batched", "cross"}))
 
 
 def _length_one_case(rng) -> Case:
-    """One query and one key: the single weight is 1, so the output is v_1 whatever the scale."""
-    Q, K, V = _n(rng, 3, 1, 4), _n(rng, 3, 1, 4), _n(rng, 3, 1, 2)
+    """One query and one key: the single weight is 1, so the output is v_1 whatever the scale.
+    |v| >= 0.5 per entry, so a weight other than 1 always shows."""
+    Q, K = _n(rng, 3, 1, 4), _n(rng, 3, 1, 4)
+    V = conditions.away_from_zero(rng, 3, 1, 2)
     return value_case("properties: a sequence of length 1 returns v_1", "properties", Q, K, V)
 
 

@@ -1,9 +1,11 @@
 """Problem ``softmax(x, axis=-1)``.
 
 Categories: ``shapes`` (shape only), ``axis`` (a non-default axis on 2-D and 3-D inputs),
-``values`` (default axis), ``stability`` (values in the hundreds and thousands; rows at very
-different offsets), ``properties`` (shift invariance judged on the learner's own outputs, equal
-entries give a uniform row, one dominant entry gives one-hot), ``dtypes`` (float32).
+``values`` (default axis), ``stability`` (rows at fixed, far-apart offsets in the hundreds and
+thousands: a naive exp overflows and no single shift, such as one global maximum, brings every
+row into exp's range, on every draw), ``properties`` (shift invariance judged on the learner's
+own outputs, equal entries give a uniform row, one dominant entry gives one-hot), ``dtypes``
+(float32).
 Mistakes: attention-bugs.md entries 5 (wrong axis), 6 (no keepdims), 7 (no max subtraction), plus
 subtracting a global maximum and normalising over the whole array.
 """
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from grader.problems import checks, inputs, reference
+from grader.problems import checks, conditions, inputs, reference
 from grader.problems.base import CREDIT_NOTE, Case, CodeProblem, Rule, Variant
 from grader.problems.compare import as_array
 from grader.problems.rules import failed_in_category
@@ -69,36 +71,89 @@ def visible_cases() -> list[Case]:
 
 
 def hidden_cases(rng: np.random.Generator) -> list[Case]:
-    n = lambda *s: rng.standard_normal(s)  # noqa: E731
+    """The hidden cases for one submission, drawn from ``rng``. Every draw meets the condition
+    its case is named after (grader/problems/conditions.py): entries are bounded except where a
+    case wants them large; axis cases use an axis whose length differs from the last one's, so
+    normalising the wrong axis changes the slice sums; the stability cases overflow a naive exp
+    in float64 (so in float32 too) and spread their rows' maxima wider than exp's whole range."""
+    n = lambda *s: conditions.bounded(rng, *s)  # noqa: E731
     cases = [
         Case(name="shapes: 1-D input", category="shapes", calls=[_call(n(7), None)],
              check=checks.shapes([((7,), None)])),
         Case(name="shapes: 3-D input", category="shapes", calls=[_call(n(3, 4, 5), None)],
              check=checks.shapes([((3, 4, 5), None)])),
-        value_case("axis: axis=0 on a 2-D input", "axis", n(4, 6), 0),
-        value_case("axis: axis=1 on a 3-D input", "axis", n(3, 4, 5), 1),
-        value_case("axis: a negative axis (-2) on a 3-D input", "axis", n(3, 5, 4), -2),
+        _axis_case("axis: axis=0 on a 2-D input", n(4, 6), 0),
+        _axis_case("axis: axis=1 on a 3-D input", n(3, 4, 5), 1),
+        _axis_case("axis: a negative axis (-2) on a 3-D input", n(3, 5, 4), -2),
         value_case("values: default axis on a 2-D input", "values", n(5, 7)),
         value_case("values: default axis on a 3-D input", "values", n(2, 3, 4)),
-        value_case("stability: entries in the thousands", "stability", 1000.0 * n(5, 6)),
-        value_case("stability: rows at very different offsets", "stability",
-                   n(4, 5) + np.array([[-1500.0], [0.0], [800.0], [1500.0]])),
-        value_case("stability: entries in the hundreds (float32)", "stability",
-                   (100.0 * n(3, 6) + 900.0).astype(np.float32)),
+        _stability_case("stability: entries in the thousands", rng, [-4000, -2000, 0, 2000, 4000],
+                        jitter=100.0, spread=300.0, width=6),
+        _stability_case("stability: rows at very different offsets", rng, [-1500, 0, 1500, 3000],
+                        jitter=50.0, spread=3.0, width=5),
+        _stability_case("stability: entries in the hundreds (float32)", rng, [-900, 0, 900],
+                        jitter=20.0, spread=30.0, width=6, dtype=np.float32),
     ]
-    x, shift = n(4, 6), 40.0 * n(4, 1)
+    x = n(4, 6)
+    shift = conditions.spaced(rng, 4, -45.0, 45.0, min_gap=20.0)[:, None]
+    conditions.require(conditions.min_gap(shift) >= 20.0, "properties: adding a constant",
+                       "row shifts that differ from row to row by at least 20")
     cases += [
         Case(name="properties: adding a constant to a row changes nothing", category="properties",
              calls=[_call(x, None), _call(x + shift, None)],
              check=checks.relation(lambda out: out, "shift invariance")),
         value_case("properties: equal entries give a uniform row", "properties",
                    np.repeat(n(3, 1), 5, axis=1)),
-        value_case("properties: one dominant entry gives a one-hot row", "properties",
-                   n(3, 5) + 500.0 * np.eye(3, 5)),
-        value_case("dtypes: float32 input", "dtypes", n(4, 5).astype(np.float32)),
+        _dominant_case(rng),
+        _float32_case("dtypes: float32 input", n(4, 5).astype(np.float32)),
         inputs.case("inputs: x is not modified in place", _call(10.0 * n(4, 5), 0), ("x",)),
     ]
     return cases
+
+
+def _axis_case(name: str, x: np.ndarray, axis: int) -> Case:
+    """A value case on a non-default ``axis`` whose length differs from the last axis's: the
+    slices then number differently along the two axes, so an implementation that normalises the
+    last axis instead gets slice sums that differ from 1 (by construction, whatever the draw)."""
+    conditions.require(x.shape[axis] != x.shape[-1], name,
+                       "an axis whose length differs from the last axis's")
+    return value_case(name, "axis", x, axis)
+
+
+def _stability_case(name: str, rng: np.random.Generator, offsets: list[float], jitter: float,
+                    spread: float, width: int, dtype=np.float64) -> Case:
+    """Rows ``offset + U(-spread, spread)`` with the ``offsets`` (each moved by up to ``jitter``)
+    in random order. Guaranteed on every draw: a naive exp overflows (some entry above 709.8, so
+    in float32 and float64), the rows' maxima are spread wider than exp's whole range (no single
+    shift such as one global maximum rescues every row; only the top row survives it), and every
+    row's fate under a naive exp or a global maximum is clear-cut in float64 (and in float32 for
+    float32 inputs), never at a rounding edge."""
+    rows = rng.permutation(np.asarray(offsets, dtype=np.float64))
+    rows = rows + rng.uniform(-jitter, jitter, rows.shape)
+    x = (rows[:, None] + rng.uniform(-spread, spread, (rows.size, width))).astype(dtype)
+    dtypes = (np.float64,) if dtype == np.float64 else (np.float64, dtype)
+    conditions.require(conditions.overflows_exp(x), name, "a naive exp that overflows")
+    conditions.require(conditions.maxima_spread(x) > conditions.EXP_RANGE_FLOAT64, name,
+                       "row maxima spread wider than exp's range")
+    conditions.require(conditions.exp_outcomes_clear(x, -1, dtypes), name,
+                       "rows clearly in or out of exp's range")
+    return value_case(name, "stability", x)
+
+
+def _dominant_case(rng: np.random.Generator) -> Case:
+    """Each row has one entry 500 above the others (bounded by 3), in a random column: its
+    weight is 1 to within exp(-494), far below the tolerance."""
+    name = "properties: one dominant entry gives a one-hot row"
+    x = conditions.bounded(rng, 3, 5)
+    x[np.arange(3), rng.permutation(5)[:3]] += 500.0
+    conditions.require(conditions.row_gaps(x).min() > 50.0, name,
+                       "one entry per row at least 50 above the rest")
+    return value_case(name, "properties", x)
+
+
+def _float32_case(name: str, x: np.ndarray) -> Case:
+    conditions.require(x.dtype == np.float32, name, "a float32 input")
+    return value_case(name, "dtypes", x)
 
 
 def _buggy(x, axis=-1, *, ignore_axis=False, keepdims=True, stable=True, global_max=False,

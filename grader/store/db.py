@@ -12,12 +12,12 @@ import uuid
 from datetime import datetime, timedelta
 from typing import Any, Iterable
 
-from sqlalchemy import create_engine, event, select, text, update
+from sqlalchemy import create_engine, event, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import sessionmaker
 
-from grader.store.models import Base, GradeRecord, IdempotencyRecord, Submission, utcnow
+from grader.store.models import GradeRecord, IdempotencyRecord, Submission, utcnow
 
 
 class IdempotencyConflict(Exception):
@@ -73,13 +73,17 @@ class Store:
         self.content = ContentRepository(self.sessions)
         self.regrades = RegradeRepository(self.sessions)
 
+    def upgrade(self) -> tuple[str | None, str]:
+        """Bring the schema to the newest revision (Alembic; see :mod:`grader.store.migrate`),
+        under a lock so that processes starting together migrate once. Returns (revision before,
+        revision after)."""
+        from grader.store.migrate import upgrade
+
+        return upgrade(self.engine)
+
     def create_all(self) -> None:
-        """Create missing tables. On PostgreSQL an advisory lock serialises this step, so several
-        gunicorn workers and Celery workers starting at once cannot race on ``CREATE TABLE``."""
-        with self.engine.begin() as conn:
-            if conn.dialect.name == "postgresql":
-                conn.execute(text("SELECT pg_advisory_xact_lock(7274001)"))
-            Base.metadata.create_all(conn)
+        """The name this step had before migrations: same as :meth:`upgrade`."""
+        self.upgrade()
 
     def dispose(self) -> None:
         self.engine.dispose()

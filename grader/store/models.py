@@ -153,8 +153,16 @@ class RubricRecord(Base):
 
 
 class WebhookDelivery(Base):
-    """One event to deliver to one callback URL, with its attempts. Retried with exponential
-    backoff and jitter until a 2xx answer or ``give_up_at`` (at least 24 h after the event)."""
+    """One event to deliver to one target through one channel, with its attempts: the delivery
+    log (see :mod:`grader.notify`). ``channel`` names the sender (``webhook``: a signed POST to a
+    callback URL; other kinds, such as an LTI score, join with their own name); ``url`` is the
+    target. Retried with exponential backoff and jitter until a 2xx answer or ``give_up_at`` (at
+    least 24 h after the event).
+
+    ``status`` is ``pending`` (``next_attempt_at`` set), ``delivered`` (``delivered_at`` set),
+    ``gave_up`` or ``superseded`` (a newer result of the same submission went to the same target
+    first); ``next_attempt_at`` is empty once the delivery is no longer pending. A replay is a new
+    delivery whose ``replay_of`` names the one replayed; rows are never reopened."""
 
     __tablename__ = "webhook_deliveries"
 
@@ -164,14 +172,19 @@ class WebhookDelivery(Base):
     event: Mapped[str] = mapped_column(String(64))
     url: Mapped[str] = mapped_column(Text)
     payload: Mapped[dict] = mapped_column(JSON)
-    status: Mapped[str] = mapped_column(String(16), default="pending")  # pending|delivered|gave_up
+    # pending|delivered|gave_up|superseded
+    status: Mapped[str] = mapped_column(String(16), default="pending")
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
-    next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    next_attempt_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True,
+                                                             default=utcnow)
     give_up_at: Mapped[datetime] = mapped_column(UTCDateTime())
     last_status_code: Mapped[int | None] = mapped_column(Integer, nullable=True)
     last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
     delivered_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    channel: Mapped[str] = mapped_column(String(32), default="webhook",
+                                         server_default="webhook")
+    replay_of: Mapped[str | None] = mapped_column(String(36), nullable=True)
 
 
 class RegradeRun(Base):

@@ -13,7 +13,7 @@ SUBMIT = "/api/v1/assignments/attention-basics/submissions"
 
 def test_unknown_assignment_is_404_naming_the_field(client):
     resp = post(client, "/api/v1/assignments/nope/submissions",
-                {"learner_id": "l", "responses": {}})
+                {"learner_id": "l", "responses": {"no-positions": {"choice": "B"}}})
     assert resp.status_code == 404
     assert resp.get_json() == {
         "status": 404, "code": "assignment_not_found",
@@ -91,6 +91,6 @@ def test_unknown_submission_is_404(client):
 
 @pytest.mark.parametrize("learner_id", ["", "x" * 201])
 def test_learner_id_length_is_checked(client, learner_id):
-    resp = post(client, SUBMIT, {"learner_id": learner_id, "responses": {}})
+    resp = post(client, SUBMIT, {"learner_id": learner_id, "responses": {"no-positions": {"choice": "B"}}})
     assert resp.status_code == 422
     assert resp.get_json()["field"] == "learner_id"

@@ -1,6 +1,7 @@
 """The LMS side: idempotent posts (also under a race), batches, long-poll, grade export, links."""
 import csv
 import io
+import json
 import threading
 import time
 
@@ -106,6 +107,31 @@ def test_grades_csv_latest_per_learner_and_all_attempts(client):
                                                                  ("bob", "1")]
 
 
+def test_grades_csv_writes_the_api_number_without_an_exponent(app, client):
+    """Issue 14.2. Scores as grading stores them (4 decimals): the CSV cell is the number the
+    API's JSON shows, digit for digit, in positional notation. Expected cells by hand: the
+    issue's 4033.3334 stays 4033.3334 (``%g`` wrote 4033.33); 1e6 and 1.01e6 written out in
+    full (``%g`` wrote 1e+06, 1.01e+06); 16.0 as 16 and 0.1 as 0.1 (shortest round-trip)."""
+    store = app.extensions["grader"].store
+    cases = {"ann": (4033.3334, 16.0), "ben": (1_000_000.0, 1_010_000.0), "cat": (0.1, 0.3)}
+    ids = {}
+    for learner, (score, max_score) in cases.items():
+        submission, _ = store.create_submission("attention-basics", learner,
+                                                {"no-positions": {"choice": "B"}})
+        store.start(submission.id)
+        store.finish(submission.id, score, max_score, [])
+        ids[learner] = submission.id
+    rows = {r["learner_id"]: r for r in csv.DictReader(io.StringIO(
+        client.get("/api/v1/assignments/attention-basics/grades.csv").get_data(as_text=True)))}
+    assert [(rows[k]["score"], rows[k]["max_score"]) for k in ("ann", "ben", "cat")] == [
+        ("4033.3334", "16"), ("1000000", "1010000"), ("0.1", "0.3")]
+    for learner, sid in ids.items():
+        raw = client.get(f"/api/v1/submissions/{sid}").get_data(as_text=True)
+        api_score = json.loads(raw)["score"]
+        assert float(rows[learner]["score"]) == api_score
+        assert "e" not in rows[learner]["score"] + rows[learner]["max_score"]
+
+
 def test_signed_result_link_works_without_a_key_and_rejects_tampering(client, anonymous):
     sid = client.post(SUB, json=CHOICE).get_json()["id"]
     wait_graded(client, sid)
@@ -152,7 +178,7 @@ def test_grades_csv_neutralises_formulas(client):
 
 
 def test_unpaired_surrogate_is_a_clear_400(client):
-    raw = b'{"learner_id": "\\ud800", "responses": {}}'
+    raw = b'{"learner_id": "\\ud800", "responses": {"no-positions": {"choice": "B"}}}'
     resp = client.post(SUB, data=raw, content_type="application/json")
     assert resp.status_code == 400
     assert resp.get_json()["code"] == "invalid_json"

@@ -33,8 +33,8 @@ def submission_id(client):
 ENDPOINTS = [
     ("GET", "/api/v1/assignments", None, {"instructor", "lms"}),
     ("GET", "/api/v1/assignments/attention-basics", None, {"instructor", "lms"}),
-    ("POST", SUB, {"learner_id": "x", "responses": {}}, {"instructor", "lms"}),
-    ("POST", SUB + "/batch", {"submissions": [{"learner_id": "x", "responses": {}}]},
+    ("POST", SUB, {"learner_id": "x", "responses": {"no-positions": {"choice": "B"}}}, {"instructor", "lms"}),
+    ("POST", SUB + "/batch", {"submissions": [{"learner_id": "x", "responses": {"no-positions": {"choice": "B"}}}]},
      {"instructor", "lms"}),
     ("GET", "/api/v1/submissions/{sid}", None, {"instructor", "lms"}),
     ("POST", "/api/v1/submissions/{sid}/link", None, {"instructor", "lms"}),

@@ -1,8 +1,11 @@
-"""The ``grader`` command: local grading without a server, rubric trials, admin keys."""
+"""The ``grader`` command: local grading without a server, rubric trials, admin keys, the
+production bootstrap (``init``), and where beat and the worker leave their traces."""
 import json
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import EXAMPLES, ROOT
 
@@ -74,3 +77,119 @@ def test_grade_a_missing_file_is_a_clear_error():
     out = run("grade", "attention-basics", "sdpa", "/nonexistent.py")
     assert out.returncode == 2
     assert "cannot read /nonexistent.py" in out.stderr and "Traceback" not in out.stderr
+
+
+def parse_env_lines(stdout: str) -> dict[str, str]:
+    return dict(line.split("=", 1) for line in stdout.splitlines()
+                if line and not line.startswith("#"))
+
+
+@pytest.mark.services
+@pytest.mark.parametrize("dialect", ["sqlite", "postgresql"])
+def test_init_makes_the_course_and_prints_working_admin_and_lms_keys(tmp_path, request, dialect):
+    """Issue 14.5: one command instead of create-admin-key, POST /courses, POST .../keys."""
+    from grader.store import Store
+
+    url = (f"sqlite:///{tmp_path / 'prod.db'}" if dialect == "sqlite"
+           else request.getfixturevalue("postgres_url"))
+    env = {"DATABASE_URL": url, "INSTANCE_PATH": str(tmp_path / "instance")}
+    out = run("init", "--course", "cs401", "--name", "CS 401", env_extra=env)
+    assert out.returncode == 0, out.stderr
+    values = parse_env_lines(out.stdout)
+    assert set(values) == {"GRADER_ADMIN_KEY", "GRADER_LMS_KEY", "GRADER_WEBHOOK_SECRET"}
+    store = Store(url)
+    admin = store.courses.authenticate(values["GRADER_ADMIN_KEY"])
+    lms = store.courses.authenticate(values["GRADER_LMS_KEY"])
+    assert (admin.role, admin.course_id) == ("admin", None)
+    assert (lms.role, lms.course_id) == ("lms", "cs401")
+    course = store.courses.get_course("cs401")
+    assert (course.name, course.webhook_secret) == ("CS 401", values["GRADER_WEBHOOK_SECRET"])
+    # again: the course is kept (same secret), new keys are made, the secret is not shown again
+    again = run("init", "--course", "cs401", "--instructor", env_extra=env)
+    assert again.returncode == 0, again.stderr
+    more = parse_env_lines(again.stdout)
+    assert set(more) == {"GRADER_ADMIN_KEY", "GRADER_INSTRUCTOR_KEY", "GRADER_LMS_KEY"}
+    assert "existed already" in again.stdout
+    assert store.courses.authenticate(more["GRADER_INSTRUCTOR_KEY"]).course_id == "cs401"
+    assert store.courses.get_course("cs401").webhook_secret == values["GRADER_WEBHOOK_SECRET"]
+    store.dispose()
+
+
+def test_init_with_a_bad_course_id_is_a_clear_error(tmp_path):
+    out = run("init", "--course", "CS 401!", env_extra={
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'p.db'}", "INSTANCE_PATH": str(tmp_path)})
+    assert out.returncode == 2
+    assert "course id must be" in out.stderr and "Traceback" not in out.stderr
+
+
+def run_until(args, env, cwd, ready, timeout=60) -> str:
+    """Start ``grader ARGS`` in ``cwd``; stop it (SIGTERM) once ``ready(stderr so far)`` is true
+    or after ``timeout`` seconds; return its standard error."""
+    import os
+    import signal
+    import time
+
+    err_path = Path(cwd) / "stderr.txt"
+    with open(err_path, "w") as err_file:
+        proc = subprocess.Popen([GRADER, *args], cwd=cwd, env={**os.environ, **env},
+                                stdout=subprocess.DEVNULL, stderr=err_file, text=True)
+        deadline = time.monotonic() + timeout
+        try:
+            while time.monotonic() < deadline and proc.poll() is None \
+                    and not ready(err_path.read_text()):
+                time.sleep(0.2)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    text = err_path.read_text()
+    err_path.unlink()
+    return text
+
+
+@pytest.mark.services
+@pytest.mark.slow
+def test_beat_keeps_its_schedule_in_the_instance_folder(tmp_path, redis_url):
+    import uuid
+
+    instance, cwd = tmp_path / "instance", tmp_path / "cwd"
+    cwd.mkdir()
+    env = {"INSTANCE_PATH": str(instance), "CELERY_BROKER_URL": redis_url,
+           "CELERY_QUEUE": f"beat-test-{uuid.uuid4().hex[:8]}",
+           "DATABASE_URL": f"sqlite:///{tmp_path / 'g.db'}"}
+    err = run_until(["beat"], env, cwd, lambda _err: any(instance.glob("celerybeat-schedule*")))
+    assert sorted(p.name for p in instance.glob("celerybeat-schedule*")), err[-2000:]
+    assert list(cwd.iterdir()) == []  # nothing in the working directory
+    assert not list(ROOT.glob("celerybeat-schedule*"))
+
+
+@pytest.mark.services
+@pytest.mark.slow
+def test_worker_as_root_explains_why_instead_of_celerys_generic_warning(tmp_path, redis_url):
+    import os
+    import uuid
+
+    env = {"INSTANCE_PATH": str(tmp_path / "instance"), "CELERY_BROKER_URL": redis_url,
+           "CELERY_QUEUE": f"worker-test-{uuid.uuid4().hex[:8]}",
+           "DATABASE_URL": f"sqlite:///{tmp_path / 'g.db'}"}
+    err = run_until(["worker", "--concurrency", "1"], env, tmp_path,
+                    lambda text: " ready" in text)
+    assert " ready" in err, err[-2000:]
+    if os.geteuid() == 0:  # CI and this machine: the sandbox needs root
+        assert "running as root, as the sandbox needs" in err
+        assert "accepts only JSON messages" in err
+    else:
+        assert "running as root" not in err
+    assert "You're running the worker with superuser privileges" not in err
+
+
+def test_the_worker_accepts_no_pickle():
+    """The root note's claim: a broker message cannot run code by being deserialised."""
+    from workers.celery_app import make_celery
+
+    app = make_celery({"CELERY_BROKER_URL": "redis://127.0.0.1:6379/0", "CELERY_QUEUE": "q",
+                       "SWEEP_INTERVAL_SECONDS": 30})
+    assert list(app.conf.accept_content) == ["json"] and app.conf.task_serializer == "json"

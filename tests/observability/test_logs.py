@@ -71,3 +71,20 @@ def test_configure_logging_replaces_only_its_own_handler():
         for handler in root.handlers[:]:
             if handler not in before:
                 root.removeHandler(handler)
+
+
+def test_werkzeugs_coloured_warning_is_plain_text_in_json(monkeypatch):
+    """Issue 14.6: the development server's warning, styled bold red by Werkzeug for a
+    terminal, lands in the JSON log without the raw ESC[31m... codes."""
+    from werkzeug import serving
+
+    monkeypatch.setattr(serving, "_log_add_style", True)
+    styled = serving._ansi_style("WARNING: This is a development server.", "bold", "red")
+    assert "\x1b[" in styled  # what Werkzeug hands to its logger
+    logger, stream = capture()
+    logger.warning(styled)
+    logger.info("%s done", serving._ansi_style("Press CTRL+C to quit", "yellow"))
+    first, second = lines(stream)
+    assert first["message"] == "WARNING: This is a development server."
+    assert second["message"] == "Press CTRL+C to quit done"
+    assert "\x1b" not in stream.getvalue() and "\\u001b" not in stream.getvalue()

@@ -46,6 +46,7 @@ EXPECTED: dict[str, dict[str, tuple[str, object]]] = {
     "scaled_dot_product_attention": {
         "bug_scale_by_d_k": ("scale_by_d_k", whole("scaling")),
         "bug_no_scaling": ("no_scaling", whole("scaling")),
+        "bug_scales_only_with_a_mask": ("no_scaling", whole("scaling")),
         "bug_scale_multiplied": ("scale_multiplied", whole("scaling")),
         "bug_softmax_query_axis": ("softmax_query_axis", some(*(set(SDPA_ALL) - {"shapes"}))),
         "bug_softmax_batch_axis": ("softmax_batch_axis", some(*(set(SDPA_ALL) - {"shapes"}),

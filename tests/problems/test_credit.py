@@ -42,7 +42,8 @@ def test_all_nan_output_earns_nothing_and_is_told_where_without_a_made_up_mistak
     shape_test = next(t for t in result.tests if t.tags[0] == "shapes")
     assert "right shape but contains NaN/inf in" in shape_test.output
     unmasked = next(t for t in result.tests if t.name.startswith("values: identical keys"))
-    assert "the output contains 24 NaN in 24 of 24 checked entries (first at index (0, 0, 0))" \
+    # That case's output is (B, Lq, d_v) = (2, 4, 6): 48 entries, all NaN.
+    assert "the output contains 48 NaN in 48 of 48 checked entries (first at index (0, 0, 0))" \
         in unmasked.output
     assert (f"What the numbers show: your output contains NaN/inf in {len(result.tests)} of "
             f"{len(result.tests)} tests (e.g. test 'example: ") in result.output

@@ -74,3 +74,16 @@ def test_matches_treats_nan_as_equal_to_nan():
     assert not matches(np.array([np.nan, 1.0]), np.array([0.0, 1.0]))
 
 
+def test_matches_gives_the_verdict_of_allclose_with_nan_equal_on_special_values():
+    from grader.problems.compare import ATOL, RTOL
+
+    rng = np.random.default_rng(0)
+    special = [0.0, 1.0, -1.0, 1e-6, 1e-5, np.nan, np.inf, -np.inf, 1e300, -1e300, 5e-324]
+    for _ in range(5000):
+        n = int(rng.integers(1, 5))
+        a = rng.choice(special, n) * rng.choice([1.0, 1 + 1e-5, 1 + 1.1e-4, 1 + 1e-3], n)
+        b = a * rng.choice([1.0, 1 + 1e-5, 1 - 1e-4, 1 + 2e-4], n) if rng.random() < 0.5 \
+            else rng.choice(special, n)
+        with np.errstate(all="ignore"):
+            expected = bool(np.allclose(a, b, rtol=RTOL, atol=ATOL, equal_nan=True))
+        assert matches(a, b) == expected, (a, b)

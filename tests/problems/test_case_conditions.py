@@ -1,0 +1,166 @@
+"""Each hidden case has the condition it is named after on every draw, and separates every
+catalogued mistake from the reference by a wide margin on every draw (never at the tolerance's
+edge, where rounding or the draw would decide the verdict)."""
+from __future__ import annotations
+
+import copy
+from collections import Counter, defaultdict
+
+import numpy as np
+import pytest
+
+from grader.problems import PROBLEMS, compare, conditions, softmax
+from grader.problems.conditions import CaseConditionError
+
+SEEDS = range(50)
+
+
+class _ScaledTolerance:
+    """numpy, as grader.problems.compare sees it, with isclose/allclose tolerances times
+    ``factor``: a check passed at factor 0.1 and at factor 10 passes by a wide margin."""
+
+    def __init__(self, factor: float):
+        self.factor = factor
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+    def isclose(self, a, b, rtol=1e-5, atol=1e-8, equal_nan=False):
+        return np.isclose(a, b, rtol=rtol * self.factor, atol=atol * self.factor,
+                          equal_nan=equal_nan)
+
+    def allclose(self, a, b, rtol=1e-5, atol=1e-8, equal_nan=False):
+        return np.allclose(a, b, rtol=rtol * self.factor, atol=atol * self.factor,
+                           equal_nan=equal_nan)
+
+
+def _values(fn, case):
+    """``fn`` called on the case's calls as the learner's function would be (on copies; wrapped
+    cases also get the arguments after the call), or the exception type when a call raises."""
+    values = []
+    for args, kwargs in case.calls:
+        args, kwargs = copy.deepcopy(args), copy.deepcopy(kwargs)
+        with np.errstate(all="ignore"):
+            try:
+                value = fn(*args, **kwargs)
+            except Exception as exc:  # noqa: BLE001 - a raising mistake is a verdict too
+                return f"raises {type(exc).__name__}"
+        if case.wrapped:
+            value = (value, tuple(a for a in args if isinstance(a, np.ndarray)))
+        values.append(value)
+    return values
+
+
+def _verdict(case, values, monkeypatch) -> str:
+    """"passes" or "fails" when the check says so at 0.1 and at 10 times the tolerance, else
+    "at the tolerance's edge"."""
+    if isinstance(values, str):
+        return values
+    verdicts = []
+    for factor in (0.1, 10.0):
+        monkeypatch.setattr(compare, "np", _ScaledTolerance(factor))
+        try:
+            verdicts.append(case.check(values) is None)
+        finally:
+            monkeypatch.setattr(compare, "np", np)
+    if verdicts == [True, True]:
+        return "passes"
+    if verdicts == [False, False]:
+        return "fails"
+    return "at the tolerance's edge"
+
+
+@pytest.mark.parametrize("problem", sorted(PROBLEMS))
+def test_every_case_separates_every_mistake_the_same_way_on_every_draw(monkeypatch, problem):
+    p = PROBLEMS[problem]
+    implementations = [("reference", p.reference)] + [
+        (f"variant {i} ({v.kind})", v.fn) for i, v in enumerate(p.variants)]
+    verdicts: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    for seed in SEEDS:
+        for case in p.cases(seed):
+            for name, fn in implementations:
+                verdicts[(case.name, name)][_verdict(case, _values(fn, case), monkeypatch)] += 1
+    assert all(verdict == Counter({"passes": len(SEEDS)})
+               for (_, name), verdict in verdicts.items() if name == "reference")
+    unstable = [f"{case} | {name}: {dict(found)}" for (case, name), found in verdicts.items()
+                if len(found) > 1 or "at the tolerance's edge" in found]
+    assert not unstable, "\n".join(unstable)
+
+
+def test_a_case_built_without_its_condition_fails_loudly():
+    rng = np.random.default_rng(0)
+    with pytest.raises(CaseConditionError, match="stability: tiny.*a naive exp that overflows"):
+        softmax._stability_case("stability: tiny", rng, [-1.0, 0.0, 1.0], jitter=0.1,
+                                spread=1.0, width=4)
+    with pytest.raises(CaseConditionError, match="row maxima spread wider"):
+        softmax._stability_case("stability: close rows", rng, [900.0, 1000.0], jitter=1.0,
+                                spread=1.0, width=4)
+    with pytest.raises(CaseConditionError, match="an axis whose length differs"):
+        softmax._axis_case("axis: square", np.zeros((4, 4)), 0)
+
+
+def test_a_global_maximum_kills_every_stability_row_but_the_top_ones_on_every_draw():
+    for problem in ("softmax", "scaled_dot_product_attention"):
+        for seed in SEEDS:
+            for case in PROBLEMS[problem].cases(seed):
+                if case.category != "stability":
+                    continue
+                args = case.calls[0][0]
+                x = args[0] if problem == "softmax" else args[0] @ np.swapaxes(args[1], -1, -2)
+                x = np.asarray(x, dtype=np.float64)
+                naive = conditions.naive_exp_outcomes(x)
+                shifted = conditions.naive_exp_outcomes(x - x.max())
+                assert "overflow" in naive and "unclear" not in naive, (case.name, seed)
+                assert set(shifted.ravel()) == {"finite", "underflow"}, (case.name, seed)
+
+
+def test_derangements_move_every_position():
+    rng = np.random.default_rng(1)
+    for n in (2, 3, 7):
+        for _ in range(200):
+            p = conditions.derangement(rng, n)
+            assert sorted(p.tolist()) == list(range(n))
+            assert (p != np.arange(n)).all()
+    with pytest.raises(ValueError):
+        conditions.derangement(rng, 1)
+
+
+def test_spaced_values_keep_their_distance_and_span_the_range():
+    rng = np.random.default_rng(2)
+    for _ in range(200):
+        values = conditions.spaced(rng, 5, -2.0, 2.0, 0.5)
+        assert conditions.min_gap(values) >= 0.5
+        assert values.min() == -2.0 and values.max() == 2.0
+    with pytest.raises(ValueError):
+        conditions.spaced(rng, 5, 0.0, 1.0, 0.5)
+
+
+def test_mixed_masks_allow_and_block_in_every_row_and_column():
+    rng = np.random.default_rng(3)
+    for shape in ((3, 4, 6), (2, 1, 4, 5), (6, 6), (2, 3)):
+        if shape[-1] < 3:
+            with pytest.raises(ValueError):
+                conditions.mixed_mask(rng, shape)
+            continue
+        for _ in range(100):
+            mask = conditions.mixed_mask(rng, shape)
+            assert mask.shape == shape and mask.dtype == np.bool_
+            assert (mask.any(-1) & ~mask.all(-1)).all()
+            assert (mask.any(-2) & ~mask.all(-2)).all()
+
+
+def test_revealing_values_show_any_change_of_the_weights():
+    rng = np.random.default_rng(4)
+    V = conditions.revealing(rng, 3, 5, 7)
+    assert V.shape == (3, 5, 7)
+    assert conditions.smallest_singular_value(V) >= 1 - 1e-9
+    delta = rng.standard_normal((3, 1, 5))
+    assert (np.linalg.norm(delta @ V, axis=-1) >= np.linalg.norm(delta, axis=-1) - 1e-9).all()
+
+
+def test_naive_exp_outcomes_name_overflow_underflow_and_the_edges_between():
+    x = np.array([[800.0, 0.0], [-800.0, -900.0], [1.0, 2.0], [705.0, 0.0], [-740.0, -741.0]])
+    assert conditions.naive_exp_outcomes(x).tolist() == [
+        "overflow", "underflow", "finite", "unclear", "unclear"]
+    assert conditions.naive_exp_outcomes(np.array([[100.0, 0.0]]), dtype=np.float32).tolist() \
+        == ["overflow"]
