@@ -14,7 +14,7 @@ from grader.bootstrap import bootstrap_local_course
 from grader.config import grading_is_inline, load_config
 from grader.observability import init_app as init_observability
 from grader.queue import make_dispatcher
-from grader.queue.wakeup import make_wakeups
+from grader.wakeup import make_wakeups
 from grader.runtime import build_service, check_sandbox, make_catalog, make_notifier
 from grader.store import Store
 from grader.web import init_app as init_web

@@ -73,9 +73,9 @@ def build_service(config: Mapping[str, Any], store: Store | None = None,
     given). Final submissions and applied regrades are announced through ``service.notifier``
     (:func:`make_notifier`), and final submissions to waiting long-polls by
     ``announce(submission_id)`` (default: on the broker's pub/sub channel when grading runs on
-    Celery, see :mod:`grader.queue.wakeup`)."""
+    Celery, see :mod:`grader.wakeup`)."""
     from grader.observability.instrument import instrument_service
-    from grader.queue.wakeup import make_announcer
+    from grader.wakeup import make_announcer
 
     if store is None:
         store = Store(config["DATABASE_URL"])

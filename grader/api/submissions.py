@@ -127,7 +127,7 @@ def intake(principal, assignment, body: dict, idempotency_key: str | None = None
 
 
 def wakeups():
-    """This app's :class:`grader.queue.wakeup.Wakeups` (long-polls wait on it)."""
+    """This app's :class:`grader.wakeup.Wakeups` (long-polls wait on it)."""
     return current_app.extensions["grader_wakeups"]
 
 
@@ -225,7 +225,7 @@ class SubmissionById(MethodView):
         submission = get_own_submission(principal, submission_id)
         wait = min(args.get("wait", 0.0), state().config["LONG_POLL_MAX_SECONDS"])
         if submission.status not in FINAL and wait > 0:
-            # woken when the grading side announces the submission final (grader.queue.wakeup);
+            # woken when the grading side announces the submission final (grader.wakeup);
             # status-only queries meanwhile only as a safety net
             store = state().store
             status = wakeups().wait_final(lambda: store.status(submission_id), submission_id,

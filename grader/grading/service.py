@@ -106,7 +106,7 @@ class GradingService:
                  notify: Callable[[str], None] | None = None,
                  announce: Callable[[str], None] | None = None):
         self.store = store
-        self.announce = announce  # wakes long-polls (grader.queue.wakeup)
+        self.announce = announce  # wakes long-polls (grader.wakeup)
         self.catalog = catalog
         self.secret = secret
         self._sandbox_factory = sandbox_factory

@@ -45,7 +45,7 @@ def wait_seconds(requested: str | None, default: float) -> float:
 
 def wait_until_final(submission_id: str, seconds: float):
     """The submission once final, or as it is after ``seconds`` (woken when it is announced
-    final, like the API's long-poll: :mod:`grader.queue.wakeup`)."""
+    final, like the API's long-poll: :mod:`grader.wakeup`)."""
     from grader.api.submissions import wakeups
 
     store = state().store

@@ -127,7 +127,7 @@ def test_production_stack_grades_exact_scores(production):
 
 
 def test_the_worker_announces_final_submissions_and_long_polls_answer_at_once(production):
-    """The worker publishes each final id on the broker's channel (grader.queue.wakeup), and a
+    """The worker publishes each final id on the broker's channel (grader.wakeup), and a
     long-poll started before grading ends answers with the graded result."""
     import redis
 

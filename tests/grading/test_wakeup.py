@@ -8,8 +8,8 @@ import uuid
 
 import pytest
 
-from grader.queue import wakeup
-from grader.queue.wakeup import RedisAnnouncer, RedisListener, Wakeups
+from grader import wakeup
+from grader.wakeup import RedisAnnouncer, RedisListener, Wakeups
 
 
 class Status:
