@@ -52,10 +52,11 @@ def json_dumps(value: Any) -> str:
 
 def make_engine(url: str) -> Engine:
     """Create an engine; SQLite gets WAL and a busy timeout so the API and grading threads share it.
-    JSON columns are written and read with orjson (:func:`json_dumps`)."""
+    JSON columns are written with orjson (:func:`json_dumps`)."""
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url[len("postgresql://"):]
-    codec = {"json_serializer": json_dumps, "json_deserializer": orjson.loads}
+    # (read with the standard library: orjson would turn integers beyond 64 bits into floats)
+    codec = {"json_serializer": json_dumps, "json_deserializer": json.loads}
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False},
                                **codec)
@@ -222,6 +223,14 @@ class Store:
                 session.add(GradeRecord(submission_id=submission_id, kind="regrade", score=score,
                                         max_score=max_score, results=results, versions=versions))
             return changed
+
+    def last_scored_at(self, submission_id: str) -> datetime | None:
+        """When the submission's latest grading or regrade was stored (``None``: never): the
+        newest history record's time, read without loading any record's results."""
+        with self._single() as session:
+            return session.execute(select(GradeRecord.created_at).where(
+                GradeRecord.submission_id == submission_id).order_by(
+                GradeRecord.id.desc()).limit(1)).scalar_one_or_none()
 
     def history(self, submission_id: str) -> list[GradeRecord]:
         with self.sessions() as session:
