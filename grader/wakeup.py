@@ -23,7 +23,8 @@ import logging
 import os
 import threading
 import time
-from typing import Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 log = logging.getLogger(__name__)
 
@@ -68,32 +69,56 @@ class Wakeups:
         read with ``read_status()`` (``None``: no such submission). Reads the status once at
         once, then when woken, every :data:`RECHECK_SECONDS`, or, while announcements are not
         arriving, 20 ms apart backing off to 200 ms."""
-        deadline = time.monotonic() + max(0.0, seconds)
-        event = threading.Event()
+        with self.watching(submission_id) as watch:
+            return watch.until_final(read_status, seconds)
+
+    @contextmanager
+    def watching(self, submission_id: str) -> Iterator["Watch"]:
+        """Register for ``submission_id``'s announcement for the duration of the block. What is
+        read inside the block, after registering, cannot miss an announcement made after it."""
+        watch = Watch(self, submission_id)
         with self._lock:
-            self._waiting.setdefault(submission_id, set()).add(event)
+            self._waiting.setdefault(submission_id, set()).add(watch.event)
         try:
-            status = read_status()  # after registering: an announcement from now on wakes us
-            delay = POLL_FIRST
-            while status not in FINAL and status is not None:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    break
-                if self._live():
-                    event.wait(min(left, RECHECK_SECONDS))
-                    event.clear()
-                else:
-                    time.sleep(min(left, delay))
-                    delay = min(delay * 1.5, POLL_LONGEST)
-                status = read_status()
-            return status
+            yield watch
         finally:
             with self._lock:
                 events = self._waiting.get(submission_id)
                 if events is not None:
-                    events.discard(event)
+                    events.discard(watch.event)
                     if not events:
                         del self._waiting[submission_id]
+
+
+class Watch:
+    """One registration of :meth:`Wakeups.watching`."""
+
+    def __init__(self, wakeups: Wakeups, submission_id: str):
+        self.wakeups, self.submission_id = wakeups, submission_id
+        self.event = threading.Event()
+
+    def until_final(self, read: Callable[[], Any], seconds: float, first: Any = None,
+                    status: Callable[[Any], str | None] = lambda value: value) -> Any:
+        """Read with ``read()`` until ``status(value)`` is final or ``None``, or ``seconds``
+        passed; returns the last value read. ``first``: a value already read inside the
+        ``watching`` block (saves the first read). Reads when woken, every
+        :data:`RECHECK_SECONDS`, or polled 20 ms apart backing off to 200 ms while
+        announcements are not arriving."""
+        deadline = time.monotonic() + max(0.0, seconds)
+        value = read() if first is None else first
+        delay = POLL_FIRST
+        while status(value) not in FINAL and status(value) is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            if self.wakeups._live():
+                self.event.wait(min(left, RECHECK_SECONDS))
+                self.event.clear()
+            else:
+                time.sleep(min(left, delay))
+                delay = min(delay * 1.5, POLL_LONGEST)
+            value = read()
+        return value
 
 
 class RedisAnnouncer:

@@ -222,16 +222,17 @@ class SubmissionById(MethodView):
         instructor). ``?wait=N`` holds the request up to N seconds (capped at 30) and answers as
         soon as the submission is final."""
         principal = require_course(*SUBMITTERS)
-        submission = get_own_submission(principal, submission_id)
         wait = min(args.get("wait", 0.0), state().config["LONG_POLL_MAX_SECONDS"])
-        if submission.status not in FINAL and wait > 0:
-            # woken when the grading side announces the submission final (grader.wakeup);
-            # status-only queries meanwhile only as a safety net
-            store = state().store
-            status = wakeups().wait_final(lambda: store.status(submission_id), submission_id,
-                                          wait)
-            if status != submission.status:
-                submission = store.get(submission_id)
+        # registered before the first read: woken when the grading side announces the
+        # submission final (grader.wakeup); the row is read again when woken, else once a
+        # second as a safety net
+        with wakeups().watching(submission_id) as watch:
+            submission = get_own_submission(principal, submission_id)
+            if submission.status not in FINAL and wait > 0:
+                store = state().store
+                submission = watch.until_final(
+                    lambda: store.get(submission_id), wait, first=submission,
+                    status=lambda row: row.status if row is not None else None) or submission
         return submission_view(submission)
 
 
