@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any, Iterable
 
 import orjson
-from sqlalchemy import create_engine, event, select, update
+from sqlalchemy import create_engine, event, insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import sessionmaker
@@ -184,13 +184,15 @@ class Store:
 
         ``running`` is accepted so that a job redelivered after its worker died can take over.
         """
-        with self._single.begin() as session:  # one UPDATE ... RETURNING
-            return session.scalars(
-                update(Submission)
-                .where(Submission.id == submission_id, Submission.status.in_(["queued", "running"]))
-                .values(status="running", started_at=utcnow(), attempts=Submission.attempts + 1)
-                .returning(Submission)
+        table = Submission.__table__
+        with self._single.begin() as session:  # one UPDATE ... RETURNING (Core: no ORM load)
+            row = session.execute(
+                update(table)
+                .where(table.c.id == submission_id, table.c.status.in_(["queued", "running"]))
+                .values(status="running", started_at=utcnow(), attempts=table.c.attempts + 1)
+                .returning(*table.c)
             ).one_or_none()
+        return None if row is None else Submission(**row._mapping)
 
     def finish(self, submission_id: str, score: float, max_score: float, results: list,
                versions: dict | None = None) -> bool:
@@ -203,10 +205,10 @@ class Store:
                 .values(status="graded", finished_at=utcnow(), score=score, max_score=max_score,
                         results=results, failure_reason=None)
             ).rowcount == 1
-            if changed:
-                session.add(GradeRecord(submission_id=submission_id, kind="initial", score=score,
-                                        max_score=max_score, results=results,
-                                        versions=versions or {}))
+            if changed:  # (a Core INSERT: no unit-of-work flush for one row)
+                session.execute(insert(GradeRecord.__table__).values(
+                    submission_id=submission_id, kind="initial", created_at=utcnow(), score=score,
+                    max_score=max_score, results=results, versions=versions or {}))
             return changed
 
     def apply_regrade(self, submission_id: str, score: float, max_score: float, results: list,
