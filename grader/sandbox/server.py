@@ -293,8 +293,10 @@ def main(argv: list[str] | None = None) -> None:
     import numpy.lib.format  # noqa: F401
     import traceback  # noqa: F401
     import linecache  # noqa: F401
-    import runner  # noqa: F401
+    import runner
     import wire  # noqa: F401
+
+    runner.prepare()  # the runner's namespace snapshots, taken once and shared by every job
 
     serve(options.control_fd, options.pid1, confinement, sock)
 
