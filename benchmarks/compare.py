@@ -99,6 +99,8 @@ def turn(name: str, root: Path, bin_dir: Path, duration: float, embedded_n: int)
           f"{mha['cpu']['total']:.1f} CPU-ms, p50 {mha['p50'] * 1e3:.0f} ms; intake "
           f"{figures['intake']:.0f}/s; embedded p50 "
           f"{percentile(figures['embedded'], 50) * 1e3:.0f} ms", flush=True)
+    print("    SDPA CPU-ms by role: " + ", ".join(f"{role} {ms:.1f}" for role, ms in
+                                                  sdpa["cpu"].items()), flush=True)
     return figures
 
 
@@ -169,7 +171,14 @@ def main(argv=None) -> int:
     parser.add_argument("--duration", type=float, default=12.0,
                         help="seconds per closed-loop level")
     parser.add_argument("--embedded", type=int, default=30, help="embedded submissions per turn")
+    parser.add_argument("--only", choices=["before", "after"],
+                        help="measure one version only (its figures, no table)")
     args = parser.parse_args(argv)
+    if args.only:
+        root, bin_dir = prepare(args.before) if args.only == "before" else (ROOT, BIN)
+        for _ in range(args.turns):
+            turn(args.only, root, bin_dir, args.duration, args.embedded)
+        return 0
     versions = {"before": prepare(args.before), "after": (ROOT, BIN)}
     results: dict[str, list[dict]] = {"before": [], "after": []}
     imports = [numpy_import_cpu(5)]
