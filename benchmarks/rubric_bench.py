@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Rubric scoring throughput: answers scored per second for a 10-criterion rubric on one core.
 
-Not a timed test; run ``python benchmarks/rubric_bench.py [--answers N] [--seed S]``. The rubric
+Not a timed test; run ``python benchmarks/rubric_bench.py [--answers N] [--seed S] [--worst-case]``. The rubric
 (below) uses synonyms, alternatives, wildcards, gaps, an all-group with proximity, misspelling
 tolerance, negation and three misconceptions. Answers are built deterministically from sentence
 fragments of the seed banks with random misspellings, so the misspelling cache sees new words too.
@@ -90,10 +90,50 @@ def make_answers(n: int, seed: int) -> list[str]:
     return answers
 
 
+def worst_case() -> None:
+    """Time per answer of rubrics at the size limits on hostile answers, without a budget (what the
+    work would cost) and with the engine's per-answer budget (what it costs)."""
+    from grader.rubric import ScoringTimeout
+    from grader.rubric.budget import SCORE_BUDGET_SECONDS
+    from grader.rubric.schema import MAX_REGEX_CONCEPTS
+
+    rng = random.Random(0)
+    words = [f"w{i}ord" for i in range(8)]
+    # 100 criteria x 19 six-word phrases with gap 10 whose words fill a 20,000-character answer
+    # while the last word occurs only at its end (no phrase completes; every start is explored)
+    phrases = {"id": "phrases", "question": "q", "max_points": 100, "criteria": [
+        {"id": f"c{c}", "description": "d", "points": 1, "require": "any", "concepts": [
+            {"phrase": " ".join(f"{rng.choice(words)}|{rng.choice(words)}" for _ in range(5)) + " rare",
+             "gap": 10, "order": "any" if j % 2 else "fixed"} for j in range(19)]} for c in range(100)]}
+    phrase_answer = " ".join(rng.choice(words) for _ in range(2900))[:19_990] + " rare"
+    # the regex cap, each pattern quadratic in a search (allowed by the static check)
+    regexes = {"id": "regexes", "question": "q", "max_points": 1, "criteria": [
+        {"id": "c", "description": "d", "points": 1, "require": "any",
+         "concepts": [{"regex": f"a.*b{i}"} for i in range(MAX_REGEX_CONCEPTS)]}]}
+    cases = [("1,900 phrases, 20,000-char answer", phrases, phrase_answer),
+             (f"{MAX_REGEX_CONCEPTS} regexes a.*bN, 20,000 x 'a'", regexes, "a" * 20_000)]
+    for name, doc, answer in cases:
+        rubric = compile_rubric(doc)
+        for budget in ((None, SCORE_BUDGET_SECONDS) if doc is phrases else (5.0, SCORE_BUDGET_SECONDS)):
+            t0, c0 = time.perf_counter(), time.process_time()
+            try:
+                rubric.score(answer, budget=budget)
+                outcome = "scored"
+            except ScoringTimeout:
+                outcome = "stopped (ScoringTimeout)"
+            label = ("no budget" if budget is None else f"budget {budget:g} s"
+                     + (" (standing in for none: 20 quadratic searches take minutes)" if budget == 5.0 else ""))
+            print(f"worst case, {name}, {label}: {time.process_time() - c0:.3f} s CPU, "
+                  f"{time.perf_counter() - t0:.3f} s wall clock, {outcome}")
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--answers", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--worst-case", action="store_true",
+                        help="also time rubrics at the size limits on hostile answers")
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
     rubric = compile_rubric(RUBRIC)
@@ -113,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"scored {len(answers)} answers on one core: {len(answers) / cpu:,.0f} answers/s of CPU time "
           f"({cpu / len(answers) * 1e6:.0f} us each); wall clock {len(answers) / elapsed:,.0f} answers/s "
           f"(lower when other processes share the core)")
+    if args.worst_case:
+        worst_case()
     return 0
 
 

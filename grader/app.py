@@ -12,6 +12,7 @@ from grader.api import ratelimit, register_api
 from grader.api.state import AppState
 from grader.bootstrap import bootstrap_local_course
 from grader.config import grading_is_inline, load_config
+from grader.lti import init_app as init_lti
 from grader.observability import init_app as init_observability
 from grader.queue import make_dispatcher
 from grader.wakeup import make_wakeups
@@ -48,8 +49,9 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
         config, store, content, dispatcher.deliver_webhook)
     app.extensions["grader"] = AppState(config=config, store=store, catalog=content,
                                         dispatcher=dispatcher, notifier=notifier)
-    register_api(app)
+    api = register_api(app)
     init_web(app)  # the learner page, result pages and instructor view (grader/web)
+    init_lti(app, api)  # the LTI tool (grader/lti): /lti and /api/v1/lti/platforms
     ratelimit.init_app(app)
     init_observability(app, sandbox_self_test=check_sandbox)
 

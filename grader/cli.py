@@ -12,6 +12,8 @@
 - ``grader db upgrade | current | revision -m MESSAGE [--autogenerate]``: schema migrations of
   ``DATABASE_URL`` (the API and the workers also upgrade at start).
 - ``grader check-sandbox``: run the sandbox self-test and say whether grading code is possible.
+- ``grader lti rotate-key``: make a new LTI signing key; the old one stays published for
+  ``LTI_KEY_OVERLAP_SECONDS``.
 """
 from __future__ import annotations
 
@@ -206,7 +208,7 @@ def cmd_check_sandbox(args) -> int:
 
 def cmd_rubric_trial(args) -> int:
     from grader.items.text import find_rubric_file
-    from grader.rubric import RubricError, load_rubric_file, trial_report
+    from grader.rubric import RubricError, TrialTooSlow, load_rubric_file, trial_report
     from grader.rubric.files import load_marked_responses
 
     config = load_config()
@@ -221,7 +223,7 @@ def cmd_rubric_trial(args) -> int:
         compiled = load_rubric_file(path)
         report = trial_report(compiled, load_marked_responses(args.marked_file),
                               max_mark=args.max_mark)
-    except (RubricError, ValueError, KeyError) as exc:
+    except (RubricError, ValueError, KeyError, TrialTooSlow) as exc:
         print(f"grader rubric trial: {exc}", file=sys.stderr)
         return 2
     if args.json:
@@ -239,8 +241,13 @@ def cmd_rubric_trial(args) -> int:
           f"{report['under_marked_count']}")
     for name in ("criteria", "misconceptions"):
         for entry in report[name]:
-            print(f"  {name[:-1] if name == 'criteria' else 'misconception'} {entry['id']}: "
+            print(f"  {'criterion' if name == 'criteria' else 'misconception'} {entry['id']}: "
                   f"matched {entry['matched']}")
+    for guard in report.get("guards", []):
+        print(f"  guard {guard['id']}: fired on {guard['fired']} response(s): "
+              + ", ".join(str(r) for r in guard["responses"][:20]))
+    for warning in report.get("warnings", []):
+        print(f"  warning {warning['path'] or '<root>'}: {warning['message']}")
     print("\n".join(_trial_calibration_lines(report)))
     return 0
 
@@ -359,6 +366,21 @@ def cmd_db(args) -> int:
     return 0
 
 
+def cmd_lti_rotate_key(args) -> int:
+    from grader.lti.keys import ToolKeys
+    from grader.store import Store
+
+    config = load_config()
+    store = Store(config["DATABASE_URL"])
+    store.upgrade()
+    keys = ToolKeys(store, config["GRADER_SECRET_KEY"], config["LTI_KEY_OVERLAP_SECONDS"])
+    kid = keys.rotate()
+    published = [k["kid"] for k in keys.jwks()["keys"]]
+    print(f"new LTI signing key {kid}; published: {', '.join(published)} (retired keys stay "
+          f"{config['LTI_KEY_OVERLAP_SECONDS']} s)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="grader", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -423,6 +445,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check-sandbox", help="run the sandbox self-test")
     check.set_defaults(func=cmd_check_sandbox)
+
+    lti = sub.add_parser("lti", help="LTI 1.3 tool administration")
+    lti_sub = lti.add_subparsers(dest="lti_command", required=True)
+    rotate = lti_sub.add_parser("rotate-key", help="make a new signing key (the old one stays "
+                                                   "published for LTI_KEY_OVERLAP_SECONDS)")
+    rotate.set_defaults(func=cmd_lti_rotate_key)
     return parser
 
 

@@ -34,6 +34,11 @@ SETTINGS: dict[str, tuple[type, Any]] = {
     "RESULT_LINK_MAX_AGE_SECONDS": (int, 7 * 24 * 3600),
     "BATCH_MAX_SUBMISSIONS": (int, 100),
     "LOCAL_COURSE": (str, "local"),  # the course the embedded default creates on first start
+    # LTI 1.3 tool (grader/lti): see the README's LTI section
+    "LTI_KEY_OVERLAP_SECONDS": (int, 3600),  # a rotated-out key stays in /lti/jwks this long
+    "LTI_JWKS_CACHE_SECONDS": (float, 300.0),  # platforms' JWKS cached this long
+    "LTI_JWKS_REFETCH_COOLDOWN_SECONDS": (float, 5.0),  # unknown kid: refetch at most this often
+    "LTI_CLOCK_SKEW_SECONDS": (int, 60),  # leeway on exp/iat of id_tokens
     # web pages (grader/web): practice pages auto (embedded default only) | 1 | 0; session cookie
     # SameSite auto (None+Secure+Partitioned over HTTPS, else Lax) | None | Lax | Strict; Secure
     # auto | 1 | 0; reverse proxies whose X-Forwarded-* headers are trusted; server-side wait of

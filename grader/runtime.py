@@ -56,14 +56,17 @@ def check_sandbox(config: Mapping[str, Any]) -> None:
 
 def make_notifier(config: Mapping[str, Any], store: Store, catalog: Catalog,
                   schedule_webhook=None):
-    """The notifier with every delivery channel this deployment runs (webhooks; see
-    :mod:`grader.notify` for adding a channel). ``schedule_webhook(delivery_id)`` hands each
-    delivery to its sender."""
+    """The notifier with every delivery channel this deployment runs (webhooks, and LTI scores
+    to the LMS gradebooks; see :mod:`grader.notify` for adding a channel).
+    ``schedule_webhook(delivery_id)`` hands each delivery to its sender."""
+    from grader.lti.channel import LtiScoreChannel
     from grader.notify import Notifier
 
-    return Notifier(store, catalog, schedule_webhook or (lambda _delivery_id: None),
-                    backoff_base=config["WEBHOOK_BACKOFF_SECONDS"],
-                    allow_private=webhooks_may_reach_private(config))
+    notifier = Notifier(store, catalog, schedule_webhook or (lambda _delivery_id: None),
+                        backoff_base=config["WEBHOOK_BACKOFF_SECONDS"],
+                        allow_private=webhooks_may_reach_private(config))
+    notifier.add_channel(LtiScoreChannel.build(config, store, catalog))
+    return notifier
 
 
 def build_service(config: Mapping[str, Any], store: Store | None = None,

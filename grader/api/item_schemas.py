@@ -107,6 +107,10 @@ class CodeItemViewSchema(_ItemViewBase):
 
 class TextItemViewSchema(_ItemViewBase):
     kind = kind_field("text")
+    max_characters = fields.Integer(metadata={"description": "longest answer accepted "
+                                                             "(characters)"})
+    max_words = fields.Integer(metadata={"description": "words of an answer the rubric reads "
+                                                        "(only when the rubric sets a limit)"})
 
 
 class ChoiceItemViewSchema(_ItemViewBase):

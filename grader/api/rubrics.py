@@ -2,7 +2,7 @@
 against responses with human marks before using them (role: instructor)."""
 from __future__ import annotations
 
-from flask import request, url_for
+from flask import current_app, request, url_for
 from flask.views import MethodView
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields, validate
@@ -11,12 +11,15 @@ from grader.api.auth import require_course
 from grader.api.errors import ApiError
 from grader.api.state import state
 from grader.items.text import find_rubric_file
-from grader.rubric import (RubricError, compile_rubric, load_rubric_file, parse_rubric,
-                           trial_report)
+from grader.rubric import (RubricError, TrialTooSlow, compile_rubric, load_rubric_file,
+                           parse_rubric, trial_report)
 
 blp = Blueprint("rubrics", __name__, url_prefix="/api/v1/rubrics",
                 description="Instructor rubrics for text items: upload, version, trial.")
 
+#: Wall-clock seconds one trial request may spend scoring (app config ``RUBRIC_TRIAL_SECONDS``);
+#: each response also has the engine's per-answer budget. Past either, the trial answers 422.
+TRIAL_BUDGET_SECONDS = 5.0
 YAML_TYPES = {"application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"}
 RUBRIC_BODY = {"content": {
     "application/yaml": {"schema": {"type": "string"}},
@@ -30,27 +33,31 @@ class TrialResponseSchema(Schema):
     id = fields.Raw(load_default=None)
 
 
+MAX_VERSION = 2**31 - 1  # rubric versions are stored as 32-bit integers
+
+
 class TrialSchema(Schema):
     responses = fields.List(fields.Nested(TrialResponseSchema), required=True,
                             validate=validate.Length(min=1, max=5000))
     max_mark = fields.Float(load_default=None,
                             validate=validate.Range(min=0, max=1e6, min_inclusive=False))
-    version = fields.Integer(load_default=None)
+    version = fields.Integer(load_default=None, validate=validate.Range(min=1, max=MAX_VERSION))
 
 
 class VersionArgsSchema(Schema):
-    version = fields.Integer(load_default=None)
+    version = fields.Integer(load_default=None, validate=validate.Range(min=1, max=MAX_VERSION))
 
 
-def read_rubric_body(expected_id: str | None = None) -> tuple[dict, str]:
-    """Parse and compile the request's rubric; 422 listing every error with its path."""
+def read_rubric_body(expected_id: str | None = None) -> tuple[dict, str, list[dict]]:
+    """Parse and compile the request's rubric; 422 listing every error with its path. Returns the
+    document, its source and the compiler's warnings (valid but probably not meant)."""
     source = request.get_data(as_text=True)
     fmt = "json" if request.mimetype == "application/json" else "yaml"
     try:
         document = parse_rubric(source, fmt)
         if expected_id is not None:
             document.setdefault("id", expected_id)
-        compile_rubric(document)
+        warnings = compile_rubric(document).warnings
     except RubricError as exc:
         first = exc.errors[0] if exc.errors else {"path": None, "message": str(exc)}
         raise ApiError(422, "invalid_rubric", str(exc), first["path"] or None,
@@ -61,12 +68,20 @@ def read_rubric_body(expected_id: str | None = None) -> tuple[dict, str]:
     if expected_id is not None and rubric_id != expected_id:
         raise ApiError(422, "invalid_rubric", f"id: {rubric_id!r} differs from the path's "
                        f"{expected_id!r}", "id")
-    return document, source
+    return document, source, warnings
 
 
-def rubric_view(record) -> dict:
+def rubric_view(record, warnings: list[dict] | None = None) -> dict:
+    """A stored rubric version; ``warnings`` (what is valid but probably not meant, each with its
+    path) are computed from the document each time, so older versions show them too."""
+    if warnings is None:
+        try:
+            warnings = compile_rubric(record.document).warnings
+        except RubricError:  # stored before a check that now refuses it: say so, do not fail
+            warnings = [{"path": "", "message": "this version no longer compiles; upload a new one"}]
     return {"id": record.rubric_id, "version": record.version,
-            "created_at": record.created_at.isoformat(), "document": record.document}
+            "created_at": record.created_at.isoformat(), "document": record.document,
+            "warnings": warnings}
 
 
 def get_rubric(principal, rubric_id: str, version: int | None = None):
@@ -97,15 +112,17 @@ class Rubrics(MethodView):
     @blp.alt_response(409, schema="Error", description="A rubric with this id exists")
     @blp.alt_response(422, schema="Error", description="Invalid rubric: every error with its path")
     def post(self):
-        """Upload a new rubric (YAML or JSON body; its ``id`` names it)."""
+        """Upload a new rubric (YAML or JSON body; its ``id`` names it). The response lists
+        ``warnings``: what is valid but probably not meant (e.g. ``dot product*|similarity``,
+        where ``|`` binds tighter than the space), each with its path."""
         principal = require_course("instructor")
-        document, source = read_rubric_body()
+        document, source, warnings = read_rubric_body()
         content = state().store.content
         if content.rubric(principal.course_id, document["id"]) is not None:
             raise ApiError(409, "conflict", f"Rubric {document['id']!r} exists; PUT to add a "
                            "version.", "id")
         record = content.add_rubric_version(principal.course_id, document["id"], document, source)
-        return rubric_view(record), 201, {
+        return rubric_view(record, warnings), 201, {
             "Location": url_for("rubrics.RubricById", rubric_id=record.rubric_id)}
 
 
@@ -129,10 +146,10 @@ class RubricById(MethodView):
         with; regrade an assignment to apply it)."""
         principal = require_course("instructor")
         get_rubric(principal, rubric_id)
-        document, source = read_rubric_body(rubric_id)
+        document, source, warnings = read_rubric_body(rubric_id)
         record = state().store.content.add_rubric_version(principal.course_id, rubric_id,
                                                           document, source)
-        return rubric_view(record)
+        return rubric_view(record, warnings)
 
 
 @blp.route("/<rubric_id>/trial")
@@ -147,7 +164,12 @@ class RubricTrial(MethodView):
         rubric's optional ``calibration`` field, to PUT in its next version),
         ``unmatched_phrases`` (what under-marked responses say that no criterion matched, with
         counts) and ``suggestions`` (WordNet relatives of the rubric's words that those responses
-        use; ``available: false`` without WordNet). Every number is rounded to 4 decimals."""
+        use; ``available: false`` without WordNet). Every number is rounded to 4 decimals.
+
+        Synchronous and bounded: the trial scores for at most ``RUBRIC_TRIAL_SECONDS`` (5 s) and
+        each response for at most the engine's per-answer budget (0.25 s). Past the first it
+        answers 422 ``trial_too_large`` (how many responses were scored; send fewer), past the
+        second 422 ``rubric_too_slow`` naming the response (the rubric needs fixing)."""
         principal = require_course("instructor")
         record = state().store.content.rubric(principal.course_id, rubric_id, body["version"])
         if record is not None:
@@ -166,8 +188,14 @@ class RubricTrial(MethodView):
                 raise ApiError(422, "validation_error", f"responses[{index}].mark: {response['mark']:g}"
                                f" is above the top mark {top:g} (set max_mark for another scale)",
                                f"responses[{index}].mark")
+        budget = float(current_app.config.get("RUBRIC_TRIAL_SECONDS", TRIAL_BUDGET_SECONDS))
         try:
-            report = trial_report(compiled, body["responses"], max_mark=body["max_mark"])
+            report = trial_report(compiled, body["responses"], max_mark=body["max_mark"],
+                                  budget=budget)
+        except TrialTooSlow as exc:
+            if exc.index is not None:
+                raise ApiError(422, "rubric_too_slow", str(exc), f"responses[{exc.index}]") from None
+            raise ApiError(422, "trial_too_large", str(exc), "responses") from None
         except ValueError as exc:
             raise ApiError(422, "validation_error", str(exc), str(exc).split(":", 1)[0]) from None
         return {**report, "rubric_version": version}

@@ -288,11 +288,15 @@ class ResultByToken(MethodView):
         submission = state().store.get(data.get("s", ""))
         if submission is None:
             raise ApiError(404, "link_invalid", "This result link is not valid.", "token")
-        if prefers_html():  # a learner's browser: the result page, without internal fields
-            from grader.web.learner import render_linked_result
-
-            return render_linked_result(submission)
+        page = current_app.extensions.get(RESULT_PAGE)
+        if page is not None and prefers_html():  # a browser: the result page, no internal fields
+            return page(submission)
         return submission_view(submission)
+
+
+#: ``app.extensions`` key of the function rendering a linked result as a page (registered by
+#: ``grader.web``, so the API does not import the pages, which use the API's intake).
+RESULT_PAGE = "grader.result_page"
 
 
 def prefers_html() -> bool:

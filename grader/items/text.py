@@ -6,11 +6,23 @@ Raw item mapping (from an assignment file)::
      rubric: <id = file stem under rubrics/text/> | <inline rubric mapping>,
      model_answer: optional (never shown to learners; the content tests check it earns full marks)}
 
-The rubric score is scaled to the item's points. Each criterion becomes a visible test (tag
-``criterion``); each matched misconception a test with a negative score (tag ``misconception``).
-The item score is never below 0; ``extra_data`` carries the evidence spans and the rubric id/version.
-When the engine limits the whole answer's credit (a copy of the question, a bag of keywords, an
-extremely long answer: :mod:`grader.rubric.guards`) the item ``output`` says why.
+The rubric score is scaled to the item's points and shown as a list of tests that add up exactly
+to it (Gradescope sums them), each saying what it adds or takes away and why:
+
+- each criterion (tag ``criterion``): the points it earned of its share, with its feedback;
+- ``Credit for an on-topic answer`` (tag ``base-credit``), when the rubric's base credit applies;
+- ``Deduction for a misconception: <id>`` (tag ``misconception``): the points actually deducted
+  (never more than the answer had left, so a deduction shown is a deduction made) and the
+  corrective message;
+- ``Limit: <guard>`` (tag ``limit``): what an engine-wide guard (a copy of the question, a bag of
+  keywords, repeated text: :mod:`grader.rubric.guards`) took away, and why;
+- ``Calibration to the instructor's marking`` (tag ``calibration``), when the rubric has a
+  calibration map (:mod:`grader.rubric.calibration`).
+
+Numbers in names and outputs are rounded for display (at most two decimals); scores keep four.
+The public view shows every length limit (``max_characters``, and ``max_words`` when the rubric
+sets one), and the feedback says when one applied. ``extra_data`` carries the evidence spans and
+the rubric id/version.
 """
 from __future__ import annotations
 
@@ -18,8 +30,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from grader.items.base import GradingContext, Item
-from grader.results import ItemResult, TestResult
-from grader.rubric import CompiledRubric, RubricError, compile_rubric
+from grader.results import InfrastructureError, ItemResult, TestResult
+from grader.rubric import CompiledRubric, RubricError, ScoringTimeout, compile_rubric
 from grader.rubric.files import load_rubric_file
 
 MAX_TEXT_CHARS = 20_000
@@ -43,6 +55,22 @@ def find_rubric_file(rubric_id: str, content_dir: Path) -> Path:
 
 def _scaled(value: float, scale: float) -> float:
     return round(value * scale, 4)
+
+
+def _number(value: float) -> str:
+    """A number as a person reads it: at most two decimals, no trailing zeros ("0.67", "4")."""
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def _shown(value: float) -> str:
+    """A number of points as a person reads it, with its unit ("1 point", "0.67 points")."""
+    text = _number(abs(value))
+    return f"{text} point" + ("" if text == "1" else "s")
+
+
+GUARD_NAMES = {"copies_question": "the answer repeats the question", "keyword_list": "a list of repeated keywords",
+               "word_salad": "no sentence structure", "filler": "the same few words over and over",
+               "repetition": "repeated text"}
 
 
 class TextKind:
@@ -82,8 +110,14 @@ class TextKind:
         return Item(item_id, self.kind, str(raw.get("prompt") or compiled.question), points, spec, compiled)
 
     def public_view(self, item: Item) -> dict[str, Any]:
-        """Prompt and points only: neither the rubric nor the model answer is shown."""
-        return {"id": item.id, "kind": self.kind, "prompt": item.prompt, "points": item.points}
+        """Prompt, points and the length limits (``max_characters``, and ``max_words`` when the
+        rubric reads only that many words): neither the rubric nor the model answer is shown."""
+        view = {"id": item.id, "kind": self.kind, "prompt": item.prompt, "points": item.points,
+                "max_characters": MAX_TEXT_CHARS}
+        max_words = getattr(item.compiled, "max_words", None)
+        if max_words:
+            view["max_words"] = max_words
+        return view
 
     def validate_response(self, item: Item, response: dict[str, Any]) -> str | None:
         if not isinstance(response, dict) or "text" not in response:
@@ -96,48 +130,73 @@ class TextKind:
         return None
 
     def grade(self, item: Item, response: dict[str, Any], ctx: GradingContext) -> ItemResult:
-        """Score the text with the item's compiled rubric, scaled to ``item.points``."""
+        """Score the text with the item's compiled rubric, scaled to ``item.points``. Raises
+        :class:`InfrastructureError` when the rubric cannot score the text within its time budget
+        (the submission is retried, then marked failed: never a silent zero)."""
         rubric: CompiledRubric = item.compiled
-        result = rubric.score(response.get("text") or "")
+        try:
+            result = rubric.score(response.get("text") or "")
+        except ScoringTimeout as exc:  # the rubric's fault, never the learner's zero
+            raise InfrastructureError(f"item {item.id}: rubric {rubric.id!r} v{rubric.version}: {exc}") from exc
         scale = item.points / rubric.max_points
         tests: list[TestResult] = []
         for c in result.criteria:
             tests.append(TestResult(
                 name=c.description, score=_scaled(c.points, scale), max_score=_scaled(c.max_points, scale),
                 status="passed" if c.met else "failed", output=c.feedback, visibility="visible",
-                tags=["criterion", f"criterion:{c.id}"], extra_data={"evidence": c.evidence}))
+                tags=["criterion", f"criterion:{c.id}"] + ([f"credit:{c.credit}"] if c.credit else []),
+                extra_data={"evidence": c.evidence}))
+        if result.base_credit:
+            base = _scaled(result.base_credit, scale)
+            tests.append(TestResult(
+                name="Credit for an on-topic answer", score=base, max_score=0.0, status="passed",
+                output=(f"+{_shown(base)}: an answer on the question's topic earns {rubric.base_share:.0%} of the "
+                        "points its criteria did not award."),
+                visibility="visible", tags=["base-credit"]))
         for m in result.misconceptions:
-            if m.matched:
-                tests.append(TestResult(
-                    name=f"Misconception: {m.id}", score=-_scaled(m.penalty, scale), max_score=0.0,
-                    status="failed", output=f"{m.message} (-{_scaled(m.penalty, scale):g} points)",
-                    visibility="visible", tags=["misconception", f"misconception:{m.id}"],
-                    extra_data={"evidence": m.evidence}))
+            if not m.matched:
+                continue
+            deducted, penalty = _scaled(m.deducted, scale), _scaled(m.penalty, scale)
+            if deducted == penalty:
+                why = f"-{_shown(deducted)}: {m.message}"
+            elif deducted:
+                why = (f"-{_shown(deducted)} (the penalty is {_shown(penalty)}, but a score never goes below 0): "
+                       f"{m.message}")
+            else:
+                why = f"Nothing deducted (a score never goes below 0; the penalty is {_shown(penalty)}): {m.message}"
+            tests.append(TestResult(
+                name=f"Deduction for a misconception: {m.id}", score=-deducted if deducted else 0.0, max_score=0.0,
+                status="failed", output=why, visibility="visible",
+                tags=["misconception", f"misconception:{m.id}"], extra_data={"evidence": m.evidence}))
+        for g in result.guards:
+            deducted = _scaled(g["deducted"], scale)
+            tests.append(TestResult(
+                name=f"Limit: {GUARD_NAMES.get(g['id'], g['id'])}", score=-deducted if deducted else 0.0,
+                max_score=0.0,
+                status="failed", output=(f"-{_shown(deducted)}: " if deducted else "") + g["reason"],
+                visibility="visible", tags=["limit", f"guard:{g['id']}"]))
         if result.calibration is not None:  # the rubric's map from raw points to the instructor's marks
-            shift = round(_scaled(result.points, scale) - _scaled(result.raw_points, scale), 4)
+            raw, calibrated = _scaled(result.raw_points, scale), _scaled(result.points, scale)
+            shift = round(calibrated - raw, 4)
             tests.append(TestResult(
                 name="Calibration to the instructor's marking", score=shift, max_score=0.0,
                 status="passed" if shift >= 0 else "failed", visibility="visible", tags=["calibration"],
-                output=(f"The rubric's points ({_scaled(result.raw_points, scale):g} of {item.points:g}) are "
-                        f"mapped onto the instructor's marking scale by the rubric's calibration "
-                        f"({result.calibration} map): {_scaled(result.points, scale):g} of {item.points:g}.")))
+                output=(f"The rubric's points ({_number(raw)} of {item.points:g}) are mapped onto the "
+                        f"instructor's marking scale by the rubric's calibration ({result.calibration} map): "
+                        f"{_number(calibrated)} of {item.points:g}.")))
         score = _scaled(result.points, scale)
-        raw_sum = round(sum(t.score for t in tests), 4)
-        notes = list(result.notes)  # engine-wide limits: a copy of the question, a bag of keywords ...
-        if raw_sum < 0 and not notes:
-            notes.append("Penalties exceed the credit earned; the item score is 0, never negative.")
-        note = " ".join(notes)
-        adjustment = round(score - raw_sum, 4)
-        if abs(adjustment) >= 1e-4:  # tests must add up to the item score, as Gradescope sums them
-            tests.append(TestResult(
-                name="Adjustment to the item score", score=adjustment, max_score=0.0,
-                status="passed" if adjustment > 0 else "failed",
-                output=note or "Adjusted so the tests add up to the rubric's score.",
-                visibility="visible", tags=["adjustment"]))
+        # each line is rounded on its own: carry the rounding dust on the last line that moved
+        dust = round(score - sum(t.score for t in tests), 4)
+        if dust:
+            carrier = next((t for t in reversed(tests) if t.score), tests[-1] if tests else None)
+            if carrier is not None:
+                carrier.score = round(carrier.score + dust, 4)
+        note = " ".join(result.notes)  # engine-wide limits: a guard, words past max_words
         return ItemResult(
             item_id=item.id, kind=self.kind, score=score, max_score=item.points, tests=tests, output=note,
             extra_data={"rubric_id": result.rubric_id, "rubric_version": result.rubric_version,
                         "rubric_points": result.points, "rubric_max_points": result.max_points,
                         "rubric_raw_points": result.raw_points, "calibration": result.calibration,
+                        "base_credit": result.base_credit, "guards": [g["id"] for g in result.guards],
                         "evidence": {c.id: c.evidence for c in result.criteria},
                         "misconceptions": {m.id: m.evidence for m in result.misconceptions if m.matched}})

@@ -2,7 +2,8 @@
 
 Categories and what isolates them: value checks outside the ``scaling`` category use d_k = 1 (where
 1/sqrt(d_k) = 1/d_k = sqrt(d_k) = 1) or scale-free properties, so a scaling mistake costs the scaling
-points only; ``shapes`` judges shapes only. Mistakes are recognised by refitting the learner's numbers
+points only (one scaling case has a mask, which catches code that scales only when no mask is given;
+a masking mistake costs that case too); ``shapes`` judges shapes only. Mistakes are recognised by refitting the learner's numbers
 to the buggy variants of :mod:`grader.problems.attention_variants` (attention-bugs.md, entries 1-2, 4-15,
 22, 23) and by cross-case rules.
 """
@@ -90,9 +91,10 @@ def value_case(name: str, category: str, Q, K, V, mask=None, visible: bool = Fal
     _require_named_shapes(name, Q, K, V)
     out, weights = reference.attention(Q, K, V, mask)
     rows = reference.attended_rows(mask, weights.shape)
+    traits = _traits(Q, K, mask) | ({"scaled"} if category == "scaling" else set())
     case = Case(name=name, category=category, calls=[_args(Q, K, V, mask)],
                 check=checks.values([(out, weights)], [rows]), rows=[rows],
-                traits=_traits(Q, K, mask), visible=visible)
+                traits=traits, visible=visible)
     if visible:
         inputs = {"Q": Q, "K": K, "V": V} | ({} if mask is None else {"mask": mask})
         case.public = {"inputs": {k: np.asarray(v).tolist() for k, v in inputs.items()},
@@ -205,13 +207,13 @@ def _require_masks_some_keys(name: str, Q, K, mask, fully_blocked=None, open_row
                        "a mask that blocks at least one key and allows at least one in every row")
 
 
-def _require_scale_matters(name: str, Q, K, V) -> None:
+def _require_scale_matters(name: str, Q, K, V, mask=None) -> None:
     """Each wrong scale of :data:`WRONG_SCALES` moves some weight of every row by at least 0.01
-    (1000 times the tolerance)."""
+    (1000 times the tolerance), under ``mask`` when one is given."""
     d_k, d_v = Q.shape[-1], V.shape[-1]
-    _, weights = reference.attention(Q, K, V)
+    _, weights = reference.attention(Q, K, V, mask)
     for what, scale in WRONG_SCALES.items():
-        _, other = reference.attention(Q, K, V, scale=scale(d_k, d_v))
+        _, other = reference.attention(Q, K, V, mask, scale=scale(d_k, d_v))
         conditions.require(np.abs(other - weights).max(axis=-1).min() >= 0.01, name,
                            f"weights that change in every row with the scale {what}")
 
@@ -222,6 +224,34 @@ def _scaling_case(name: str, rng, batch, Lq, Lk, d_k, d_v) -> Case:
     _require_cross(name, Q, K)
     _require_scale_matters(name, Q, K, V)
     return value_case(name, "scaling", Q, K, V)
+
+
+def _scaled_mask(rng, shape) -> np.ndarray:
+    """A boolean mask (..., R, C), C >= 3, in which every row allows at least two keys (so the
+    scale of its scores matters) and blocks at least one."""
+    *batch, R, C = shape
+    out = np.zeros(shape, dtype=bool)
+    for index in np.ndindex(*batch, R):
+        out[index][rng.permutation(C)[:int(rng.integers(2, C))]] = True
+    conditions.require(bool((out.sum(-1) >= 2).all() and (~out).any(-1).all()), "scaled mask",
+                       "at least two allowed and one blocked key in every row")
+    return out
+
+
+def _masked_scaling_case(name: str, rng, batch, Lq, Lk, d_k, d_v) -> Case:
+    """A scaling case with a mask: code that scales the scores only when no mask is given fails
+    it (and every other scaling case passes). A masking mistake fails it too: the one case
+    outside ``masking`` that a masking mistake costs (trait ``scaled-mask``; see
+    tests/problems/expectations.py)."""
+    Q, K = _scaled_logits(rng, batch, Lq, Lk, d_k)
+    V = _values(rng, batch, Lk, d_v)
+    mask = _scaled_mask(rng, (*batch, Lq, Lk))
+    _require_cross(name, Q, K)
+    _require_masks_some_keys(name, Q, K, mask)
+    _require_scale_matters(name, Q, K, V, mask)
+    case = value_case(name, "scaling", Q, K, V, mask)
+    case.traits = case.traits | {"scaled-mask"}
+    return case
 
 
 def _masking_case(name: str, Q, K, V, mask, fully_blocked=None, open_rows=None) -> Case:
@@ -244,6 +274,8 @@ def hidden_cases(rng: np.random.Generator) -> list[Case]:
         _scaling_case("scaling: batched cross-attention with a large d_k", rng, (2,), 4, 6, 16, 8),
         _scaling_case("scaling: heads axis with an odd d_k", rng, (2, 3), 5, 4, 9, 5),
         _scaling_case("scaling: no batch axis, d_k a perfect square", rng, (), 3, 5, 25, 6),
+        _masked_scaling_case("scaling: the scores are scaled under a mask too (d_k = 16)",
+                             rng, (2,), 4, 6, 16, 7),
     ]
     # Softmax axis: V = identity makes the output equal to the weights, whatever is returned;
     # Lq != Lk and a batch axis make every wrong axis change the sums of the rows.
@@ -417,6 +449,12 @@ VARIANTS = [
     _variant("scale_by_d_k", "1", "The scores are divided by d_k instead of sqrt(d_k): scale "
              "Q K^T by 1/sqrt(d_k), which keeps the scores' variance near 1 (dividing by d_k makes "
              "the weights too flat).", scale=lambda d_k, d_v: 1.0 / d_k),
+    # Before no_scaling: on the one case both explain, the narrower mistake is named.
+    Variant(kind="no_scaling_with_mask", bug="2", needs=MASKED, message=(
+        "The scores are scaled by 1/sqrt(d_k) only when no mask is given: with a mask they are "
+        "left unscaled. Scale Q K^T by 1/sqrt(d_k) in every case, then apply the mask."),
+        fn=lambda Q, K, V, mask=None: buggy_attention(
+            Q, K, V, mask, **({} if mask is None else {"scale": lambda d_k, d_v: 1.0}))),
     _variant("no_scaling", "2", "The scores are not scaled at all: divide Q K^T by sqrt(d_k), "
              "otherwise large d_k makes the softmax nearly one-hot and its gradients vanish.",
              scale=lambda d_k, d_v: 1.0),

@@ -12,10 +12,11 @@ Public API::
 
 The rubric language is documented in :mod:`grader.rubric.schema` and ``rubrics/README.md``.
 """
-from grader.rubric.agreement import agreement, trial_report
+from grader.rubric.agreement import TrialTooSlow, agreement, trial_report
+from grader.rubric.budget import ScoringTimeout
 from grader.rubric.engine import CompiledRubric, RubricScore, compile_rubric
 from grader.rubric.files import load_marked_responses, load_rubric_file
 from grader.rubric.schema import RubricError, parse_rubric
 
-__all__ = ["CompiledRubric", "RubricError", "RubricScore", "agreement", "compile_rubric",
-           "load_marked_responses", "load_rubric_file", "parse_rubric", "trial_report"]
+__all__ = ["CompiledRubric", "RubricError", "RubricScore", "ScoringTimeout", "TrialTooSlow", "agreement",
+           "compile_rubric", "load_marked_responses", "load_rubric_file", "parse_rubric", "trial_report"]

@@ -9,7 +9,9 @@ Statistics (all on the rubric's points scale):
 - RMSE and mean absolute error in points.
 
 The trial report follows Moodle pmatch's "test responses": accuracy, the responses the rubric
-over-marks and under-marks, and how many responses each criterion and misconception matched.
+over-marks and under-marks, how many responses each criterion and misconception matched, which
+engine-wide guard fired on which response, and the rubric's warnings (valid but probably not
+meant: a ``|`` that binds tighter than the author thought, a concept made only of question words).
 It adds a cross-validated calibration map (:mod:`grader.rubric.calibration`), the phrases of
 under-marked responses no criterion matched and WordNet suggestions (:mod:`grader.rubric.suggest`).
 Every number in it is rounded to 4 decimals for display (:func:`rounded_for_display`).
@@ -17,37 +19,13 @@ Every number in it is rounded to 4 decimals for display (:func:`rounded_for_disp
 from __future__ import annotations
 
 import math
+import time
 from typing import Any, Sequence
 
 import numpy as np
 
-
-def pearson(x: Sequence[float], y: Sequence[float]) -> float | None:
-    """Pearson correlation of two equal-length sequences; ``None`` when undefined (n < 2 or a
-    constant side)."""
-    a = np.asarray(x, dtype=float)
-    b = np.asarray(y, dtype=float)
-    if a.shape != b.shape:
-        raise ValueError(f"pearson: lengths differ ({a.size} vs {b.size})")
-    if a.size < 2 or a.std() == 0 or b.std() == 0:
-        return None
-    return float(np.corrcoef(a, b)[0, 1])
-
-
-def quadratic_weighted_kappa(a: Sequence[int], b: Sequence[int], n_categories: int) -> float | None:
-    """Cohen's quadratic weighted kappa for integer ratings in ``0..n_categories-1``; ``None``
-    when the expected disagreement is 0 (both raters constant at the same value)."""
-    a = np.asarray(a, dtype=int)
-    b = np.asarray(b, dtype=int)
-    observed = np.zeros((n_categories, n_categories))
-    np.add.at(observed, (a, b), 1)
-    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0)) / max(a.size, 1)
-    idx = np.arange(n_categories)
-    weights = (idx[:, None] - idx[None, :]) ** 2
-    denom = float((weights * expected).sum())
-    if denom == 0:
-        return None
-    return 1.0 - float((weights * observed).sum()) / denom
+from grader.rubric.budget import SCORE_BUDGET_SECONDS, ScoringTimeout
+from grader.rubric.statistics import pearson, quadratic_weighted_kappa  # noqa: F401 (API)
 
 
 def agreement(scores: Sequence[float], human: Sequence[float], max_points: float) -> dict[str, Any]:
@@ -82,8 +60,25 @@ def agreement(scores: Sequence[float], human: Sequence[float], max_points: float
     }
 
 
+class TrialTooSlow(RuntimeError):
+    """A trial ran out of time. ``index`` is the response whose scoring exceeded the per-answer
+    budget (the rubric is at fault), or ``None`` when the trial's total budget ran out after
+    ``scored`` of ``total`` responses (send fewer responses per trial)."""
+
+    def __init__(self, index: int | None, scored: int, total: int, seconds: float):
+        self.index, self.scored, self.total, self.seconds = index, scored, total, seconds
+        if index is not None:
+            message = (f"responses[{index}]: the rubric took more than {seconds:g} s to score this "
+                       "response; simplify its regular expressions or its largest synonym sets")
+        else:
+            message = (f"the trial scored {scored} of {total} responses in its {seconds:g} s budget; "
+                       "send fewer or shorter responses per trial")
+        super().__init__(message)
+
+
 def trial_report(compiled, responses: Sequence[dict[str, Any]], max_mark: float | None = None,
-                 tolerance: float | None = None, limit: int = 20) -> dict[str, Any]:
+                 tolerance: float | None = None, limit: int = 20,
+                 budget: float | None = None) -> dict[str, Any]:
     """Score marked ``responses`` (``[{"text": str, "mark": float}, ...]``) with ``compiled`` and
     report agreement, over-/under-marked responses and match counts.
 
@@ -92,6 +87,11 @@ def trial_report(compiled, responses: Sequence[dict[str, Any]], max_mark: float 
     ``mark + tolerance`` (default: 20% of ``max_points``), under-marked when less than
     ``mark - tolerance``; at most ``limit`` of each are listed, largest difference first.
     Raises ``ValueError`` for a response without ``text`` or a numeric ``mark``.
+
+    Every response is scored under the per-answer budget
+    (:data:`grader.rubric.budget.SCORE_BUDGET_SECONDS`) and the whole trial under ``budget``
+    seconds of wall-clock time (``None``: unbounded); raises :class:`TrialTooSlow` when either
+    runs out.
     """
     max_points = compiled.max_points
     scale = max_points / (max_mark or max_points)
@@ -101,6 +101,8 @@ def trial_report(compiled, responses: Sequence[dict[str, Any]], max_mark: float 
     criterion_counts = {cid: 0 for cid in compiled.criterion_ids}
     misconception_counts = {mid: 0 for mid in compiled.misconception_ids}
     rows = []
+    guard_hits: dict[str, list] = {}  # guard id -> ids of the responses it fired on
+    started = time.perf_counter()
     results = []  # calibration and unmatched phrases (below) read the raw points and evidence
     for i, resp in enumerate(responses):
         if not isinstance(resp, dict) or not isinstance(resp.get("text"), str):
@@ -108,7 +110,16 @@ def trial_report(compiled, responses: Sequence[dict[str, Any]], max_mark: float 
         mark = resp.get("mark")
         if isinstance(mark, bool) or not isinstance(mark, (int, float)):
             raise ValueError(f"responses[{i}].mark: a number is required")
-        result = compiled.score(resp["text"])
+        trial_left = None if budget is None else budget - (time.perf_counter() - started)
+        answer_budget = SCORE_BUDGET_SECONDS if trial_left is None else min(SCORE_BUDGET_SECONDS, trial_left)
+        try:
+            if answer_budget <= 0:
+                raise ScoringTimeout(0.0)
+            result = compiled.score(resp["text"], budget=answer_budget)
+        except ScoringTimeout:
+            if answer_budget < SCORE_BUDGET_SECONDS:
+                raise TrialTooSlow(None, i, len(responses), budget) from None
+            raise TrialTooSlow(i, i, len(responses), SCORE_BUDGET_SECONDS) from None
         results.append(result)
         human = float(mark) * scale
         scores.append(result.points)
@@ -119,9 +130,14 @@ def trial_report(compiled, responses: Sequence[dict[str, Any]], max_mark: float 
             criterion_counts[cid] += 1
         for mid in hit:
             misconception_counts[mid] += 1
+        fired = [g["id"] for g in result.guards]
+        for gid in fired:
+            guard_hits.setdefault(gid, []).append(resp.get("id", i))
         rows.append({"index": i, "id": resp.get("id", i), "text": resp["text"], "mark": human,
                      "score": result.points, "difference": round(result.points - human, 4),
-                     "criteria_met": met, "misconceptions": hit})
+                     "criteria_met": met, "misconceptions": hit, "guards": fired,
+                     "base_credit": result.base_credit,
+                     "near_misses": [c.id for c in result.criteria if c.credit == "near_miss"]})
         if result.calibration is not None:
             rows[-1]["raw_score"] = result.raw_points
     over = sorted((r for r in rows if r["difference"] > tol), key=lambda r: (-r["difference"], r["index"]))
@@ -138,6 +154,9 @@ def trial_report(compiled, responses: Sequence[dict[str, Any]], max_mark: float 
         "under_marked_count": len(under),
         "criteria": [{"id": cid, "matched": n} for cid, n in criterion_counts.items()],
         "misconceptions": [{"id": mid, "matched": n} for mid, n in misconception_counts.items()],
+        # which engine-wide guard fired on which response, and the rubric's upload warnings
+        "guards": [{"id": gid, "fired": len(ids), "responses": ids} for gid, ids in guard_hits.items()],
+        "warnings": list(getattr(compiled, "warnings", [])),
     }
     report.update(_calibration_and_paraphrases(compiled, responses, results, marks, tol))
     return rounded_for_display(report)

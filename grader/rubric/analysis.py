@@ -3,6 +3,11 @@
 Pipeline, in this order (each step keeps a map back to the original characters, so evidence spans
 always index the text the learner wrote):
 
+0. Text typed into an LMS arrives as HTML: simple tags are removed (block tags such as ``<p>``,
+   ``<br>``, ``<li>`` end a sentence, ``<sup>`` becomes ``^`` and ``<sub>`` ``_``, so
+   ``n<sup>2</sup>`` is ``n^2`` and ``d<sub>k</sub>`` is ``d_k``) and character references are
+   decoded (``&lt;=``, ``&amp;``, ``&#8730;``, ``&radic;``); each decoded character maps to the whole
+   entity or tag it came from.
 1. Superscripts become ``^`` + the plain character (``n²`` -> ``n^2``, ``Kᵀ`` -> ``K^T``) *before*
    Unicode NFKC, which would otherwise turn ``n²`` into ``n2``. Then NFKC per character (``dₖ`` ->
    ``dk``), symbol mapping (Unicode minus, ``×``, ``·``, ``√``, ``∞``, ``⊤``, curly quotes) and lower
@@ -14,11 +19,17 @@ always index the text the learner wrote):
    ``o(...)`` that also carries its argument as an alias key (``o(n^2)`` also answers to ``n^2``).
 4. Keys: Snowball stems for words, the token itself for technical tokens. Stop words are dropped
    from the content sequence (phrases then match across them), negation words never are.
-5. Sentences end at ``. ! ?`` and new lines; negation scopes follow NegEx (see :mod:`lexicon`);
-   a refutation frame ("it is wrong to say X", "it is false that X") negates X like a cue.
+5. Sentences end at ``. ! ?`` and new lines; negation scopes follow NegEx (see :mod:`lexicon`):
+   single cues (not, never, without, hardly, scarcely, barely, n't ...) and multi-word ones (far
+   from, anything but, no longer, by no means, in no way, fail to ...); a scope ends at
+   punctuation, at but/however/because ..., and at "and"/"or" starting a new clause or verb phrase
+   ("... is not fixed and can grow"). A refutation frame ("it is wrong to say X", "it is false
+   that X") negates X like a cue. Contractions of "not" ("don't", "dont") also carry the key
+   ``not``.
 """
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -81,12 +92,21 @@ class Analysis:
     neg: list[int] = field(default_factory=list)
     index: dict[str, list[int]] = field(default_factory=dict)
     compounds: list[tuple[int, str, str]] = field(default_factory=list)
+    plain: str = ""           # the text with HTML decoded (step 0): what regexes and verdicts read
+    plain_starts: list[int] | None = None  # plain index -> original [start, end) (None: identical)
+    plain_ends: list[int] | None = None
     words: int = 0            # word tokens, stop words included
     function_words: int = 0   # of which stop words (lexicon.STOPWORDS)
     longest_sentence: int = 0  # word tokens in the longest sentence
 
     def __len__(self) -> int:
         return len(self.key)
+
+    def original_span(self, start: int, end: int) -> tuple[int, int]:
+        """Map a ``[start, end)`` span of :attr:`plain` to the text as typed."""
+        if self.plain_starts is None or start >= end:
+            return start, end
+        return self.plain_starts[start], self.plain_ends[end - 1]
 
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
@@ -103,10 +123,76 @@ def _map_char(ch: str, prev_super: bool) -> str:
     return piece.lower()
 
 
+#: HTML tags recognised in answers (others, such as ``i<n and j>0``, are left as typed): a known
+#: tag name and only ``name=value`` attributes.
+_HTML_TAG_NAMES = ("p|br|div|span|b|i|u|em|strong|code|pre|sup|sub|li|ul|ol|a|font|h[1-6]|blockquote|"
+                   "table|tbody|thead|tr|td|th|hr|small|big|tt|s|strike|del|ins|mark|img|section|article")
+_HTML_RE = re.compile(
+    rf"<(/?)({_HTML_TAG_NAMES})((?:\s+[\w:-]+\s*=\s*(?:\"[^\"<>]*\"|'[^'<>]*'|[^\s<>'\"]+))*)\s*/?>"
+    r"|&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?",
+    re.IGNORECASE)
+_BLOCK_TAGS = frozenset("p br div li ul ol h1 h2 h3 h4 h5 h6 blockquote table tbody thead tr hr pre section "
+                        "article".split())
+
+
+def decode_html(text: str) -> tuple[str, list[int] | None, list[int] | None]:
+    """Step 0: return ``(plain, starts, ends)``: ``text`` with simple HTML tags removed and
+    character references decoded, and for each character of ``plain`` the ``[start, end)`` of
+    ``text`` it came from (``None`` when nothing was decoded). Block tags become a new line
+    (a sentence end), ``<sup>`` ``^``, ``<sub>`` ``_``, other (inline) tags nothing, as a
+    browser renders them."""
+    if "<" not in text and "&" not in text:
+        return text, None, None
+    out: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    pos = 0
+    for m in _HTML_RE.finditer(text):
+        a, b = m.span()
+        if m.group(2) is not None:
+            name = m.group(2).lower()
+            if name in _BLOCK_TAGS:
+                piece = "\n"
+            elif name == "sup":
+                piece = "" if m.group(1) else "^"
+            elif name == "sub":
+                piece = "" if m.group(1) else "_"
+            else:  # inline tags render nothing: "<b>soft</b>max" reads "softmax"
+                piece = ""
+        else:
+            piece = html.unescape(m.group())
+            if piece == m.group():
+                continue
+        out.append(text[pos:a])
+        starts.extend(range(pos, a))
+        ends.extend(range(pos + 1, a + 1))
+        out.append(piece)
+        starts.extend([a] * len(piece))
+        ends.extend([b] * len(piece))
+        pos = b
+    if not starts and pos == 0:
+        return text, None, None
+    out.append(text[pos:])
+    starts.extend(range(pos, len(text)))
+    ends.extend(range(pos + 1, len(text) + 1))
+    return "".join(out), starts, ends
+
+
 def normalise(text: str) -> tuple[str, list[int] | None, list[int] | None]:
     """Return ``(normalised, starts, ends)``: the canonical lower-case string and, for each of its
     characters, the original ``[start, end)`` it came from (``None`` when identical positions, i.e.
-    the text was ASCII). ASCII runs are copied whole; only non-ASCII characters are mapped."""
+    the text was ASCII without HTML). HTML is decoded first (:func:`decode_html`); ASCII runs are
+    copied whole; only non-ASCII characters are mapped."""
+    plain, hstarts, hends = decode_html(text)
+    norm, starts, ends = _normalise_chars(plain)
+    if hstarts is None:
+        return norm, starts, ends
+    if starts is None:
+        return norm, hstarts, hends
+    return norm, [hstarts[i] for i in starts], [hends[i - 1] for i in ends]
+
+
+def _normalise_chars(text: str) -> tuple[str, list[int] | None, list[int] | None]:
     if text.isascii():
         return text.lower(), None, None
     out: list[str] = []
@@ -145,7 +231,7 @@ def _canonical(word: str) -> str:
 
 
 def tokenize(text: str) -> list[Token]:
-    """Split ``text`` into canonical tokens with original character spans (steps 1-2)."""
+    """Split ``text`` into canonical tokens with original character spans (steps 1-3)."""
     norm, starts, ends = normalise(text)
     tokens: list[Token] = []
     append = tokens.append
@@ -179,9 +265,14 @@ def rewrite_math(tokens: list[Token]) -> list[Token]:
     """Step 3: canonical forms of ``n^2``, ``sqrt(x)`` and ``O(...)`` written in any common way."""
     out: list[Token] = []
     i, n = 0, len(tokens)
+    triggers = _REWRITE_TRIGGERS
     while i < n:
         tok = tokens[i]
         w = tok.text
+        if w not in triggers:  # every rewrite starts at one of them
+            out.append(tok)
+            i += 1
+            continue
         nxt = tokens[i + 1] if i + 1 < n else None
         prev = out[-1] if out else None
         if prev is not None and nxt is not None and _is_var(prev):
@@ -241,6 +332,7 @@ def analyse(text: str) -> Analysis:
     """Steps 1-5 for one text. Cost is linear in its length."""
     tokens = tokenize(text)
     a = Analysis(text)
+    a.plain, a.plain_starts, a.plain_ends = decode_html(text)
     key, surface, span, sent, neg, index = a.key, a.surface, a.span, a.sent, a.neg, a.index
     clauses = a.clause
     sentence = 0
@@ -253,9 +345,14 @@ def analyse(text: str) -> Analysis:
     cues, terminators = lexicon.NEGATION_CUES, lexicon.SCOPE_TERMINATORS
     pseudo, two_word = lexicon.PSEUDO_NEGATIONS, lexicon.TWO_WORD_CUES
     second_words = lexicon.PAIR_SECOND_WORDS
+    not_contractions = lexicon.NOT_CONTRACTIONS
     stem = lexicon.stem
     n = len(tokens)
     words = function_words = longest = in_sentence = 0
+    cue_words_until = -1  # tokens up to this index belong to a multi-word cue ("far from")
+    cue_started_for = -1
+    multiword = lexicon.MULTIWORD_CUES
+    negation_relevant = lexicon.NEGATION_RELEVANT_STOPWORDS
     for ti, tok in enumerate(tokens):
         w = tok.text
         if not tok.is_word:
@@ -268,16 +365,34 @@ def analyse(text: str) -> Analysis:
                     in_sentence = 0
             prev_word = ""
             continue
+        if w in multiword and ti > cue_words_until:
+            for seq in multiword[w]:
+                end = ti + len(seq)
+                if (end <= n and all(tokens[ti + j].is_word and tokens[ti + j].text == seq[j]
+                                     for j in range(1, len(seq)))
+                        and not (seq[0] == "far" and end < n and tokens[end].text in lexicon.FAR_FROM_LITERAL)):
+                    cue_words_until = end - 1
+                    cue, remaining = -1, 0  # set at the sequence's first content word
+                    break
         content = w not in stop
         words += 1
         in_sentence += 1
         if not content:
             function_words += 1
+            if w not in negation_relevant:  # "the", "is", "of" ...: nothing to do
+                prev_word = w
+                continue
         covered = -1
-        if w in second_words and (prev_word, w) in pseudo:
+        if ti <= cue_words_until:  # a word of a multi-word cue: its first content word is the cue
+            if content and cue_started_for != cue_words_until:
+                cue, remaining = len(key), lexicon.NEGATION_WINDOW
+                cue_started_for = cue_words_until
+        elif w in second_words and (prev_word, w) in pseudo:
             remaining = 0
         elif w in cues:
             cue, remaining = len(key), lexicon.SHORT_CUES.get(w, lexicon.NEGATION_WINDOW)
+            if w in not_contractions:
+                index.setdefault("not", []).append(len(key))  # "don't", "dont" answer to a rubric's "not"
         elif w in second_words and (prev_word, w) in two_word:
             cue, remaining = len(key) - 1, lexicon.NEGATION_WINDOW
         elif (w in lexicon.REFUTATION_FRAME_WORDS and key and surface[-1] in lexicon.REFUTATION_CUES

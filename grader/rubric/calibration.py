@@ -279,7 +279,7 @@ def cross_validated(raw: Sequence[float], marks: Sequence[float], max_points: fl
 
 
 def _stats(pred: np.ndarray, marks: np.ndarray) -> dict[str, Any]:
-    from grader.rubric.agreement import pearson
+    from grader.rubric.statistics import pearson
 
     return {"rmse": float(math.sqrt(np.mean((pred - marks) ** 2))), "pearson_r": pearson(pred, marks),
             "mean_score": float(pred.mean())}

@@ -3,8 +3,10 @@
 Phrase syntax (inside a phrase string, after the same analysis as answers):
 
 - words separated by spaces must appear in that order, stop words ignored on both sides;
-- ``learn|train`` alternatives for one word position; ``comput*`` a prefix wildcard (3+ letters);
-  a hyphenated alternative (``sparse|low-rank``) stands for its words in order (``low rank``);
+- ``learn|train`` alternatives for one word position (``|`` binds tighter than a space);
+  ``comput*`` a prefix wildcard (3+ letters); a hyphenated alternative (``sparse|low-rank``) stands
+  for its words in order (``low rank``) or the joined word (``lowrank``), and with a wildcard
+  (``soft-max*``) the last word and the joined word are prefixes (``soft max``, ``softmax``);
 - ``@name`` inserts a synonym set (each entry may have several words; nesting allowed, no cycles);
   ``@not`` is built in: every negation word (not, no, never, without, don't, doesn't, isn't...);
 - math is canonicalised like answers, so ``O(n^2)``, ``n*n``, ``sqrt(d_k)`` in a rubric match every
@@ -22,11 +24,27 @@ import regex
 
 from grader.rubric import lexicon
 from grader.rubric.analysis import tokenize
-from grader.rubric.matching import AllOf, AnyOf, FuzzyVocabulary, NoneOf, Phrase, Regex, Slot, fuzz_budget
+from grader.rubric.matching import (AllOf, AnyOf, FuzzyVocabulary, NoneOf, Phrase, Regex, Slot, Weighted,
+                                    fuzz_budget)
 
 MAX_VARIANTS = 64
+#: Word sequences (phrase variants after synonym expansion) a rubric may compile to: each is
+#: looked up in every answer. The largest built-in rubric compiles to about 130.
+MAX_COMPILED_PHRASES = 5_000
+#: Words in one phrase variant once synonyms are expanded (synonyms of synonyms can double it).
+MAX_PHRASE_WORDS = 32
 #: Synonym sets every rubric can use without defining them (a rubric's own set of the same name wins).
 BUILTIN_SYNONYMS = {"not": sorted(lexicon.NEGATION_CUES)}
+#: Keys of negation words: a phrase position made only of them is never skipped by a near miss.
+NEGATION_KEYS = frozenset({lexicon.stem(w) for w in lexicon.NEGATION_CUES} | {"not"})
+#: Options a concept passes on to the concepts inside it.
+INHERITED = ("gap", "order", "fuzzy", "polarity", "not_after")
+
+
+def not_after_words(value) -> frozenset:
+    """``not_after`` as written ("non|un" or ["non", "un"]) -> lower-case words."""
+    items = value.split("|") if isinstance(value, str) else list(value or ())
+    return frozenset(w.strip().lower().rstrip("-") for w in items if w.strip())
 
 
 class PhraseCompiler:
@@ -36,21 +54,41 @@ class PhraseCompiler:
         self.synonyms = synonyms
         self.vocab = vocab
         self.errors: list[dict[str, str]] = []
-        self._syn_cache: dict[str, list[list[tuple]]] = {}
+        self.warnings: list[dict[str, str]] = []
+        self.used_synonyms: set[str] = set()
+        self.weighted = False  # some concept has a weight (scoring then reads concept values)
+        self.compiled_phrases = 0
+        # each synonym set is expanded once per misspelling budget: nested sets ("@a" = "@b @b",
+        # "@b" = "@c @c" ...) would otherwise be re-expanded exponentially often
+        self._syn_cache: dict[tuple[str, int], list[list[Slot]] | None] = {}
 
     def error(self, path: str, message: str) -> None:
         entry = {"path": path, "message": message}
         if entry not in self.errors:  # a synonym used twice reports its error once
             self.errors.append(entry)
 
+    def warn(self, path: str, message: str) -> None:
+        """Record something that is valid but probably not what the author meant."""
+        entry = {"path": path, "message": message}
+        if entry not in self.warnings:
+            self.warnings.append(entry)
+
     # -- concepts -------------------------------------------------------------------------------
     def concept(self, spec: dict[str, Any], options: dict[str, Any], path: str):
         """Return a matcher node for one validated concept mapping, or ``None`` after an error."""
-        opts = {**options, **{k: spec[k] for k in ("gap", "order", "fuzzy", "polarity") if k in spec}}
+        node = self._concept(spec, options, path)
+        if node is not None and spec.get("weight", 1.0) != 1.0:
+            self.weighted = True
+            return Weighted(node, float(spec["weight"]))
+        return node
+
+    def _concept(self, spec: dict[str, Any], options: dict[str, Any], path: str):
+        opts = {**options, **{k: spec[k] for k in INHERITED if k in spec}}
         if "phrase" in spec:
             return self.phrase(spec["phrase"], opts, path)
         if "regex" in spec:
-            return Regex(regex.compile(spec["regex"], regex.IGNORECASE), opts["polarity"])
+            return Regex(regex.compile(spec["regex"], regex.IGNORECASE), opts["polarity"],
+                         not_after_words(opts.get("not_after")))
         if "not_" in spec:
             child = self.concept(spec["not_"], opts, f"{path}.not")
             return NoneOf(child) if child is not None else None
@@ -64,18 +102,43 @@ class PhraseCompiler:
 
     # -- phrases --------------------------------------------------------------------------------
     def phrase(self, text: str, opts: dict[str, Any], path: str):
-        variants = self._variants(text, opts["fuzzy"], path, ())
+        reading: list[list[str]] = []
+        variants = self._variants(text, opts["fuzzy"], path, (), reading)
+        self._warn_precedence(text, reading, path)
         if variants is None:
             return None
         if not variants:
             self.error(path, f"phrase {text!r} has no content words (only stop words)")
             return None
-        nodes = tuple(Phrase(tuple(v), opts["gap"], opts["order"], opts["polarity"], text)
+        not_after = not_after_words(opts.get("not_after"))
+        nodes = tuple(Phrase(tuple(v), opts["gap"], opts["order"], opts["polarity"], text, not_after,
+                             tuple(bool(slot.keys) and not slot.prefixes
+                                   and all(k in NEGATION_KEYS for k, _ in slot.keys) for slot in v))
                       for v in variants[:MAX_VARIANTS])
+        self.compiled_phrases += len(nodes)
+        if self.compiled_phrases > MAX_COMPILED_PHRASES:
+            self.error("", f"the rubric's phrases expand (synonyms and alternatives included) to more "
+                           f"than {MAX_COMPILED_PHRASES:,} word sequences; use fewer or smaller synonym sets")
+            return None
         return nodes[0] if len(nodes) == 1 else AnyOf(nodes)
 
-    def _variants(self, text: str, fuzzy: int, path: str, stack: tuple[str, ...]):
-        """All slot sequences a phrase stands for (synonyms expanded), or None after an error."""
+    def _warn_precedence(self, text: str, reading: list[list[str]], path: str) -> None:
+        """``|`` binds tighter than a space: warn when a phrase mixes them, showing how it reads
+        ("dot product*|similarity|inner product|score" is three word positions, not four
+        alternatives) and how to list alternatives of several words."""
+        if len(reading) < 2 or not any(len(alts) > 1 for alts in reading):
+            return
+        parts = []
+        for alts in reading:
+            parts.append(alts[0] if len(alts) == 1 else "(" + " | ".join(alts) + ")")
+        meant = ", ".join(f'"{alt.strip()}"' for alt in text.split("|"))
+        self.warn(path, f"'|' binds tighter than a space: {text!r} reads as {' then '.join(parts)}. "
+                        f"If you meant alternatives of several words, list them: any: [{meant}]")
+
+    def _variants(self, text: str, fuzzy: int, path: str, stack: tuple[str, ...],
+                  reading: list[list[str]] | None = None):
+        """All slot sequences a phrase stands for (synonyms expanded), or None after an error.
+        ``reading`` (optional) receives, per word position, how each alternative was written."""
         positions: list[list[list[Slot]]] = []  # per word position: alternative slot sequences
         tokens = tokenize(text)
         i, n = 0, len(tokens)
@@ -101,12 +164,11 @@ class PhraseCompiler:
                         end = tokens[i + 2].end
                         i += 2
                     wildcard = i + 1 < n and tokens[i + 1].text == "*" and tokens[i + 1].start == end
-                    if len(words) > 1:
-                        alts.append(("seq", " ".join(words)))
-                        i += 1
+                    if len(words) > 1:  # "soft-max*": the words in order, the last one a prefix
+                        alts.append(("seq*" if wildcard else "seq", " ".join(words)))
                     else:
                         alts.append(("prefix" if wildcard else "word", tok.text))
-                        i += 2 if wildcard else 1
+                    i += 2 if wildcard else 1
                 if i + 1 < n and tokens[i].text == "|":
                     tok = tokens[i + 1]
                     i += 1
@@ -117,9 +179,17 @@ class PhraseCompiler:
                 return None
             if choice:
                 positions.append(choice)
+                if reading is not None:
+                    reading.append([("@" if kind == "syn" else "") + word.replace(" ", "-")
+                                    + ("*" if kind in ("prefix", "seq*") else "") for kind, word in alts])
         variants = []
         for combo in itertools.product(*positions):
-            variants.append([slot for part in combo for slot in part])
+            variant = [slot for part in combo for slot in part]
+            if len(variant) > MAX_PHRASE_WORDS:
+                self.error(path, f"phrase {text!r} expands (synonyms included) to more than "
+                                 f"{MAX_PHRASE_WORDS} words")
+                return None
+            variants.append(variant)
             if len(variants) >= MAX_VARIANTS:
                 break
         return variants if positions else []
@@ -134,16 +204,32 @@ class PhraseCompiler:
                 if expanded is None:
                     return None
                 sequences.extend(expanded)
-            elif kind == "seq":  # a hyphenated word: "one-hot" is the words "one" "hot"
+            elif kind in ("seq", "seq*"):
+                # a hyphenated word: "one-hot" is the words "one" "hot" in order, or the joined word
+                # "onehot"; with a wildcard ("soft-max*") the last word (and the joined word) is a prefix
+                parts = word.split()
                 seq = []
-                for part in word.split():
-                    if part in lexicon.STOPWORDS:
+                for j, part in enumerate(parts):
+                    last_prefix = kind == "seq*" and j == len(parts) - 1 and len(part) >= 3
+                    if part in lexicon.STOPWORDS and not last_prefix:
                         continue
-                    key = lexicon.stem(part)
-                    self.vocab.add(part, key)
-                    seq.append(Slot(((key, min(fuzzy, fuzz_budget(part))),)))
+                    if last_prefix:
+                        self.vocab.add_prefix(part)
+                        seq.append(Slot((), ((part, min(fuzzy, self.vocab.prefixes[part])),)))
+                    else:
+                        key = lexicon.stem(part)
+                        self.vocab.add(part, key)
+                        seq.append(Slot(((key, min(fuzzy, fuzz_budget(part))),)))
                 if seq:
                     sequences.append(seq)
+                joined = "".join(parts)
+                if kind == "seq*":
+                    self.vocab.add_prefix(joined)
+                    prefixes.append((joined, min(fuzzy, self.vocab.prefixes[joined])))
+                elif joined.isalpha():
+                    key = lexicon.stem(joined)
+                    self.vocab.add(joined, key)
+                    keys.append((key, min(fuzzy, fuzz_budget(joined))))
             elif kind == "prefix":
                 if len(word) < 3:
                     self.error(path, f"wildcard {word + '*'!r} needs at least 3 letters before '*'")
@@ -155,6 +241,8 @@ class PhraseCompiler:
                     self.error(path, f"alternative {word!r} in {text!r} is a stop word and never matches")
                     return None
             else:
+                if word == "n't":  # "n't" in a rubric is "not" (which also matches "don't", "dont")
+                    word = "not"
                 key = lexicon.stem(word)
                 self.vocab.add(word, key)
                 keys.append((key, min(fuzzy, fuzz_budget(word))))
@@ -163,6 +251,16 @@ class PhraseCompiler:
         return sequences
 
     def _synonym(self, name, fuzzy, path, stack):
+        self.used_synonyms.add(name)
+        if (name, fuzzy) in self._syn_cache:
+            return self._syn_cache[(name, fuzzy)]
+        out = self._expand_synonym(name, fuzzy, path, stack)
+        known = name in self.synonyms or name in BUILTIN_SYNONYMS
+        if known and (out is not None or name not in stack):
+            self._syn_cache[(name, fuzzy)] = out
+        return out
+
+    def _expand_synonym(self, name, fuzzy, path, stack):
         if name in stack:
             self.error(path, f"synonym @{name} refers to itself")
             return None
@@ -173,7 +271,9 @@ class PhraseCompiler:
             return None
         out: list[list[Slot]] = []
         for j, entry in enumerate(entries):
-            variants = self._variants(entry, fuzzy, f"synonyms.{name}[{j}]", stack + (name,))
+            reading: list[list[str]] = []
+            variants = self._variants(entry, fuzzy, f"synonyms.{name}[{j}]", stack + (name,), reading)
+            self._warn_precedence(entry, reading, f"synonyms.{name}[{j}]")
             if variants is None:
                 return None
             if not variants:

@@ -1,45 +1,74 @@
 """Compiled rubrics and their scores.
 
 ``compile_rubric(doc)`` validates and compiles once; ``CompiledRubric.score(answer)`` is pure and
-deterministic (same answer, same rubric -> same score and evidence).
+deterministic (same answer, same rubric -> same score and evidence, or a
+:class:`~grader.rubric.budget.ScoringTimeout`).
 
-Scoring: a criterion earns its points when at least ``require`` of its concepts match (``all`` by
-default); with ``partial: true`` it otherwise earns ``points * matched / required``. A concept match
-made only of words that also occur in the question does not count (words copied from the question
-earn nothing by themselves) unless ``question_words: allow``. Each matched misconception subtracts
-its penalty. The total is clamped to ``[0, max_points]`` and rounded to 4 decimals.
-A rubric with a ``calibration`` then maps that total onto the instructor's marks
-(:func:`calibration.apply_to_score`; ``raw_points`` keeps the rubric's own points).
+Scoring, in this order (every step is reported, so the parts add up to the points):
 
-Spot-the-error and true/false rubrics whose statement is false (``statement: false``): a verdict
-that endorses the statement (:func:`guards.endorsing_verdict`: "the statement is correct", "there
-is no error") voids every criterion and fires the ``trap`` misconception (default: the first one).
+1. Criteria. A criterion earns its points when at least ``require`` of its concepts match (``all``
+   by default), times the weight of the alternative that matched (``weight``, default 1). When it
+   is not met it earns the larger of ``points * matched / required`` (``partial: true``) and a
+   *near miss*: ``points * credit.near_miss * share``, where ``share`` counts a matched concept as
+   1 and an unmatched one by the share of its best phrase's words the answer affirms in one
+   sentence (a negation word of the phrase is never skipped). A concept match made only of words
+   that also occur in the question does not count (words copied from the question earn nothing by
+   themselves) unless ``question_words: allow``.
+2. Base credit. An on-topic answer (one affirmed word of its own, outside the question, that the
+   rubric's criteria or reference answer use) that states no misconception earns ``credit.base``
+   of the points the criteria did not award: human markers give an attempt on topic part of the
+   marks (Mohler et al. 2011: answers that miss the reference get about 2 of 5).
+3. Misconceptions. Each matched misconception subtracts its penalty (never below 0) and voids the
+   criteria it lists (``voids``).
+4. Guards (:mod:`grader.rubric.guards`, tunable with ``guards:``): a copy of the question earns
+   nothing; a bag of keywords, a word salad or filler earns nothing; repeated text caps the
+   credit at the share that is not repeated.
+
+The result is rounded to 4 decimals. A rubric with a ``calibration`` then maps that total onto the
+instructor's marks (:func:`calibration.apply_to_score`; ``raw_points`` keeps the rubric's own points). Spot-the-error and true/false rubrics whose statement is
+false (``statement: false``): a verdict that endorses the statement (:func:`guards.endorsing_verdict`)
+voids every criterion and fires the ``trap`` misconception (default: the first one).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from grader.rubric.analysis import analyse
-from grader.rubric.calibration import Calibration, apply_to_score
-from grader.rubric.calibration import from_document as calibration_from_document
-from grader.rubric.compiler import PhraseCompiler
-from grader.rubric.guards import copies_question, endorsing_verdict, form_problem, refuted
-from grader.rubric.matching import AnswerView, FuzzyVocabulary, Match
 from marshmallow import ValidationError
 
+from grader.rubric.analysis import analyse
+from grader.rubric.budget import SCORE_BUDGET_SECONDS, Deadline
+from grader.rubric.calibration import Calibration, apply_to_score
+from grader.rubric.calibration import from_document as calibration_from_document
+from grader.rubric.compiler import INHERITED, PhraseCompiler
+from grader.rubric.guards import (copies_question, endorsing_verdict, form_problem, guard_settings,
+                                  question_options, refuted)
+from grader.rubric.matching import (AllOf, AnswerView, AnyOf, FuzzyVocabulary, Match, NoneOf, Phrase,
+                                    Regex, Weighted, concept_value)
 from grader.rubric.schema import ConceptField, RubricError, validate_rubric
 
 DEFAULT_OPTIONS = {"gap": 0, "order": "fixed", "fuzzy": 1, "polarity": "affirmed",
-                   "question_words": "discount"}
+                   "question_words": "discount", "not_after": ()}
+#: ``credit:`` defaults: the share of the points its criteria missed that an on-topic answer
+#: earns, and the share of an unmet criterion's points a near miss earns. Chosen from how human
+#: markers treat short answers (an on-topic attempt that misses the point gets about 2 of 5,
+#: Mohler et al. 2011), not fitted to any answer set; ``credit: {base: 0, near_miss: 0}`` gives
+#: all-or-nothing criteria.
+DEFAULT_CREDIT = {"base": 0.3, "near_miss": 0.5}
+#: An answer that uses a word of the question and this many distinct affirmed words of its own is
+#: on topic even when none of them is a rubric word (a paraphrase the rubric did not foresee).
+ON_TOPIC_OWN_WORDS = 3
 
 
 @dataclass
 class CriterionResult:
     """One criterion's outcome; ``evidence`` holds ``[start, end)`` character spans of the answer.
 
-    ``negated_evidence`` (missed criteria only) points at mentions that would have earned the
-    criterion but are negated ("it is *not quadratic*"); the feedback then says so.
+    ``credit`` says how the points were earned: ``"met"``, ``"partial"`` (``partial: true``),
+    ``"near_miss"`` (some of a phrase's words) or ``""`` (nothing). ``negated_evidence`` (missed
+    criteria only) points at mentions that would have earned the criterion but are negated ("it
+    is *not quadratic*"); the feedback then says so.
     """
 
     id: str
@@ -52,23 +81,31 @@ class CriterionResult:
     concepts_matched: int = 0
     concepts_required: int = 0
     negated_evidence: list[list[int]] = field(default_factory=list)
+    credit: str = ""
 
 
 @dataclass
 class MisconceptionResult:
-    """One misconception: ``penalty`` is the points subtracted (0 when not matched)."""
+    """One misconception: ``penalty`` is its penalty when matched (0 when not), ``deducted`` the
+    points it actually removed (less when the score reached 0 first)."""
 
     id: str
     matched: bool
     penalty: float
     evidence: list[list[int]]
     message: str
+    deducted: float = 0.0
 
 
 @dataclass
 class RubricScore:
-    """The score of one answer under one rubric version. ``notes`` explain engine-wide limits
-    (a copy of the question, a bag of keywords, an extremely long answer: :mod:`guards`)."""
+    """The score of one answer under one rubric version.
+
+    ``points`` = sum of the criteria's points + ``base_credit`` - each misconception's
+    ``deducted`` - each guard's ``deducted`` (all rounded to 4 decimals). ``guards`` lists the
+    guards that fired (``{"id", "cap", "deducted", "reason"}``); ``notes`` explain, in words, every
+    limit on the whole answer's credit (a guard, words past ``max_words``).
+    """
 
     points: float
     max_points: float
@@ -76,7 +113,11 @@ class RubricScore:
     misconceptions: list[MisconceptionResult] = field(default_factory=list)
     rubric_id: str | None = None
     rubric_version: int | None = None
-    notes: list[str] = field(default_factory=list)  # why the whole answer's credit was limited
+    notes: list[str] = field(default_factory=list)
+    base_credit: float = 0.0
+    on_topic: bool = False
+    guards: list[dict[str, Any]] = field(default_factory=list)
+    words_read: int | None = None  # set when the answer had more than max_words words
     #: the rubric's own points before calibration (equal to ``points`` when it has none) and the
     #: calibration method applied (``None``: not calibrated); see :mod:`grader.rubric.calibration`
     raw_points: float | None = None
@@ -102,6 +143,12 @@ class _Criterion:
     allow_question_words: bool
     met_text: str
     missed_text: str
+    # every key and "*prefix" its phrases use: when none is in an answer, neither a near miss nor a
+    # negated mention is possible, and both searches are skipped
+    vocabulary: frozenset = frozenset()
+    near_words: int = 0  # words a near miss needs at least (half of its shortest phrase; 0: none possible)
+    # per concept: the keys one of which a match needs (None: it may match anyway, e.g. a 'not' group)
+    needs: tuple = ()
 
 
 @dataclass
@@ -112,6 +159,26 @@ class _Misconception:
     message: str
     allow_question_words: bool
     voids: tuple[str, ...] = ()
+
+
+class _NegatedWords:
+    """The keys (exact, misspelt, prefix) of an answer's words inside a negation scope, computed
+    when first needed: a criterion none of whose words is among them has no negated mention."""
+
+    __slots__ = ("view", "_keys")
+
+    def __init__(self, view: AnswerView):
+        self.view = view
+        self._keys: set[str] | None = None
+
+    @property
+    def keys(self) -> set[str]:
+        if self._keys is None:
+            a, extra = self.view.a, self.view.extra
+            neg = a.neg
+            self._keys = {k for p, k in enumerate(a.key) if neg[p] >= 0}
+            self._keys.update(k for k, hits in extra.items() if any(neg[p] >= 0 for p, _ in hits))
+        return self._keys
 
 
 def _spans(view: AnswerView, positions: set[int]) -> list[list[int]]:
@@ -129,10 +196,26 @@ def _spans(view: AnswerView, positions: set[int]) -> list[list[int]]:
     return spans
 
 
+_WORD = re.compile(r"\S+")
+
+
+def _first_words(text: str, limit: int) -> tuple[str, int]:
+    """``text`` cut after its first ``limit`` words (runs of non-space characters) and its word
+    count; the cut keeps every character offset valid."""
+    count = 0
+    for m in _WORD.finditer(text):
+        count += 1
+        if count == limit:
+            end = m.end()
+            return text[:end], count + sum(1 for _ in _WORD.finditer(text, end))
+    return text, count
+
+
 class CompiledRubric:
     """A rubric ready to score answers. Build with :func:`compile_rubric`.
 
-    ``doc`` is the validated document (defaults filled in); ``id``/``version`` identify it in results.
+    ``doc`` is the validated document (defaults filled in); ``id``/``version`` identify it in
+    results; ``warnings`` lists what is valid but probably not meant (``{"path", "message"}``).
     ``calibration`` (from the document's ``calibration`` field) maps raw points to the score.
     """
 
@@ -140,17 +223,28 @@ class CompiledRubric:
 
     def __init__(self, doc: dict[str, Any], criteria: list[_Criterion],
                  misconceptions: list[_Misconception], vocab: FuzzyVocabulary, question_keys: frozenset,
-                 trap: str | None = None):
+                 trap: str | None = None, topic_keys: frozenset = frozenset(),
+                 topic_prefixes: tuple[str, ...] = (), weighted: bool = False):
         self.doc = doc
         self.id: str | None = doc.get("id")
         self.version: int | None = doc.get("version")
         self.question: str = doc["question"]
         self.max_points: float = float(doc["max_points"])
+        self.max_words: int | None = doc.get("max_words")
+        credit = {**DEFAULT_CREDIT, **(doc.get("credit") or {})}
+        self.base_share: float = float(credit["base"])
+        self.near_miss_share: float = float(credit["near_miss"])
+        self.guards = guard_settings(doc.get("guards"))
+        self.warnings: list[dict[str, str]] = []
         self._criteria = criteria
         self._misconceptions = misconceptions
         self._vocab = vocab
         self._question_keys = question_keys
         self._trap = trap  # misconception fired by a verdict endorsing a false statement
+        self._topic_keys = topic_keys
+        self._topic_prefixes = tuple("*" + p for p in topic_prefixes)
+        self._weighted = weighted
+        self._question_options = question_options(self.question)
 
     @property
     def criterion_ids(self) -> list[str]:
@@ -180,6 +274,7 @@ class CompiledRubric:
         positions: set[int] = set()
         try:
             for concept in c.concepts:
+                view.deadline.check()
                 for m in self._qualifying(view, concept.find(view), c.allow_question_words):
                     if view.negated(m):
                         cues = [view.a.neg[p] for p in m if view.a.neg[p] >= 0]
@@ -189,12 +284,65 @@ class CompiledRubric:
             view.ignore_negation = False
         return _spans(view, positions)
 
-    def score(self, answer: str) -> RubricScore:
+    @staticmethod
+    def _mentions(present: set, c: _Criterion) -> int:
+        """How many distinct words of ``c``'s phrases the answer holds (``present``: its keys,
+        misspelt and prefix-wildcard keys included): a cheap test before the near-miss (which
+        needs ``c.near_words``) and negated-mention (one) searches. A criterion with a regular
+        expression counts as holding every word."""
+        vocabulary = c.vocabulary
+        return 1 << 30 if vocabulary is None else len(vocabulary & present)
+
+    def _on_topic(self, view: AnswerView) -> bool:
+        """True when the answer talks about the question's subject in at least
+        :data:`ON_TOPIC_OWN_WORDS` affirmed words of its own, or affirms a word of 4+ letters of
+        its own (not a question word, not a number) that the rubric's criteria or its reference
+        answer use (misspellings and prefix wildcards included). "One" to "how many
+        constructors?" is not on topic; "a class can have several" is."""
+        a, qk, topic = view.a, self._question_keys, self._topic_keys
+        own = {k for p, k in enumerate(a.key) if a.neg[p] < 0 and k not in qk}
+        if len(own) >= ON_TOPIC_OWN_WORDS and any(k in qk for k in a.key):
+            return True  # it talks about the question's subject in words of its own
+        def telling(p: int) -> bool:  # an affirmed word of 4+ letters, not a number, not the question's
+            k = a.key[p]
+            return a.neg[p] < 0 and k not in qk and len(k) >= 4 and k.isalpha()
+
+        if any(k in topic and telling(p) for p, k in enumerate(a.key)):
+            return True
+        extra = view.extra
+        for key in topic.intersection(extra):
+            if any(telling(p) for p, _ in extra[key]):
+                return True
+        return any(telling(p) for prefix in self._topic_prefixes for p, _ in extra.get(prefix, ()))
+
+    def _concept(self, view: AnswerView, concept, allow_question_words: bool) -> tuple[float, list[Match]]:
+        """A concept's value (1, its weight, or 0) and its qualifying matches."""
+        if self._weighted:
+            value, found = concept_value(concept, view)
+            found = self._qualifying(view, found, allow_question_words)
+            return (value if found else 0.0), found
+        found = self._qualifying(view, concept.find(view), allow_question_words)
+        return (1.0 if found else 0.0), found
+
+    def score(self, answer: str, budget: float | None = SCORE_BUDGET_SECONDS) -> RubricScore:
         """Score one answer. Pure and deterministic; cost linear in the answer's length times the
-        rubric's size (no per-answer compilation)."""
+        rubric's size (no per-answer compilation).
+
+        ``budget`` is the CPU seconds the whole rubric may take on this answer (``None``:
+        unbounded); past it, raises :class:`grader.rubric.budget.ScoringTimeout` (the same answer
+        and rubric either score identically or time out: never a partial score)."""
         answer = answer or ""
-        view = AnswerView(analyse(answer), self._vocab)
-        has_negation = any(n >= 0 for n in view.a.neg)
+        notes: list[str] = []
+        words_read = None
+        if self.max_words is not None:
+            read, total_words = _first_words(answer, self.max_words)
+            if total_words > self.max_words:
+                answer, words_read = read, self.max_words
+                notes.append(f"Only the first {self.max_words} words were read (the limit for this question is "
+                             f"{self.max_words} words; this answer has {total_words}).")
+        deadline = Deadline(budget)
+        view = AnswerView(analyse(answer), self._vocab, deadline)
+        has_negation = max(view.a.neg, default=-1) >= 0
         hits = self._misconception_hits(view)
         voided: dict[str, str] = {}
         endorsed = False
@@ -212,58 +360,121 @@ class CompiledRubric:
         for m, hit in zip(self._misconceptions, hits):
             for cid in m.voids if hit else ():
                 voided.setdefault(cid, m.id)
-        total = 0.0
+        earned = 0.0
         criteria: list[CriterionResult] = []
+        present = view.a.index.keys() | view.extra.keys()
+        negated_words = _NegatedWords(view) if has_negation else None
         for c in self._criteria:
-            evidence: set[int] = set()
-            matched = 0
-            for concept in c.concepts:
-                found = self._qualifying(view, concept.find(view), c.allow_question_words)
-                if found:
-                    matched += 1
-                    evidence.update(found[0])
-            met = matched >= c.required
-            if met:
-                pts = c.points
-            elif c.partial:
-                pts = round(c.points * matched / c.required, 4)
-            else:
-                pts = 0.0
-            feedback = c.met_text if met else c.missed_text
-            if c.id in voided and (met or pts):
-                met, pts = False, 0.0
-                feedback = (f"{c.missed_text} Not credited: your answer endorses the statement, which is false "
-                            f"(misconception '{voided[c.id]}')." if endorsed else
-                            f"{c.missed_text} Not credited: your answer also states the misconception "
-                            f"'{voided[c.id]}', which contradicts this point.")
-            total += pts
-            negated: list[list[int]] = []
-            if not met and has_negation and c.id not in voided:
-                negated = self._negated_mentions(view, c)
-                if negated:
-                    quoted = "; ".join(f'"{answer[s:e]}"' for s, e in negated[:3])
-                    feedback = f"{feedback} Your answer mentions this only in a negated form ({quoted})."
-            criteria.append(CriterionResult(
-                c.id, c.description, pts, c.points, met, _spans(view, evidence) if (met or pts) else [],
-                feedback, matched, c.required, negated))
+            criteria.append(self._criterion(view, c, voided, endorsed, negated_words, answer, present))
+            earned += criteria[-1].points
+        earned = round(earned, 4)
+        any_misconception = any(hits)
+        on_topic = bool(self.base_share and view.a.key and not any_misconception and self._on_topic(view))
+        base = 0.0
+        copy = copies_question(view.a, self._question_keys, self._question_options, self.guards["copies_question"])
+        form = None if copy else form_problem(view.a, self.guards)
+        if on_topic and self.base_share and not copy and not (form and form.cap == 0.0):
+            base = round(self.base_share * max(self.max_points - earned, 0.0), 4)
+        running = round(earned + base, 4)
         misconceptions: list[MisconceptionResult] = []
         for m, hit in zip(self._misconceptions, hits):
             penalty = m.penalty if hit else 0.0
-            total -= penalty
+            deducted = round(min(penalty, running), 4)
+            running = round(running - deducted, 4)
             misconceptions.append(MisconceptionResult(
-                m.id, bool(hit), penalty, _spans(view, set(hit[0])) if hit else [], m.message))
-        points = min(max(total, 0.0), self.max_points)
-        notes: list[str] = []
-        if copies_question(view.a, self._question_keys):
-            points = 0.0
+                m.id, bool(hit), penalty, _spans(view, set(hit[0])) if hit else [], m.message, deducted))
+        guards: list[dict[str, Any]] = []
+        if copy:
             notes.append("This answer repeats the question; it earns no credit. Answer it in your own words.")
-        else:
-            form = form_problem(view.a)
-            if form is not None:
-                points = min(points, form.cap * self.max_points)
-                notes.append(form.reason)
+            guards.append({"id": "copies_question", "cap": 0.0, "deducted": running, "reason": notes[-1]})
+            running = 0.0
+        elif form is not None:
+            limit = round(form.cap * self.max_points, 4)
+            deducted = round(max(running - limit, 0.0), 4)
+            notes.append(form.reason)
+            guards.append({"id": form.guard, "cap": form.cap, "deducted": deducted, "reason": form.reason})
+            running = round(running - deducted, 4)
+        points = round(min(max(running, 0.0), self.max_points), 4)
         return apply_to_score(self.calibration, answer, RubricScore(
-            round(points, 4), self.max_points, criteria, misconceptions, self.id, self.version, notes))
+            points, self.max_points, criteria, misconceptions, self.id, self.version, notes,
+            base, on_topic, guards, words_read))
+
+    def _criterion(self, view: AnswerView, c: _Criterion, voided: dict[str, str], endorsed: bool,
+                   negated_words: "_NegatedWords | None", answer: str, present: set) -> CriterionResult:
+        evidence: set[int] = set()
+        values: list[float] = []
+        check = view.deadline.check
+        weighted, allow = self._weighted, c.allow_question_words
+        for concept, needs in zip(c.concepts, c.needs):
+            if needs is not None and needs.isdisjoint(present):
+                values.append(0.0)  # none of its words is in the answer
+                continue
+            check()
+            if weighted:
+                value, found = self._concept(view, concept, allow)
+            else:
+                found = concept.find(view)
+                if found and not allow:
+                    found = self._qualifying(view, found, False)
+                value = 1.0 if found else 0.0
+            values.append(value)
+            if value:
+                evidence.update(found[0])
+        matched = len(values) - values.count(0.0)
+        met = matched >= c.required
+        if met and c.id not in voided and not weighted:  # the common case: met, nothing more to look for
+            return CriterionResult(c.id, c.description, c.points, c.points, True, _spans(view, evidence),
+                                   c.met_text, matched, c.required, [], "met")
+        mentioned = 0 if met else self._mentions(present, c)
+        if not matched and not mentioned:  # none of its words: missed, nothing negated, no near miss
+            return CriterionResult(c.id, c.description, 0.0, c.points, False, [], c.missed_text, 0, c.required,
+                                   [], "")
+        credit = ""
+        near_spans: list[list[int]] = []
+        if met:
+            if self._weighted:
+                pts = round(c.points * sum(sorted(values, reverse=True)[:c.required]) / c.required, 4)
+            else:
+                pts = c.points
+            credit = "met"
+        else:
+            pts = round(c.points * matched / c.required, 4) if c.partial and matched else 0.0
+            if pts:
+                credit = "partial"
+            if self.near_miss_share and c.near_words and c.id not in voided and mentioned >= c.near_words:
+                shares, near_positions = [], set()
+                for concept, value in zip(c.concepts, values):
+                    if value > 0:
+                        shares.append(value)
+                        continue
+                    view.deadline.check()
+                    share, where = concept.near(view, self._question_keys)
+                    shares.append(share)
+                    near_positions.update(where)
+                shares.sort(reverse=True)
+                near = round(c.points * self.near_miss_share * sum(shares[:c.required]) / c.required, 4)
+                if near > pts and near_positions:
+                    pts, credit = near, "near_miss"
+                    near_spans = _spans(view, near_positions | evidence)
+        feedback = c.met_text if met else c.missed_text
+        if credit == "near_miss":
+            quoted = "; ".join(f'"{answer[s:e]}"' for s, e in near_spans[:3])
+            feedback = f"Partly there: your answer touches on this ({quoted}) but does not make the point. {c.missed_text}"
+        if c.id in voided and pts:
+            met, pts, credit = False, 0.0, ""
+            feedback = (f"{c.missed_text} Not credited: your answer endorses the statement, which is false "
+                        f"(misconception '{voided[c.id]}')." if endorsed else
+                        f"{c.missed_text} Not credited: your answer also states the misconception "
+                        f"'{voided[c.id]}', which contradicts this point.")
+        negated: list[list[int]] = []
+        if not met and negated_words is not None and c.id not in voided and self._mentions(negated_words.keys, c):
+            negated = self._negated_mentions(view, c)
+            if negated:
+                quoted = "; ".join(f'"{answer[s:e]}"' for s, e in negated[:3])
+                feedback = f"{feedback} Your answer mentions this only in a negated form ({quoted})."
+        spans = _spans(view, evidence) if met or credit == "partial" else near_spans
+        return CriterionResult(c.id, c.description, pts, c.points, met, spans, feedback, matched, c.required,
+                               negated, credit)
 
     def _misconception_hits(self, view: AnswerView) -> list[list[Match]]:
         """Per misconception, the matches of its first pattern that holds (empty when none)."""
@@ -271,6 +482,7 @@ class CompiledRubric:
         for m in self._misconceptions:
             hit: list[Match] = []
             for pattern in m.patterns:
+                view.deadline.check()
                 hit = self._misconception_matches(view, pattern.find(view))
                 if hit:
                     break
@@ -278,15 +490,141 @@ class CompiledRubric:
         return out
 
 
+def _walk(node):
+    """Every leaf (phrase or regex) of a compiled concept."""
+    if isinstance(node, (Phrase, Regex)):
+        yield node
+    elif isinstance(node, (NoneOf, Weighted)):
+        yield from _walk(node.child)
+    elif isinstance(node, (AnyOf, AllOf)):
+        for child in node.children:
+            yield from _walk(child)
+
+
+def _vocabulary(nodes) -> frozenset | None:
+    """The keys and ``*prefix`` entries of every phrase under ``nodes`` (``None`` when a regular
+    expression is among them: it can match anything)."""
+    out: set[str] = set()
+    for node in nodes:
+        if node is None:
+            continue
+        for leaf in _walk(node):
+            if isinstance(leaf, Regex):
+                return None
+            for slot in leaf.slots:
+                out.update(k for k, _ in slot.keys)
+                out.update("*" + p for p, _ in slot.prefixes)
+    return frozenset(out)
+
+
+def _needs(node) -> frozenset | None:
+    """Keys (and ``*prefix`` entries) at least one of which an answer must hold for ``node`` to
+    match: those of its phrases' first words. ``None`` when it can match without any (a 'not'
+    group) or through a regular expression."""
+    if isinstance(node, Phrase):
+        first = node.slots[0]
+        return frozenset([k for k, _ in first.keys] + ["*" + p for p, _ in first.prefixes])
+    if isinstance(node, Weighted):
+        return _needs(node.child)
+    if isinstance(node, (AnyOf, AllOf)):
+        parts = [_needs(child) for child in node.children]
+        if any(p is None for p in parts):
+            return None
+        if isinstance(node, AllOf):
+            return parts[0]
+        return frozenset().union(*parts)
+    return None
+
+
+def _near_words(nodes) -> int:
+    """The fewest answer words a near miss of ``nodes`` needs: half (rounded up) of the shortest
+    phrase of two words or more; 0 when there is none (single words are met or missed)."""
+    lengths = [len(leaf.slots) for node in nodes if node is not None for leaf in _walk(node)
+               if isinstance(leaf, Phrase) and len(leaf.slots) >= 2]
+    return (min(lengths) + 1) // 2 if lengths else 0
+
+
+def _question_only(node, question_keys: frozenset) -> bool:
+    """True when every match of ``node`` is made of question words only (so it never qualifies
+    under ``question_words: discount``)."""
+    if isinstance(node, Phrase):
+        return node.polarity == "affirmed" and all(
+            slot.keys and not slot.prefixes and all(k in question_keys for k, _ in slot.keys) for slot in node.slots)
+    if isinstance(node, Weighted):
+        return _question_only(node.child, question_keys)
+    if isinstance(node, AnyOf):
+        return all(_question_only(c, question_keys) for c in node.children)
+    if isinstance(node, AllOf):
+        return all(_question_only(c, question_keys) for c in node.children)
+    return False
+
+
+def _dead_alternatives(node, question_keys: frozenset, path: str) -> list[str]:
+    """Paths of alternatives (phrases of an ``any`` group, or the concept itself) that can never
+    earn a criterion under the question-word discount."""
+    if _question_only(node, question_keys):
+        return [path]
+    if isinstance(node, Weighted):
+        return _dead_alternatives(node.child, question_keys, path)
+    if isinstance(node, AnyOf):
+        out = []
+        for i, child in enumerate(node.children):
+            out.extend(_dead_alternatives(child, question_keys, f"{path}.any[{i}]"))
+        return out
+    return []
+
+
+def _warnings(data: dict[str, Any], compiled: CompiledRubric, comp: PhraseCompiler) -> list[dict[str, str]]:
+    """What is valid but probably not meant: precedence of ``|`` (from the compiler), concepts made
+    only of question words, unused synonym sets, criteria an empty answer earns, and a reference
+    answer that does not earn full marks or fires a misconception."""
+    warnings = list(comp.warnings)
+    qk = compiled._question_keys
+    for i, (c, raw) in enumerate(zip(compiled._criteria, data["criteria"])):
+        if c.allow_question_words:
+            continue
+        for j, concept in enumerate(c.concepts):
+            for path in _dead_alternatives(concept, qk, f"criteria[{i}].concepts[{j}]"):
+                warnings.append({"path": path, "message": (
+                    "every word of this alternative is a word of the question, so it never earns the criterion "
+                    "(words copied from the question earn nothing by themselves); add the answer's own words "
+                    "or set question_words: allow on the criterion")})
+    for name in data.get("synonyms") or {}:
+        if name not in comp.used_synonyms:
+            warnings.append({"path": f"synonyms.{name}", "message": f"synonym set @{name} is never used"})
+    empty = compiled.score("", budget=None)
+    for i, c in enumerate(empty.criteria):
+        if c.points > 0:
+            warnings.append({"path": f"criteria[{i}]", "message": (
+                "an empty answer earns this criterion (its concepts are all 'not' groups); add a concept the "
+                "answer has to state")})
+    reference = data.get("reference_answer")
+    if reference:
+        result = compiled.score(reference, budget=None)
+        missed = [c.id for c in result.criteria if not c.met]
+        if missed:
+            warnings.append({"path": "reference_answer", "message": (
+                f"the reference answer does not meet {', '.join(missed)} (it earns {result.points:g} of "
+                f"{compiled.max_points:g}): check those criteria's wording")})
+        fired = [m.id for m in result.misconceptions if m.matched]
+        if fired:
+            warnings.append({"path": "reference_answer", "message": (
+                f"the reference answer fires the misconception(s) {', '.join(fired)}")})
+    return warnings
+
+
 def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None) -> CompiledRubric:
     """Validate (marshmallow) and compile a rubric document.
 
     ``rubric_id`` fills ``id`` when the document has none (e.g. the file stem). Raises
-    :class:`RubricError` whose ``errors`` lists every problem with its path.
+    :class:`RubricError` whose ``errors`` lists every problem with its path; the result's
+    ``warnings`` list what is valid but probably not meant.
     """
     try:
         data = validate_rubric(doc)
     except RubricError as exc:
+        if exc.oversized:
+            raise
         raise RubricError(exc.errors + _semantic_errors(doc, exc.partial)) from exc
     if rubric_id and not data.get("id"):
         data["id"] = rubric_id
@@ -296,7 +634,7 @@ def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None) -> Compile
     comp = PhraseCompiler(data.get("synonyms", {}), vocab)
     criteria: list[_Criterion] = []
     for i, c in enumerate(data["criteria"]):
-        opts = {k: c.get(k, defaults[k]) for k in ("gap", "order", "fuzzy", "polarity")}
+        opts = {k: c.get(k, defaults[k]) for k in INHERITED}
         nodes = [comp.concept(spec, opts, f"criteria[{i}].concepts[{j}]") for j, spec in enumerate(c["concepts"])]
         req = c["require"]
         required = len(nodes) if req == "all" else 1 if req == "any" else int(req)
@@ -305,10 +643,11 @@ def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None) -> Compile
             c["id"], c["description"], float(c["points"]), tuple(nodes), required, c["partial"],
             c.get("question_words", defaults["question_words"]) == "allow",
             fb.get("met", f"Credit: {c['description']}."),
-            fb.get("missed", f"Missing: {c['description']}.")))
+            fb.get("missed", f"Missing: {c['description']}."),
+            _vocabulary(nodes), _near_words(nodes), tuple(_needs(node) for node in nodes)))
     misconceptions: list[_Misconception] = []
     for i, m in enumerate(data.get("misconceptions", [])):
-        opts = {k: m.get(k, defaults[k]) for k in ("gap", "order", "fuzzy", "polarity")}
+        opts = {k: m.get(k, defaults[k]) for k in INHERITED}
         nodes = [comp.concept(spec, opts, f"misconceptions[{i}].patterns[{j}]") for j, spec in enumerate(m["patterns"])]
         misconceptions.append(_Misconception(
             m["id"], tuple(nodes), float(m["penalty"]), m["message"],
@@ -319,10 +658,24 @@ def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None) -> Compile
     trap = None
     if data.get("statement") is False and misconceptions:
         trap = data.get("trap", misconceptions[0].id)
-    rubric = CompiledRubric(data, criteria, misconceptions, vocab, question_keys, trap)
+    # on-topic vocabulary: the criteria's words (not the misconceptions') and the reference answer's
+    topic_keys, topic_prefixes = set(), []
+    for c in criteria:
+        for concept in c.concepts:
+            for leaf in _walk(concept):
+                if isinstance(leaf, Phrase):
+                    for slot in leaf.slots:
+                        topic_keys.update(k for k, _ in slot.keys)
+                        topic_prefixes.extend(p for p, _ in slot.prefixes)
+    if data.get("reference_answer"):
+        topic_keys.update(analyse(data["reference_answer"]).index)
+    topic_keys -= question_keys
+    compiled = CompiledRubric(data, criteria, misconceptions, vocab, question_keys, trap,
+                              frozenset(topic_keys), tuple(dict.fromkeys(topic_prefixes)), comp.weighted)
+    compiled.warnings = _warnings(data, compiled, comp)
     if "calibration" in data:
-        rubric.calibration = calibration_from_document(data["calibration"])
-    return rubric
+        compiled.calibration = calibration_from_document(data["calibration"])
+    return compiled
 
 
 def _semantic_errors(doc: dict[str, Any], partial: dict[str, Any]) -> list[dict[str, str]]:

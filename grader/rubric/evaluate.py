@@ -22,7 +22,22 @@ from grader.rubric.baseline import keyword_overlap
 from grader.rubric.engine import CompiledRubric
 from grader.rubric.files import load_rubric_file
 
-DEFAULT_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "mohler-dev"
+def _default_data() -> Path:
+    """``$MOHLER_DATA``, else the nearest ``shared/data/mohler-dev`` above the repository (a clone
+    in /work/main and a worktree in /work/wt/<name> both find /work/shared)."""
+    import os
+
+    if os.environ.get("MOHLER_DATA"):
+        return Path(os.environ["MOHLER_DATA"])
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        candidate = parent / "shared" / "data" / "mohler-dev"
+        if candidate.is_dir():
+            return candidate
+    return here.parents[3] / "shared" / "data" / "mohler-dev"
+
+
+DEFAULT_DATA = _default_data()
 DEFAULT_RUBRICS = Path(__file__).resolve().parents[2] / "rubrics" / "mohler"
 SCALE = 5.0
 
@@ -68,7 +83,8 @@ def _rmse(a: np.ndarray, b: np.ndarray) -> float:
 
 def _stats(pred: np.ndarray, human: np.ndarray) -> dict[str, Any]:
     r = pearson(pred, human)
-    return {"r": None if r is None else round(r, 4), "rmse": round(_rmse(pred, human), 4)}
+    return {"r": None if r is None else round(r, 4), "rmse": round(_rmse(pred, human), 4),
+            "mean": round(float(np.mean(pred)), 3), "zeros": int(np.sum(pred == 0))}
 
 
 def load_rubrics(variant_dir: Path, question_ids: list[str]) -> dict[str, CompiledRubric]:
@@ -120,6 +136,7 @@ def evaluate(data_dir: str | Path = DEFAULT_DATA, rubrics_dir: str | Path = DEFA
     mean_r = {name: round(float(np.mean([q[name]["r"] for q in per_question if q[name]["r"] is not None])), 4)
               for name in systems}
     return {"n": len(answers), "questions": len(qids), "human_human_r": round(pearson(g1, g2), 4),
+            "human_mean": round(float(human.mean()), 3), "human_low": int(np.sum(human <= 1)),
             "overall": overall, "mean_per_question_r": mean_r, "per_question": per_question}
 
 
@@ -140,4 +157,9 @@ def format_report(report: dict[str, Any]) -> str:
         lines.append(f"{q['question_id']:>8} {q['n']:3d} {q['human_mean']:5.2f} " + " ".join(fmt(q[s]) for s in systems))
     lines.append(f"{'overall':>8} {report['n']:3d} {'':5} " + " ".join(fmt(report['overall'][s]) for s in systems))
     lines.append(f"{'mean r':>8} {'':3} {'':5} " + " ".join(f"{report['mean_per_question_r'][s]:11.3f} {'':5}" for s in systems))
+    lines.append("")
+    lines.append(f"mean score (human {report['human_mean']:.2f}): "
+                 + ", ".join(f"{s} {report['overall'][s]['mean']:.2f}" for s in systems))
+    lines.append(f"answers scored 0 (humans gave 1 or less to {report['human_low']}): "
+                 + ", ".join(f"{s} {report['overall'][s]['zeros']}" for s in systems))
     return "\n".join(lines)

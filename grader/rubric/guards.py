@@ -1,13 +1,16 @@
 """Engine-wide guards that apply to every rubric: answer form, copies of the question, refutations.
 
 These checks are deliberately conservative: real short answers are often terse lists ("push, pop,
-top"), so only unmistakable gaming is refused. Thresholds were checked against the Mohler dev split
-(630 marked answers, none of which trips a guard) and the seed model answers.
+top") or chains of terms ("input -> hidden layer -> hidden layer -> output"), so only unmistakable
+gaming is refused. Each guard can be switched off or tuned per rubric (``guards:`` in the rubric,
+:data:`DEFAULT_GUARDS`), and every result names the guard that fired (trial reports count them).
 
-- :func:`form_problem` - a bag of keywords (no function words, the same keywords repeated), a long
-  word salad without sentence structure, or long filler with very low lexical diversity earns no
-  credit; an extremely long answer is capped (its evidence may be spread over unrelated text).
-- :func:`copies_question` - an answer made only of the question's words earns nothing.
+- :func:`form_problem` - a bag of keywords (no function words, keywords repeated side by side), a
+  long word salad without sentence structure, long filler with very low lexical diversity, or
+  text repeated within the answer limits its credit. Length alone never does: a long answer that
+  does not repeat itself is scored like a short one.
+- :func:`copies_question` - an answer made only of the question's words earns nothing, unless it
+  picks one of the options the question offers ("rows or columns?" - "over the rows").
 - :func:`refuted` - a misconception mentioned in order to refute it ("it is wrong that attention
   knows the order", "the statement claims ...") is not held against the learner.
 - :func:`endorsing_verdict` - on spot-the-error / true-false items whose statement is false, a
@@ -19,29 +22,31 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 from grader.rubric import lexicon
-from grader.rubric.analysis import Analysis
+from grader.rubric.analysis import Analysis, tokenize
 
-#: Bag of keywords: at least this many content words, almost no function words, many repeats.
-BAG_MIN_CONTENT = 6
-BAG_MAX_FUNCTION_SHARE = 0.1
-BAG_MAX_DISTINCT_SHARE = 0.6
-#: Word salad: a "sentence" this long with few function words (real prose has 30-50 %).
-SALAD_MIN_SENTENCE_WORDS = 100
-SALAD_MAX_FUNCTION_SHARE = 0.25
-#: Filler: this many content words of which under this share are distinct.
-FILLER_MIN_CONTENT = 100
-FILLER_MAX_DISTINCT_SHARE = 0.3
-#: Extremely long answers (word tokens) are capped at this share of the marks.
-LONG_ANSWER_WORDS = 500
-LONG_ANSWER_CAP = 0.5
-#: A copy of the question: at least this share of the question's distinct content words, and new
-#: content words at most this share of them, rounded down (so none for a short question, where one
-#: new word can be the whole answer: "C++ programs begin execution at main"), never a negation cue or
-#: a refutation word.
-COPY_MIN_COVERAGE = 0.6
-COPY_NEW_WORDS_SHARE = 0.1
+#: Every guard and its parameters; a rubric's ``guards:`` overrides them (``false`` switches one off).
+#: keyword_list: at least ``min_words`` content words, under ``max_function_share`` function words,
+#: at most ``max_distinct_share`` distinct, and ``min_adjacent_repeats`` keywords repeated side by
+#: side ("quadratic quadratic"): a chain of terms that reuses a term elsewhere is not stuffing.
+#: word_salad: a sentence of ``min_sentence_words`` words with under ``max_function_share`` function
+#: words (real prose has 30-50 %). filler: ``min_words`` content words under ``max_distinct_share``
+#: distinct. repetition: ``min_repeated_words`` content words, at least ``max_repeated_share`` of
+#: them, repeat a four-word sequence said earlier in the answer; the credit is capped at the share
+#: that is not repeated. copies_question: the answer covers ``coverage`` of the question's distinct
+#: content words and adds at most ``new_words`` of their number (rounded down) new ones.
+DEFAULT_GUARDS: dict[str, dict[str, Any]] = {
+    "copies_question": {"enabled": True, "coverage": 0.6, "new_words": 0.1},
+    "keyword_list": {"enabled": True, "min_words": 6, "max_function_share": 0.1, "max_distinct_share": 0.6,
+                     "min_adjacent_repeats": 2},
+    "word_salad": {"enabled": True, "min_sentence_words": 100, "max_function_share": 0.25},
+    "filler": {"enabled": True, "min_words": 100, "max_distinct_share": 0.3},
+    "repetition": {"enabled": True, "min_repeated_words": 20, "max_repeated_share": 0.3},
+}
+#: Content words in a repeated sequence (repetition guard; :func:`repeated_share` zips four lists).
+REPEAT_NGRAM = 4
 
 #: Words that show a statement is being refuted or only reported (surface forms, lower case).
 REFUTATION_WORDS = frozenset(
@@ -54,56 +59,127 @@ ENDORSEMENT_WORDS = frozenset("correct true right accurate valid".split())
 NEXT_SENTENCE_REACH = 4
 
 
+def guard_settings(overrides: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
+    """:data:`DEFAULT_GUARDS` with a rubric's ``guards:`` applied (``false`` disables a guard,
+    ``true`` keeps its defaults, a mapping overrides parameters)."""
+    settings = {name: dict(values) for name, values in DEFAULT_GUARDS.items()}
+    for name, value in (overrides or {}).items():
+        if value is False:
+            settings[name]["enabled"] = False
+        elif isinstance(value, dict):
+            settings[name].update(value)
+    return settings
+
+
 @dataclass(frozen=True)
 class FormVerdict:
-    """``cap`` is the share of ``max_points`` the answer may earn at most (0 = no credit)."""
+    """``cap`` is the share of ``max_points`` the answer may earn at most (0 = no credit);
+    ``guard`` names the guard (a key of :data:`DEFAULT_GUARDS`)."""
 
     cap: float
     reason: str
+    guard: str = ""
 
 
-def form_problem(a: Analysis) -> FormVerdict | None:
+def repeated_share(a: Analysis) -> tuple[int, float]:
+    """Content words that repeat a sequence of :data:`REPEAT_NGRAM` content words said earlier in
+    the answer (the later copies only), and their share of the content words."""
+    keys = a.key
+    n = len(keys)
+    if n < 2 * REPEAT_NGRAM:
+        return 0, 0.0
+    first_seen: dict[tuple[str, ...], int] = {}
+    repeated: set[int] = set()
+    for i, gram in enumerate(zip(keys, keys[1:], keys[2:], keys[3:])):
+        start = first_seen.setdefault(gram, i)
+        if start <= i - REPEAT_NGRAM:  # an earlier, non-overlapping occurrence
+            repeated.update(range(i, i + REPEAT_NGRAM))
+    return len(repeated), len(repeated) / n
+
+
+def form_problem(a: Analysis, settings: dict[str, dict[str, Any]] | None = None) -> FormVerdict | None:
     """Return why the answer's form limits its credit, or ``None`` for ordinary answers.
 
     Uses the word counts of :class:`Analysis` (``words``, ``function_words``,
-    ``longest_sentence``) and the content keys; cost linear in the answer's length.
+    ``longest_sentence``) and the content keys; cost linear in the answer's length. ``settings``
+    come from :func:`guard_settings` (default: :data:`DEFAULT_GUARDS`).
     """
+    settings = settings or DEFAULT_GUARDS
     content = len(a.key)
     if not content:
         return None
     function_share = a.function_words / a.words if a.words else 0.0
     distinct_share = len(set(a.key)) / content
-    if (content >= BAG_MIN_CONTENT and function_share < BAG_MAX_FUNCTION_SHARE
-            and distinct_share <= BAG_MAX_DISTINCT_SHARE):
-        top, count = Counter(a.key).most_common(1)[0]
-        return FormVerdict(0.0, f"This answer is a list of repeated keywords (\"{a.surface[a.key.index(top)]}\" "
-                                f"{count} times) rather than an explanation, so it earns no credit. "
-                                "Explain in sentences.")
-    if a.longest_sentence >= SALAD_MIN_SENTENCE_WORDS and function_share < SALAD_MAX_FUNCTION_SHARE:
+    bag = settings["keyword_list"]
+    if (bag["enabled"] and content >= bag["min_words"] and function_share < bag["max_function_share"]
+            and distinct_share <= bag["max_distinct_share"]):
+        adjacent = sum(1 for p in range(1, content) if a.key[p] == a.key[p - 1] and a.clause[p] == a.clause[p - 1])
+        if adjacent >= bag["min_adjacent_repeats"]:
+            top, count = Counter(a.key).most_common(1)[0]
+            return FormVerdict(0.0, f"This answer is a list of repeated keywords (\"{a.surface[a.key.index(top)]}\" "
+                                    f"{count} times) rather than an explanation, so it earns no credit. "
+                                    "Explain in sentences.", "keyword_list")
+    salad = settings["word_salad"]
+    if (salad["enabled"] and a.longest_sentence >= salad["min_sentence_words"]
+            and function_share < salad["max_function_share"]):
         return FormVerdict(0.0, f"This answer has no sentence structure ({a.longest_sentence} words without a "
-                                "full stop and few connecting words), so it earns no credit. Explain in sentences.")
-    if content >= FILLER_MIN_CONTENT and distinct_share < FILLER_MAX_DISTINCT_SHARE:
-        return FormVerdict(0.0, "This answer repeats the same few words over and over, so it earns no credit.")
-    if a.words > LONG_ANSWER_WORDS:
-        return FormVerdict(LONG_ANSWER_CAP, f"This answer is {a.words} words long (more than {LONG_ANSWER_WORDS}); "
-                                            f"it can earn at most {LONG_ANSWER_CAP:.0%} of the marks. "
-                                            "Keep to the point.")
+                                "full stop and few connecting words), so it earns no credit. Explain in sentences.",
+                           "word_salad")
+    filler = settings["filler"]
+    if filler["enabled"] and content >= filler["min_words"] and distinct_share < filler["max_distinct_share"]:
+        return FormVerdict(0.0, "This answer repeats the same few words over and over, so it earns no credit.",
+                           "filler")
+    rep = settings["repetition"]
+    # repeated words copy earlier ones, so a repeated share of s leaves at most 1 - s distinct
+    if (rep["enabled"] and content >= rep["min_repeated_words"] + REPEAT_NGRAM
+            and distinct_share <= 1.0 - rep["max_repeated_share"]):
+        count, share = repeated_share(a)
+        if count >= rep["min_repeated_words"] and share >= rep["max_repeated_share"]:
+            cap = round(1.0 - share, 4)
+            return FormVerdict(cap, f"{share:.0%} of this answer repeats what it already said; repeated text "
+                                    f"earns nothing, so it can earn at most {cap:.0%} of the marks.", "repetition")
     return None
 
 
-def copies_question(a: Analysis, question_keys: frozenset) -> bool:
+def question_options(question: str) -> list[tuple[str, str]]:
+    """The alternatives a question offers, as pairs of content-word keys around "or", "versus",
+    "vs": "Is softmax taken over the rows or the columns?" -> [("row", "column")]."""
+    words = [t.text for t in tokenize(question) if t.is_word]
+    pairs = []
+    for i, w in enumerate(words):
+        if w not in ("or", "versus", "vs"):
+            continue
+        before, after = words[:i], words[i + 1:]
+        # the words that differ: "over the rows or over the columns" -> rows / columns
+        left = next((x for x in reversed(before) if x not in lexicon.STOPWORDS and x not in after), None)
+        right = next((x for x in after if x not in lexicon.STOPWORDS and x not in before), None)
+        if left and right and left != right:
+            pairs.append((lexicon.stem(left), lexicon.stem(right)))
+    return pairs
+
+
+def copies_question(a: Analysis, question_keys: frozenset, options: list[tuple[str, str]] = (),
+                    settings: dict[str, Any] | None = None) -> bool:
     """True when the answer is (nearly) a copy of the question: it covers at least 60 % of the
     question's distinct content words and adds hardly any new content word (one per ten question
-    words), none a negation cue or a refutation word ("... does not change ..." is an answer)."""
-    if not a.key or not question_keys:
+    words), none a negation cue or a refutation word ("... does not change ..." is an answer).
+    An answer that picks one of the options the question offers ("... rows or columns?" -
+    "softmax is taken over the rows") is an answer, not a copy; ``options`` are the question's
+    (:func:`question_options`, computed once per rubric)."""
+    settings = settings or DEFAULT_GUARDS["copies_question"]
+    if not settings.get("enabled", True) or not a.key or not question_keys:
         return False
     new = [p for p, k in enumerate(a.key) if k not in question_keys]
-    if len(new) > int(COPY_NEW_WORDS_SHARE * len(question_keys)):
+    if len(new) > int(settings["new_words"] * len(question_keys)):
         return False
     if any(a.surface[p] in lexicon.NEGATION_CUES or a.surface[p] in REFUTATION_WORDS for p in new):
         return False
-    covered = len(question_keys.intersection(a.key))
-    return covered >= COPY_MIN_COVERAGE * len(question_keys)
+    present = set(a.key)
+    for left, right in options:
+        if (left in present) != (right in present):
+            return False  # it chooses one of the options
+    covered = len(question_keys.intersection(present))
+    return covered >= settings["coverage"] * len(question_keys)
 
 
 def _refutes(a: Analysis, positions, match: tuple[int, ...], same_sentence: bool) -> bool:
@@ -199,7 +275,7 @@ def endorsing_verdict(a: Analysis) -> tuple[int, int] | None:
     correct because ..." judges the learner's fix) and a concession ("it is true that ...").
     Regular expressions over the original answer; cost linear in its length.
     """
-    text = a.text
+    text = a.plain
     for m in _ENDORSING.finditer(text):
         start, end = m.span()
         lo = max((b.end() for b in _SENTENCE_BOUNDS.finditer(text, 0, start)), default=0)
@@ -213,5 +289,5 @@ def endorsing_verdict(a: Analysis) -> tuple[int, int] | None:
             continue  # "... with values it is correct" judges the learner's own fix
         if m.group(1) and _refuted_before(text, start):
             continue  # "Error: ... values. This is correct because ..." judges the learner's fix
-        return start, end
+        return a.original_span(start, end)
     return None

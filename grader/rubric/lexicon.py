@@ -27,8 +27,32 @@ NEGATION_CUES = frozenset(
     """not no never without cannot can't neither nor none nothing nobody nowhere
     don't doesn't didn't isn't aren't wasn't weren't won't wouldn't shouldn't couldn't
     hasn't haven't hadn't mustn't needn't ain't
-    dont doesnt didnt isnt arent wasnt werent wont wouldnt shouldnt couldnt cant""".split()
+    dont doesnt didnt isnt arent wasnt werent wont wouldnt shouldnt couldnt cant
+    hardly scarcely barely""".split()
 )
+
+#: Contractions of "not": a rubric's ``not`` (or ``n't``) also matches them ("don't", "dont").
+NOT_CONTRACTIONS = frozenset(w for w in NEGATION_CUES if w.endswith(("n't", "nt")) or w == "cannot")
+
+#: Negations of several words (NegEx "pre-negation" phrases), by first word: the cue is the first
+#: content word of the sequence, its other words are part of the cue (not of the negated scope).
+#: "far from" + a determiner or pronoun is a distance, not a negation ("far from the query").
+MULTIWORD_CUES: dict[str, tuple[tuple[str, ...], ...]] = {
+    "far": (("far", "from"),),
+    "anything": (("anything", "but"),),
+    "no": (("no", "longer"),),
+    "by": (("by", "no", "means"),),
+    "in": (("in", "no", "way"),),
+    "nowhere": (("nowhere", "near"),),
+    "fail": (("fail", "to"),),
+    "fails": (("fails", "to"),),
+    "failed": (("failed", "to"),),
+    "unable": (("unable", "to"),),
+    "not": (("not", "at", "all"),),
+}
+FAR_FROM_LITERAL = frozenset(
+    """the a an each every one its it them this that these those any other another here there
+    where home our your their his her my""".split())
 
 #: Two-word sequences that look like a negation but are not one ("not only X but also Y").
 PSEUDO_NEGATIONS = frozenset(
@@ -48,10 +72,14 @@ SCOPE_TERMINATORS = frozenset(
     thus which whereby unless until otherwise""".split()
 )
 
-#: "and"/"or" followed by one of these starts a new clause and ends the scope.
+#: "and"/"or" followed by one of these starts a new clause or a new verb phrase and ends the
+#: scope: "the weights are not learned and the softmax ...", "the mask is not fixed and can grow".
 CLAUSE_STARTERS = frozenset(
     """the a an it its this that these those they we you there each every all some any
-    he she one""".split()
+    he she one
+    can could will would shall should may might must is are was were be been being am
+    has have had do does did also then still instead thus therefore so hence rather
+    gets get got becomes become became remains stays makes made""".split()
 )
 
 #: Punctuation that ends a negation scope; the first four also end a sentence.
@@ -69,6 +97,12 @@ SHORT_CUES = {"without": 2}
 
 #: Content words a negation cue reaches at most (NegEx uses a five-word window; stop words are not counted).
 NEGATION_WINDOW = 6
+
+#: Stop words the negation scanner has to look at (terminators, second words of cue pairs, frame
+#: words, "and"/"or", words inside multi-word cues); every other stop word is skipped at once.
+NEGATION_RELEVANT_STOPWORDS = STOPWORDS & (
+    SCOPE_TERMINATORS | PAIR_SECOND_WORDS | REFUTATION_FRAME_WORDS | NEGATION_CUES | {"and", "or"}
+    | {w for seqs in MULTIWORD_CUES.values() for seq in seqs for w in seq})
 
 _STEMMER = snowballstemmer.stemmer("english")
 _STEM_CACHE: dict[str, str] = {}

@@ -15,11 +15,13 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from grader.rubric.analysis import Analysis
+from grader.rubric.budget import NO_DEADLINE, Deadline, ScoringTimeout
 
 Match = tuple[int, ...]
 MAX_MATCHES = 12
 MAX_COMBINATIONS = 2000  # bounds the work of any-order phrases and proximity groups on long answers
 _EMPTY: list[Match] = []
+_NO_NEAR: tuple[float, Match] = (0.0, ())
 
 
 def fuzz_budget(word: str) -> int:
@@ -45,17 +47,21 @@ class AnswerView:
     ``"*" + prefix``, the words a prefix wildcard covers (distance 0 for a true prefix).
     """
 
-    __slots__ = ("a", "extra", "ignore_negation")
+    __slots__ = ("a", "extra", "ignore_negation", "deadline", "slot_cache")
 
-    def __init__(self, analysis: Analysis, vocab: "FuzzyVocabulary | None"):
+    def __init__(self, analysis: Analysis, vocab: "FuzzyVocabulary | None", deadline: Deadline = NO_DEADLINE):
         self.a = analysis
+        self.deadline = deadline
+        self.slot_cache: dict[int, list[int]] = {}  # id(slot) -> positions, for slots of several keys
         self.ignore_negation = False  # set to find mentions that only negation kept from counting
         self.extra: dict[str, list[tuple[int, int]]] = {}
         if vocab is None or not (vocab.words or vocab.prefixes):
             return
         words = list(enumerate(zip(analysis.surface, analysis.key)))
         words.extend((pos, (surface, key)) for pos, surface, key in analysis.compounds)
-        for pos, (surface, key) in words:
+        for n, (pos, (surface, key)) in enumerate(words):
+            if not n & 63:
+                deadline.check()
             for fkey, dist in vocab.lookup(surface, key):
                 self.extra.setdefault(fkey, []).append((pos, dist))
 
@@ -137,6 +143,9 @@ class Slot:
             if budget and key in extra:
                 found = sorted(set(found).union(p for p, d in extra[key] if d <= budget))
             return found
+        cached = view.slot_cache.get(id(self))
+        if cached is not None:
+            return cached
         hits: set[int] = set()
         for key, budget in self.keys:
             hits.update(index.get(key, _EMPTY))
@@ -144,7 +153,22 @@ class Slot:
                 hits.update(p for p, d in extra[key] if d <= budget)
         for prefix, budget in self.prefixes:
             hits.update(p for p, d in extra.get("*" + prefix, _EMPTY) if d <= budget)
-        return sorted(hits)
+        found = sorted(hits)
+        view.slot_cache[id(self)] = found
+        return found
+
+
+def _preceded_by(view: AnswerView, match: Match, words: frozenset) -> bool:
+    """True when the word right before ``match`` (only spaces or a hyphen between, same
+    sentence) is one of ``words``: "non-constant", "un-masked", "non constant"."""
+    if not match:
+        return False
+    p = match[0]
+    a = view.a
+    if p == 0 or a.surface[p - 1] not in words or a.sent[p - 1] != a.sent[p]:
+        return False
+    between = a.text[a.span[p - 1][1]:a.span[p][0]]
+    return not between.strip(" -\u2010\u2011")
 
 
 def _polarity_ok(view: AnswerView, match: Match, polarity: str) -> bool:
@@ -164,6 +188,13 @@ class Phrase:
     order: str = "fixed"
     polarity: str = "affirmed"
     text: str = ""
+    not_after: frozenset = frozenset()  # words that must not come right before the match
+    required: tuple[bool, ...] = ()     # per slot: a negation slot ("not|no") a near miss cannot skip
+
+    negation_slots: tuple[int, ...] = field(init=False, default=(), compare=False)  # indexes of ``required``
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "negation_slots", tuple(j for j, req in enumerate(self.required) if req))
 
     def find(self, view: AnswerView) -> list[Match]:
         cands = []
@@ -172,13 +203,61 @@ class Phrase:
             if not pos:
                 return _EMPTY
             cands.append(pos)
+        not_after = self.not_after
         if len(cands) == 1:
+            if self.polarity == "affirmed" and not view.ignore_negation and not not_after:
+                neg = view.a.neg  # the common case, a single word: affirmed where no cue covers it
+                return [(p,) for p in cands[0] if neg[p] < 0][:MAX_MATCHES]
             found = [(p,) for p in cands[0]]
         elif self.order == "fixed":
             found = self._ordered(view, cands)
         else:
             found = self._unordered(view, cands)
-        return [m for m in found if _polarity_ok(view, m, self.polarity)][:MAX_MATCHES]
+        return [m for m in found if _polarity_ok(view, m, self.polarity)
+                and not (not_after and _preceded_by(view, m, not_after))][:MAX_MATCHES]
+
+    def near(self, view: AnswerView, question_keys: frozenset) -> tuple[float, Match]:
+        """A near miss: the share of this phrase's words found in one sentence, affirmed, but not
+        in the order or as close together as the phrase asks: at least half of its words (one of
+        two), one of them an alphabetic word of 4+ letters that is not a word of the question, and
+        every negation word of the phrase among them (half of "no constructor" is not half of its
+        meaning). ``(0.0, ())`` when there is none."""
+        slots = self.slots
+        n = len(slots)
+        if n < 2 or self.polarity != "affirmed":
+            return _NO_NEAR
+        per_slot = [slot.positions(view) for slot in slots]
+        if 2 * (n - per_slot.count(_EMPTY)) < n:
+            return _NO_NEAR  # fewer than half of the words anywhere in the answer
+        a = view.a
+        neg, sent, keys = a.neg, a.sent, a.key
+        required = self.required
+        # a word counts when it is affirmed, or negated by a negation word of the phrase itself
+        # ("not ... copy" for "not|never cop*")
+        cues = {p for j in self.negation_slots for p in per_slot[j]} if self.negation_slots else ()
+        not_after = self.not_after
+        by_sentence: dict[int, dict[int, int]] = {}
+        for j, positions in enumerate(per_slot):
+            for p in positions:
+                if (neg[p] < 0 or neg[p] in cues) and not (not_after and _preceded_by(view, (p,), not_after)):
+                    found = by_sentence.get(sent[p])
+                    if found is None:
+                        by_sentence[sent[p]] = {j: p}
+                    elif j not in found and p not in found.values():  # one word fills one slot
+                        found[j] = p
+        best, best_match = 0.0, ()
+        for found in by_sentence.values():
+            if 2 * len(found) < n:
+                continue  # less than half of the phrase
+            if required and any(j not in found for j in self.negation_slots):
+                continue
+            if not any(keys[p] not in question_keys and len(keys[p]) >= 4 and keys[p].isalpha()
+                       for p in found.values()):
+                continue  # "one" of "more than one" is no near miss of it; nor a question word
+            share = len(found) / n
+            if share > best:
+                best, best_match = share, tuple(sorted(found.values()))
+        return best, best_match  # all words but too far apart or out of order: a near miss too
 
     def _ordered(self, view: AnswerView, cands: list[list[int]]) -> list[Match]:
         sent, gap, last_slot = view.a.clause, self.gap, len(cands) - 1
@@ -206,7 +285,10 @@ class Phrase:
             if len(out) == before:
                 dead.add((k, last))
 
-        for start in cands[0]:
+        deadline = view.deadline
+        for n, start in enumerate(cands[0]):
+            if not n & 255:
+                deadline.check()
             extend(1, [start])
             if len(out) >= MAX_MATCHES:
                 break
@@ -226,34 +308,38 @@ class Phrase:
         return out
 
 
-#: Seconds one regular-expression search may take on one answer.
-REGEX_TIMEOUT = 0.05
-
-
 @dataclass(frozen=True)
 class Regex:
-    """Escape hatch: a regular expression searched in the original answer (case-insensitive);
+    """Escape hatch: a regular expression searched in the answer as typed, HTML decoded
+    (case-insensitive);
     the match covers the content tokens its span overlaps. ``pattern`` is compiled with the
-    ``regex`` module, whose searches take a timeout: a pattern that backtracks catastrophically
-    on some answer stops after :data:`REGEX_TIMEOUT` seconds (no match) instead of freezing the
-    process that grades."""
+    ``regex`` module, whose searches take a timeout: a search gets what is left of the answer's
+    time budget (:mod:`grader.rubric.budget`), and one that runs out raises
+    :class:`~grader.rubric.budget.ScoringTimeout` (the answer is not scored, rather than scored
+    as if the pattern had not matched)."""
 
     pattern: Any
     polarity: str = "affirmed"
+    not_after: frozenset = frozenset()
+
+    def near(self, view: AnswerView, question_keys: frozenset) -> tuple[float, Match]:
+        return 0.0, ()
 
     def find(self, view: AnswerView) -> list[Match]:
         out: list[Match] = []
         spans = view.a.span
+        deadline = view.deadline
         try:
-            for m in self.pattern.finditer(view.a.text, timeout=REGEX_TIMEOUT):
-                s, e = m.span()
+            for m in self.pattern.finditer(view.a.plain, timeout=min(deadline.remaining(), 3600.0)):
+                s, e = view.a.original_span(*m.span())
                 match = tuple(i for i, (ts, te) in enumerate(spans) if ts < e and te > s)
-                if match and _polarity_ok(view, match, self.polarity):
+                if (match and _polarity_ok(view, match, self.polarity)
+                        and not (self.not_after and _preceded_by(view, match, self.not_after))):
                     out.append(match)
                 if len(out) >= MAX_MATCHES:
                     break
         except TimeoutError:
-            pass
+            raise ScoringTimeout(deadline.seconds or 0.0) from None
         return out
 
 
@@ -271,6 +357,26 @@ class AnyOf:
                 break
         return out[:MAX_MATCHES]
 
+    def near(self, view: AnswerView, question_keys: frozenset) -> tuple[float, Match]:
+        """The best near miss of any alternative (its weight applied)."""
+        best: tuple[float, Match] = (0.0, ())
+        for child in self.children:
+            found = child.near(view, question_keys)
+            if found[0] > best[0]:
+                best = found
+        return best
+
+    def value(self, view: AnswerView) -> tuple[float, list[Match]]:
+        """The largest weight among the alternatives that match, with their matches."""
+        best, matches = 0.0, []
+        for child in self.children:
+            v, m = concept_value(child, view)
+            if v > best:
+                best, matches = v, m
+            if best >= 1.0:
+                break
+        return best, matches
+
 
 @dataclass(frozen=True)
 class AllOf:
@@ -280,6 +386,19 @@ class AllOf:
     children: tuple
     within: int | None = None
     same_sentence: bool = False
+
+    def near(self, view: AnswerView, question_keys: frozenset) -> tuple[float, Match]:
+        """Some of the group's children match (or nearly): the mean of their values."""
+        total, evidence = 0.0, set()
+        for child in self.children:
+            if child.find(view):
+                total += 1.0
+                continue
+            v, m = child.near(view, question_keys)
+            total += v
+            evidence.update(m)
+        share = total / len(self.children)
+        return (share, tuple(sorted(evidence))) if evidence else (0.0, ())
 
     def find(self, view: AnswerView) -> list[Match]:
         per_child = []
@@ -315,3 +434,41 @@ class NoneOf:
 
     def find(self, view: AnswerView) -> list[Match]:
         return _EMPTY if self.child.find(view) else [()]
+
+    def near(self, view: AnswerView, question_keys: frozenset) -> tuple[float, Match]:
+        return 0.0, ()
+
+
+@dataclass(frozen=True)
+class Weighted:
+    """A concept with a ``weight`` (0-1): when it is the alternative that matches, the criterion
+    earns that share of its points ("many" earns half of "an unlimited number")."""
+
+    child: object
+    weight: float
+
+    def find(self, view: AnswerView) -> list[Match]:
+        return self.child.find(view)
+
+    def near(self, view: AnswerView, question_keys: frozenset) -> tuple[float, Match]:
+        v, m = self.child.near(view, question_keys)
+        return v * self.weight, m
+
+    def value(self, view: AnswerView) -> tuple[float, list[Match]]:
+        v, m = concept_value(self.child, view)
+        return v * self.weight, m
+
+
+def concept_value(node, view: AnswerView) -> tuple[float, list[Match]]:
+    """A concept's credit share (1.0 when it matches, its weight for a :class:`Weighted`
+    alternative, 0.0 when it does not match) and its matches. An ``all`` group is worth its
+    smallest child's value."""
+    if isinstance(node, (Weighted, AnyOf)):
+        return node.value(view)
+    if isinstance(node, AllOf) and any(isinstance(c, (Weighted, AnyOf)) for c in node.children):
+        found = node.find(view)
+        if not found:
+            return 0.0, []
+        return min(concept_value(c, view)[0] for c in node.children), found
+    found = node.find(view)
+    return (1.0 if found else 0.0), found

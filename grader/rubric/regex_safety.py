@@ -1,10 +1,25 @@
-"""Refuse regular expressions that can backtrack for exponential time (ReDoS).
+"""Refuse regular expressions that can backtrack for exponential or high-polynomial time (ReDoS).
 
-Python's ``re`` has no timeout, and a rubric's regex runs on every answer, so the escape hatch
-accepts only patterns without the classic catastrophic shapes (OWASP "Regular expression Denial of
-Service"): a repeated group that itself contains a repetition (star height 2, ``(a+)+``), a
-repeated group containing an alternation (``(a|aa)*``), and back-references. The check walks the
-parse tree of CPython's own regex parser (``re._parser``, ``sre_parse`` before 3.11).
+A rubric's regex runs on every answer, so the escape hatch accepts only patterns without the
+catastrophic shapes (OWASP "Regular expression Denial of Service"; Russ Cox, "Regular Expression
+Matching Can Be Simple And Fast", 2007, for ``a?^n a^n``). Refused, with the reason:
+
+- back-references;
+- a repeated group (``+``, ``*``, ``{m,n}`` with ``n > 1``) whose body holds a variable repeat
+  (``(a+)+``, ``(?:x?){28}``, ``(?:ab?)+``) or an alternation (``(a|aa)*``);
+- two variable repeats that can consume the same character, at least one of them able to take
+  more than one character, with nothing between them that the first could not also have taken
+  (``\\w*\\w*``, ``\\d+\\.?\\d+``, ``[a-z]+\\b\\w*``, ``x{0,28}x{0,28}``, ``a.*b.*c``): the characters
+  they share can be split between them in as many ways as their product, and five of them
+  (``\\w*\\w*\\w*\\w*\\w*\\d\\b``) made a 2 KB answer take 7.7 s. The look-ahead passes anything
+  that can match nothing (``?``-items, ``\\b``, lookarounds) and looks into groups;
+- a chain of more than :data:`MAX_OPTIONAL_CHAIN` adjacent optional items that can take the same
+  character (``x?x?x?x?x?xxxxx``: ``2^n`` ways to choose which ones match).
+
+The check walks the parse tree of CPython's own regex parser (``re._parser``, ``sre_parse``
+before 3.11); the pattern is later compiled with the ``regex`` module (case-insensitive), which is
+compatible with it, and every search also runs under the answer's time budget
+(:mod:`grader.rubric.budget`), so whatever slips through is still bounded.
 """
 from __future__ import annotations
 
@@ -16,45 +31,225 @@ except ImportError:  # pragma: no cover - Python < 3.11
     import sre_parse  # type: ignore[no-redef]
 
 MAX_REGEX_CHARS = 300
+#: Adjacent optional items (``x?``) that share a character: more than this many are refused.
+MAX_OPTIONAL_CHAIN = 4
 _REPEATS = {C.MAX_REPEAT, C.MIN_REPEAT, getattr(C, "POSSESSIVE_REPEAT", C.MAX_REPEAT)}
+_ZERO_WIDTH = {C.AT, C.ASSERT, C.ASSERT_NOT}
+#: Characters used to decide whether two character sets overlap: ASCII plus representatives of
+#: the Unicode letters, digits and spaces that \w, \d and \s also match (patterns run case-insensitively).
+_SAMPLE = [chr(i) for i in range(128)] + list("éßΩж中٣²\u00a0\u2003\u2028")
 
 
-def _check(parsed, in_repeat: bool) -> str | None:
+class _Refused(Exception):
+    pass
+
+
+def _in_category(cat, ch: str) -> bool:
+    name = str(cat)
+    negated = "NOT_" in name
+    if "DIGIT" in name:
+        hit = ch.isdecimal()
+    elif "SPACE" in name:
+        hit = ch.isspace()
+    elif "WORD" in name:
+        hit = ch.isalnum() or ch == "_"
+    elif "LINEBREAK" in name:
+        hit = ch == "\n"
+    else:  # unknown category: assume it matches
+        hit = True
+    return hit != negated
+
+
+def _atom_matches(op, av, ch: str) -> bool:
+    """Whether a one-character item matches ``ch`` (case-insensitively)."""
+    variants = {ch, ch.lower(), ch.upper()}
+    if op == C.ANY:
+        return True
+    if op == C.LITERAL:
+        return chr(av) in variants or chr(av).lower() in variants
+    if op == C.NOT_LITERAL:
+        return not (chr(av) in variants or chr(av).lower() in variants)
+    if op == C.CATEGORY:
+        return _in_category(av, ch)
+    if op == C.IN:
+        negate = bool(av) and av[0][0] == C.NEGATE
+        hit = False
+        for sub_op, sub_av in av[1:] if negate else av:
+            if sub_op == C.LITERAL:
+                hit = chr(sub_av) in variants or chr(sub_av).lower() in variants
+            elif sub_op == C.RANGE or str(sub_op).startswith("RANGE"):
+                lo, hi = sub_av
+                hit = any(lo <= ord(v) <= hi for v in variants if len(v) == 1)
+            elif sub_op == C.CATEGORY:
+                hit = _in_category(sub_av, ch)
+            if hit:
+                break
+        return hit != negate
+    return True  # unknown single item: assume the worst
+
+
+def _chars(items) -> frozenset[str]:
+    """Every sample character any consuming item of ``items`` can match (lookarounds excluded)."""
+    out: set[str] = set()
+    for op, av in items:
+        if op in _REPEATS:
+            out |= _chars(av[2])
+        elif op == C.SUBPATTERN:
+            out |= _chars(av[-1])
+        elif op == C.BRANCH:
+            for branch in av[1]:
+                out |= _chars(branch)
+        elif op in _ZERO_WIDTH or op in (C.GROUPREF, C.GROUPREF_EXISTS):
+            continue
+        else:
+            out.update(ch for ch in _SAMPLE if _atom_matches(op, av, ch))
+    return frozenset(out)
+
+
+def _first_chars(items) -> frozenset[str]:
+    """The sample characters a match of ``items`` can start with."""
+    out: set[str] = set()
+    for op, av in items:
+        if op in _ZERO_WIDTH or op in (C.GROUPREF, C.GROUPREF_EXISTS):
+            continue
+        if op in _REPEATS:
+            out |= _first_chars(av[2])
+        elif op == C.SUBPATTERN:
+            out |= _first_chars(av[-1])
+        elif op == C.BRANCH:
+            for branch in av[1]:
+                out |= _first_chars(branch)
+        else:
+            out |= _chars([(op, av)])
+        if not _nullable([(op, av)]):
+            break
+    return frozenset(out)
+
+
+def _nullable(items) -> bool:
+    """Whether ``items`` (a sequence) can match the empty string."""
+    for op, av in items:
+        if op in _ZERO_WIDTH:
+            continue
+        if op in _REPEATS:
+            if av[0] == 0 or _nullable(av[2]):
+                continue
+            return False
+        if op == C.SUBPATTERN:
+            if _nullable(av[-1]):
+                continue
+            return False
+        if op == C.BRANCH:
+            if any(_nullable(b) for b in av[1]):
+                continue
+            return False
+        return False
+    return True
+
+
+def _variable(op, av) -> bool:
+    return op in _REPEATS and av[0] < av[1]
+
+
+def _edge_repeats(items, leading: bool) -> list:
+    """Variable repeats that can take the first (``leading``) or last character of ``items``,
+    looking through items that can match nothing and into groups and alternations."""
+    out = []
+    seq = list(items) if leading else list(reversed(items))
+    for op, av in seq:
+        if op in _ZERO_WIDTH:
+            continue
+        if _variable(op, av):
+            out.append((op, av))
+        elif op in _REPEATS:
+            out.extend(_edge_repeats(av[2], leading))
+        elif op == C.SUBPATTERN:
+            out.extend(_edge_repeats(av[-1], leading))
+        elif op == C.BRANCH:
+            for branch in av[1]:
+                out.extend(_edge_repeats(branch, leading))
+        if not _nullable([(op, av)]):
+            break
+    return out
+
+
+def _check_sequence(items) -> None:
+    """Refuse overlapping repeats in one sequence and long chains of optional items.
+
+    After a variable repeat R, the items it could also have consumed (a mandatory character it
+    matches, anything that can match nothing) do not separate it from the next repeat: ``\\w*\\w*``,
+    ``\\d+\\.?\\d+`` and ``a.*b.*c`` each leave the characters between two repeats to be split
+    in polynomially many ways, and a search tries that from every start position."""
+    items = list(items)
+    for i in range(len(items) - 1):
+        for t_op, t_av in _edge_repeats(items[i:i + 1], leading=False):
+            t_chars = _chars(t_av[2])
+            for nxt in items[i + 1:]:
+                for h_op, h_av in _edge_repeats([nxt], leading=True):
+                    if max(t_av[1], h_av[1]) > 1 and t_chars & _first_chars(h_av[2]):
+                        raise _Refused(
+                            "repeats that can match the same characters with nothing required between them "
+                            "(\\w*\\w*, \\d+\\.?\\d+, a.*b.*c) can take polynomial time in the answer's "
+                            "length; merge them (\\w*), make the part between them something the first "
+                            "cannot match, or use an 'all' group with 'within' instead")
+                if _nullable([nxt]):
+                    continue
+                nxt_chars = _chars([nxt])
+                if t_av[1] > 1 and nxt_chars and nxt_chars <= t_chars:
+                    continue  # the first repeat could have taken it too
+                break
+    chain: list[frozenset[str]] = []
+    for op, av in items:
+        if op in _ZERO_WIDTH:
+            continue
+        if op in _REPEATS and av[0] == 0 and av[1] == 1:
+            chars = _chars(av[2])
+            chain = [c for c in chain if c & chars] + [chars]
+            if len(chain) > MAX_OPTIONAL_CHAIN:
+                raise _Refused(f"more than {MAX_OPTIONAL_CHAIN} adjacent optional items that can match the "
+                               "same character (x?x?x?x?x?...) can take exponential time")
+        elif not _nullable([(op, av)]):
+            chain = []
+
+
+def _check(parsed, in_repeat: bool) -> None:
+    _check_sequence(parsed)
     for op, av in parsed:
         if op in _REPEATS:
-            _lo, hi, sub = av
-            unbounded = hi > 1
-            if unbounded and in_repeat:
-                return "nested repetition such as (a+)+ can take exponential time"
-            problem = _check(sub, in_repeat or unbounded)
-            if problem:
-                return problem
+            lo, hi, sub = av
+            if in_repeat and lo < hi:
+                raise _Refused("nested repetition such as (a+)+ or (?:x?){28} can take exponential time")
+            if hi > 1 and _nullable(sub):
+                raise _Refused("a repeated group that can match nothing, such as (?:x?){28}, can take "
+                               "exponential time")
+            _check(sub, in_repeat or hi > 1)
         elif op == C.SUBPATTERN:
-            problem = _check(av[-1], in_repeat)
-            if problem:
-                return problem
+            _check(av[-1], in_repeat)
         elif op == C.BRANCH:
             if in_repeat:
-                return "an alternation inside a repeated group such as (a|aa)* can take exponential time"
+                raise _Refused("an alternation inside a repeated group such as (a|aa)* can take "
+                               "exponential time")
             for branch in av[1]:
-                problem = _check(branch, in_repeat)
-                if problem:
-                    return problem
+                _check(branch, in_repeat)
         elif op in (C.ASSERT, C.ASSERT_NOT):
-            problem = _check(av[1], in_repeat)
-            if problem:
-                return problem
+            _check(av[1], in_repeat)
         elif op in (C.GROUPREF, C.GROUPREF_EXISTS):
-            return "back-references are not allowed"
-    return None
+            raise _Refused("back-references are not allowed")
 
 
 def regex_problem(pattern: str) -> str | None:
-    """Why ``pattern`` is refused (too long, invalid, or potentially exponential), or ``None``."""
+    """Why ``pattern`` is refused (too long, invalid, or potentially exponential or
+    high-polynomial), or ``None``."""
     if len(pattern) > MAX_REGEX_CHARS:
         return f"a regular expression is at most {MAX_REGEX_CHARS} characters"
     try:
         parsed = sre_parse.parse(pattern)
     except Exception as exc:  # re.error, or recursion on absurd nesting
         return f"invalid regular expression: {exc}"
-    return _check(parsed, False)
+    try:
+        _check(parsed, False)
+    except _Refused as exc:
+        return str(exc)
+    except RecursionError:
+        return "regular expression nested too deeply"
+    return None

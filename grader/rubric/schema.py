@@ -57,8 +57,16 @@ MAX_PHRASE_CHARS = 300
 MAX_SYNONYM_SETS = 100
 MAX_SYNONYMS = 100         # entries per set
 MAX_POINTS = 1000          # points, max_points and penalties are finite and at most this
+#: Values in a rubric document (mappings, lists and scalars), counted with YAML aliases expanded:
+#: a 376-byte "billion laughs" document (aliases of aliases) is refused before anything is built.
+#: The largest built-in rubric has about 250.
+MAX_DOCUMENT_NODES = 20_000
+#: Concepts in a rubric, nested ones and synonym entries included (built-in rubrics: at most ~140).
+MAX_CONCEPT_NODES = 2_000
+#: Regular-expression concepts in a rubric (each is searched in every answer).
+MAX_REGEX_CONCEPTS = 20
 _depth: ContextVar[int] = ContextVar("rubric_concept_depth", default=0)
-_OPTIONS = ("gap", "order", "fuzzy", "polarity")
+_OPTIONS = ("gap", "order", "fuzzy", "polarity", "not_after")
 
 
 class RubricError(ValueError):
@@ -67,17 +75,62 @@ class RubricError(ValueError):
     def __init__(self, errors: list[dict[str, str]]):
         self.errors = errors
         self.partial: dict[str, Any] = {}  # the fields that did load (validation errors only)
+        self.oversized = False  # over a size cap: nothing else was checked (nor should be)
         summary = "; ".join(f"{e['path'] or '<root>'}: {e['message']}" for e in errors[:5])
         more = f" (+{len(errors) - 5} more)" if len(errors) > 5 else ""
         super().__init__(f"invalid rubric: {summary}{more}")
 
 
+def yaml_hint(value: Any) -> str:
+    """Why a YAML scalar that should be text is not, and how to quote it ("" when it is text).
+    YAML 1.1 (PyYAML) reads unquoted ``null``/``~``/nothing as no value, ``yes``/``no``/``on``/
+    ``off``/``true``/``false`` as booleans and ``1.0``/``2`` as numbers."""
+    if value is None:
+        return (" (YAML reads an unquoted null, ~ or a missing value as no value: to mean the word, "
+                'quote it, e.g. id: "null")')
+    if isinstance(value, bool):
+        return (f" (YAML reads an unquoted yes/no/on/off/true/false as the boolean {str(value).lower()}: "
+                'to mean the word, quote it, e.g. "no")')
+    if isinstance(value, (int, float)):
+        return f' (YAML reads {value!r} as a number: to mean the text, quote it, e.g. "{value}")'
+    return ""
+
+
+class Text(fields.String):
+    """A string field whose errors say how YAML turned the value into something else."""
+
+    def deserialize(self, value: Any, attr: str | None = None, data: Any = None, **kwargs: Any):
+        if value is None and not self.allow_none:
+            raise ValidationError("Field may not be null." + yaml_hint(None))
+        return super().deserialize(value, attr, data, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any):
+        if not isinstance(value, str) and yaml_hint(value):
+            raise ValidationError("Not a valid string." + yaml_hint(value))
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
+class WordList(fields.Field):
+    """Words written as ``"non|un"`` or ``["non", "un"]`` (at most 20, each 1-20 letters)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> list[str]:
+        items = value.split("|") if isinstance(value, str) else value
+        if not isinstance(items, list) or not all(isinstance(w, str) for w in items):
+            raise ValidationError('a word or a list of words, e.g. "non|un" or ["non", "un"]' + yaml_hint(value))
+        words = [w.strip().lower().rstrip("-") for w in items if w.strip()]
+        if not words or len(words) > 20 or not all(w.isalpha() and len(w) <= 20 for w in words):
+            raise ValidationError("1 to 20 words of letters only, e.g. \"non|un\"")
+        return words
+
+
 def _option_fields() -> dict[str, fields.Field]:
     return {
         "gap": fields.Integer(validate=validate.Range(0, 10)),
-        "order": fields.String(validate=validate.OneOf(["fixed", "any"])),
+        "order": Text(validate=validate.OneOf(["fixed", "any"])),
         "fuzzy": fields.Integer(validate=validate.Range(0, 2)),
-        "polarity": fields.String(validate=validate.OneOf(["affirmed", "negated", "any"])),
+        "polarity": Text(validate=validate.OneOf(["affirmed", "negated", "any"])),
+        # a match does not count right after one of these words: "constant" not in "non-constant"
+        "not_after": WordList(),
     }
 
 
@@ -102,17 +155,19 @@ class ConceptField(fields.Field):
                 return ConceptSchema().load(value)
             finally:
                 _depth.reset(token)
-        raise ValidationError("a concept is a phrase (string) or a mapping")
+        raise ValidationError("a concept is a phrase (string) or a mapping" + yaml_hint(value))
 
 
 class ConceptSchema(Schema):
-    phrase = fields.String(validate=validate.Length(max=MAX_PHRASE_CHARS))
-    regex = fields.String()
+    phrase = Text(validate=validate.Length(max=MAX_PHRASE_CHARS))
+    regex = Text()
     any = fields.List(ConceptField(), validate=validate.Length(min=1, max=MAX_CONCEPTS))
     all = fields.List(ConceptField(), validate=validate.Length(min=1, max=MAX_CONCEPTS))
     not_ = fields.Function(data_key="not", deserialize=lambda v: ConceptField().deserialize(v))
     within = fields.Integer(validate=validate.Range(0, 200))
     same_sentence = fields.Boolean()
+    #: share of the criterion's credit when this is the alternative that matches (default 1)
+    weight = fields.Float(validate=validate.Range(0, 1))
     locals().update(_option_fields())
 
     @validates_schema
@@ -133,18 +188,18 @@ class ConceptSchema(Schema):
 
 
 class FeedbackSchema(Schema):
-    met = fields.String()
-    missed = fields.String()
+    met = Text()
+    missed = Text()
 
 
 class CriterionSchema(Schema):
-    id = fields.String(required=True, validate=validate.Regexp(ID_RE))
-    description = fields.String(required=True, validate=validate.Length(min=1))
+    id = Text(required=True, validate=validate.Regexp(ID_RE))
+    description = Text(required=True, validate=validate.Length(min=1))
     points = fields.Float(required=True, validate=validate.Range(min=0, max=MAX_POINTS, min_inclusive=False))
     concepts = fields.List(ConceptField(), required=True, validate=validate.Length(min=1, max=MAX_CONCEPTS))
     require = fields.Raw(load_default="all")
     partial = fields.Boolean(load_default=False)
-    question_words = fields.String(validate=validate.OneOf(["discount", "allow"]))
+    question_words = Text(validate=validate.OneOf(["discount", "allow"]))
     feedback = fields.Nested(FeedbackSchema, load_default=dict)
     locals().update(_option_fields())
 
@@ -159,19 +214,68 @@ class CriterionSchema(Schema):
 
 
 class MisconceptionSchema(Schema):
-    id = fields.String(required=True, validate=validate.Regexp(ID_RE))
-    description = fields.String()
+    id = Text(required=True, validate=validate.Regexp(ID_RE))
+    description = Text()
     patterns = fields.List(ConceptField(), required=True, validate=validate.Length(min=1, max=MAX_CONCEPTS))
     penalty = fields.Float(required=True, validate=validate.Range(min=0, max=MAX_POINTS))
-    voids = fields.List(fields.String(validate=validate.Regexp(ID_RE)), load_default=list,
+    voids = fields.List(Text(validate=validate.Regexp(ID_RE)), load_default=list,
                         validate=validate.Length(max=MAX_CRITERIA))
-    message = fields.String(required=True, validate=validate.Length(min=1))
-    question_words = fields.String(validate=validate.OneOf(["discount", "allow"]))
+    message = Text(required=True, validate=validate.Length(min=1))
+    question_words = Text(validate=validate.OneOf(["discount", "allow"]))
     locals().update(_option_fields())
 
 
+class CreditSchema(Schema):
+    """How the criteria's points become the answer's points (``credit:``; see rubrics/README.md)."""
+
+    #: share of the points the criteria did not award that an on-topic answer earns
+    base = fields.Float(validate=validate.Range(0, 1))
+    #: share of an unmet criterion's points earned by a near miss (some of a phrase's words)
+    near_miss = fields.Float(validate=validate.Range(0, 1))
+
+
+GUARD_PARAMETERS: dict[str, dict[str, tuple[float, float]]] = {
+    # guard -> parameter -> allowed range (defaults in grader/rubric/guards.py)
+    "copies_question": {"coverage": (0.1, 1.0), "new_words": (0.0, 1.0)},
+    "keyword_list": {"min_words": (2, 1000), "max_function_share": (0.0, 1.0),
+                     "max_distinct_share": (0.0, 1.0), "min_adjacent_repeats": (1, 1000)},
+    "word_salad": {"min_sentence_words": (10, 100_000), "max_function_share": (0.0, 1.0)},
+    "filler": {"min_words": (10, 100_000), "max_distinct_share": (0.0, 1.0)},
+    "repetition": {"min_repeated_words": (1, 100_000), "max_repeated_share": (0.0, 1.0)},
+}
+
+
+def _guard_setting(name: str):
+    def deserialize(value: Any) -> Any:
+        if isinstance(value, bool):
+            return value
+        if not isinstance(value, dict):
+            raise ValidationError("true, false, or a mapping of the guard's parameters" + yaml_hint(value))
+        known = GUARD_PARAMETERS[name]
+        errors = {}
+        for key, v in value.items():
+            if key == "enabled":
+                if not isinstance(v, bool):
+                    errors[key] = ["true or false"]
+                continue
+            if key not in known:
+                errors[key] = [f"unknown parameter (known: enabled, {', '.join(known)})"]
+            elif isinstance(v, bool) or not isinstance(v, (int, float)) or not known[key][0] <= v <= known[key][1]:
+                errors[key] = [f"a number from {known[key][0]:g} to {known[key][1]:g}"]
+        if errors:
+            raise ValidationError(errors)
+        return value
+    return fields.Function(deserialize=deserialize)
+
+
+class GuardsSchema(Schema):
+    """Engine-wide guards switched off (``false``) or tuned per rubric (``guards:``)."""
+
+    locals().update({name: _guard_setting(name) for name in GUARD_PARAMETERS})
+
+
 class DefaultsSchema(Schema):
-    question_words = fields.String(validate=validate.OneOf(["discount", "allow"]))
+    question_words = Text(validate=validate.OneOf(["discount", "allow"]))
     locals().update(_option_fields())
 
 
@@ -180,21 +284,22 @@ def _synonym_list(value: Any) -> list[str]:
         raise ValidationError("a synonym set is a non-empty list of phrases")
     if len(value) > MAX_SYNONYMS:
         raise ValidationError(f"a synonym set has at most {MAX_SYNONYMS} phrases")
-    errors = {i: ["empty phrase"] for i, v in enumerate(value) if not isinstance(v, str) or not v.strip()}
+    errors = {i: ["empty phrase" if isinstance(v, str) else "a synonym is a phrase (string)" + yaml_hint(v)]
+              for i, v in enumerate(value) if not isinstance(v, str) or not v.strip()}
     if errors:
         raise ValidationError(errors)
     return [v.strip() for v in value]
 
 
 class RubricSchema(Schema):
-    id = fields.String(validate=validate.Regexp(ID_RE))
+    id = Text(validate=validate.Regexp(ID_RE))
     version = fields.Integer(validate=validate.Range(min=1))
-    title = fields.String()
-    question = fields.String(required=True, validate=validate.Length(min=1))
-    reference_answer = fields.String()
+    title = Text()
+    question = Text(required=True, validate=validate.Length(min=1))
+    reference_answer = Text()
     max_points = fields.Float(required=True, validate=validate.Range(min=0, max=MAX_POINTS, min_inclusive=False))
     defaults = fields.Nested(DefaultsSchema, load_default=dict)
-    synonyms = fields.Dict(keys=fields.String(validate=validate.Regexp(
+    synonyms = fields.Dict(keys=Text(validate=validate.Regexp(
         r"^[A-Za-z][A-Za-z0-9_]*$", error="a synonym name is letters, digits and _ (used as @name)")),
                            values=fields.Function(deserialize=_synonym_list), load_default=dict)
     criteria = fields.List(fields.Nested(CriterionSchema), required=True,
@@ -204,7 +309,11 @@ class RubricSchema(Schema):
     #: spot-the-error / true-false: ``false`` when the question's statement is false; an answer
     #: whose verdict endorses it then earns nothing and fires ``trap`` (default: the first misconception)
     statement = fields.Boolean()
-    trap = fields.String(validate=validate.Regexp(ID_RE))
+    trap = Text(validate=validate.Regexp(ID_RE))
+    credit = fields.Nested(CreditSchema, load_default=dict)
+    guards = fields.Nested(GuardsSchema, load_default=dict)
+    #: words read from an answer (the rest is ignored, and learners are told): shown with the item
+    max_words = fields.Integer(validate=validate.Range(1, 100_000))
     #: optional monotone map from raw points to the instructor's marks (grader/rubric/calibration.py)
     calibration = fields.Raw()
 
@@ -268,6 +377,8 @@ def flatten_errors(messages: Any, path: str = "") -> list[dict[str, str]]:
                 sub = path
             elif isinstance(key, int):
                 sub = f"{path}[{key}]"
+            elif key == "value" and path.startswith("synonyms."):
+                sub = path  # marshmallow's Dict reports a set's entries under "value"
             else:
                 name = "not" if key == "not_" else str(key)
                 sub = f"{path}.{name}" if path else name
@@ -280,17 +391,102 @@ def flatten_errors(messages: Any, path: str = "") -> list[dict[str, str]]:
     return out
 
 
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _expanded_yaml_nodes(root: yaml.Node, limit: int) -> int:
+    """Number of values ``root`` stands for once every alias is expanded, counted without
+    expanding anything (each distinct node's size is computed once, iteratively). Returns
+    ``limit + 1`` as soon as the count exceeds ``limit``, and ``-1`` for a recursive alias (a node
+    that contains itself), which would expand forever."""
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            on_path.discard(key)
+            if isinstance(node, yaml.MappingNode):
+                children = [n for pair in node.value for n in pair]
+            else:
+                children = node.value
+            total = 1 + sum(sizes[id(c)] for c in children)
+            sizes[key] = min(total, limit + 1)
+            if key == id(root):
+                break
+            continue
+        if key in sizes:
+            continue
+        if key in on_path:
+            return -1  # a recursive alias
+        if isinstance(node, yaml.ScalarNode):
+            sizes[key] = 1
+            continue
+        on_path.add(key)
+        stack.append((node, True))
+        children = [n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode) else node.value
+        stack.extend((c, False) for c in children if id(c) not in sizes)
+    return sizes.get(id(root), limit + 1)
+
+
+def _json_nodes(value: Any, limit: int) -> int:
+    """Number of values in a parsed JSON document, counting stops past ``limit``."""
+    count = 0
+    stack = [value]
+    while stack and count <= limit:
+        item = stack.pop()
+        count += 1
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return count
+
+
+def _too_large(count: int) -> RubricError:
+    return RubricError([{"path": "", "message": (
+        f"the rubric document has more than {MAX_DOCUMENT_NODES:,} values"
+        + (" once its YAML aliases (*name) are expanded" if count < 0 else "")
+        + "; split it or remove repeated aliases")}])
+
+
+def _load_yaml(text: str) -> Any:
+    """``yaml.safe_load`` with a bound on the expanded size, checked on the composed node graph
+    before any Python object is built (PyYAML shares aliased objects, but whatever walks the
+    result, such as validation, pays for every expanded copy)."""
+    loader = _YAML_LOADER(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        count = _expanded_yaml_nodes(node, MAX_DOCUMENT_NODES)
+        if count < 0:
+            raise RubricError([{"path": "", "message": "a YAML alias (*name) refers to the node that "
+                                "defines its anchor (&name): the document would be infinite"}])
+        if count > MAX_DOCUMENT_NODES:
+            raise _too_large(-1)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
 def parse_rubric(text: str, fmt: str | None = None) -> dict[str, Any]:
     """Parse a rubric document. ``fmt`` is ``"yaml"``, ``"json"`` or ``None`` (JSON when the text
     starts with ``{``, else YAML, which also reads JSON). Raises :class:`RubricError` on syntax
-    errors or when the top level is not a mapping."""
+    errors, when the top level is not a mapping, and when the document holds more than
+    :data:`MAX_DOCUMENT_NODES` values (YAML aliases expanded: the "billion laughs" bomb is refused
+    in milliseconds, before anything is built or validated)."""
     if fmt not in (None, "yaml", "json"):
         raise ValueError(f"unknown rubric format {fmt!r}; use 'yaml' or 'json'")
     try:
         if fmt == "json" or (fmt is None and text.lstrip().startswith("{")):
             doc = json.loads(text)
+            if _json_nodes(doc, MAX_DOCUMENT_NODES) > MAX_DOCUMENT_NODES:
+                raise _too_large(1)
         else:
-            doc = yaml.safe_load(text)
+            doc = _load_yaml(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         raise RubricError([{"path": "", "message": f"cannot parse rubric: {exc}"}]) from exc
     except RecursionError:
@@ -300,9 +496,56 @@ def parse_rubric(text: str, fmt: str | None = None) -> dict[str, Any]:
     return doc
 
 
+def _size_errors(doc: dict[str, Any]) -> list[dict[str, str]]:
+    """Count the concepts and regular expressions of a raw document (before marshmallow walks it)
+    and report the caps exceeded: :data:`MAX_CONCEPT_NODES`, :data:`MAX_REGEX_CONCEPTS`."""
+    concepts = regexes = 0
+    first_regex_over = ""
+    stack: list[tuple[Any, str]] = []
+    for section, key in (("criteria", "concepts"), ("misconceptions", "patterns")):
+        entries = doc.get(section)
+        for i, entry in enumerate(entries if isinstance(entries, list) else []):
+            values = entry.get(key) if isinstance(entry, dict) else None
+            for j, value in enumerate(values if isinstance(values, list) else []):
+                stack.append((value, f"{section}[{i}].{key}[{j}]"))
+    synonyms = doc.get("synonyms")
+    if isinstance(synonyms, dict):
+        concepts += sum(len(v) for v in synonyms.values() if isinstance(v, list))
+    stack.reverse()  # walk in document order, so the first regex over the cap is named
+    while stack and concepts <= MAX_CONCEPT_NODES:
+        value, path = stack.pop()
+        concepts += 1
+        if not isinstance(value, dict):
+            continue
+        if "regex" in value:
+            regexes += 1
+            if regexes == MAX_REGEX_CONCEPTS + 1:
+                first_regex_over = path
+        if "not" in value:
+            stack.append((value["not"], f"{path}.not"))
+        for group in ("all", "any"):
+            children = value.get(group)
+            if isinstance(children, list):
+                stack.extend(reversed([(c, f"{path}.{group}[{n}]") for n, c in enumerate(children)]))
+    errors = []
+    if concepts > MAX_CONCEPT_NODES:
+        errors.append({"path": "", "message": f"a rubric has at most {MAX_CONCEPT_NODES:,} concepts "
+                       "(nested concepts and synonym entries included)"})
+    if regexes > MAX_REGEX_CONCEPTS:
+        errors.append({"path": first_regex_over, "message": f"a rubric has at most {MAX_REGEX_CONCEPTS} "
+                       "regular-expression concepts (each is searched in every answer); use phrases"})
+    return errors
+
+
 def validate_rubric(doc: dict[str, Any]) -> dict[str, Any]:
     """Validate with marshmallow; return the loaded document or raise :class:`RubricError` listing
-    every error with its path."""
+    every error with its path. The size caps (:func:`_size_errors`) are checked first, so an
+    oversized document is refused before it is walked field by field."""
+    sized = _size_errors(doc)
+    if sized:
+        error = RubricError(sized)
+        error.oversized = True
+        raise error
     try:
         return RubricSchema().load(doc)
     except ValidationError as exc:

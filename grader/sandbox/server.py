@@ -133,7 +133,7 @@ def child_main(limits: dict, job_fd: int, result_fd: int, output_fd: int,
         os.dup2(output_fd, 1)
         os.dup2(output_fd, 2)
         os.dup2(result_fd, 3)
-        os.closerange(4, 1 << 16)
+        os.closerange(4, max(1 << 16, os.sysconf("SC_OPEN_MAX")))
         sys.stdout = open(1, "w", encoding="utf-8", errors="replace", closefd=False)
         sys.stderr = open(2, "w", encoding="utf-8", errors="replace", closefd=False)
         sys.stdin = open(os.devnull)
@@ -235,9 +235,12 @@ def serve(control_fd: int, pid1: bool, confinement: Confinement = Confinement(),
         for fd in fds:
             os.close(fd)
         pidfd = os.pidfd_open(pid)
+        poller = select.poll()  # not select.select: it fails for descriptors above 1023
+        poller.register(sock.fileno(), select.POLLIN)
+        poller.register(pidfd, select.POLLIN)
         status = None
         while status is None:
-            readable, _, _ = select.select([sock, pidfd], [], [])
+            readable = [fd for fd, _events in poller.poll()]
             if pidfd in readable:
                 _pid, status, usage = os.wait4(pid, 0)
                 break

@@ -78,6 +78,7 @@ class Store:
     def __init__(self, url: str):
         from grader.store.content import ContentRepository
         from grader.store.courses import CourseRepository
+        from grader.store.lti import LtiRepository
         from grader.store.regrades import RegradeRepository
         from grader.store.webhooks import WebhookRepository
 
@@ -92,6 +93,7 @@ class Store:
         self.webhooks = WebhookRepository(self.sessions)
         self.content = ContentRepository(self.sessions)
         self.regrades = RegradeRepository(self.sessions)
+        self.lti = LtiRepository(self.sessions)
 
     def upgrade(self) -> tuple[str | None, str]:
         """Bring the schema to the newest revision (Alembic; see :mod:`grader.store.migrate`),

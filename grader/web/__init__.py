@@ -99,4 +99,8 @@ def init_app(app: Flask) -> None:
                                 x_port=hops, x_prefix=hops)
     CSRFProtect(app)
     app.register_blueprint(bp)
+    from grader.api.submissions import RESULT_PAGE
+    from grader.web.learner import render_linked_result
+
+    app.extensions[RESULT_PAGE] = render_linked_result
     app.add_url_rule("/", "web_home", lambda: redirect(url_for("web.index")))

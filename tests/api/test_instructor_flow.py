@@ -91,6 +91,18 @@ def test_trial_reports_agreement_and_match_counts(client):
     assert {c["id"]: c["matched"] for c in report["criteria"]} == {"patterns": 2, "subspaces": 1}
 
 
+@pytest.mark.parametrize("version", [0, -3, 2**31, 2**70])
+def test_a_rubric_version_out_of_range_is_422_not_a_crash(client, version):
+    """Found by the schema fuzzer: a version beyond a 32-bit integer reached the store (500)."""
+    upload(client, RUBRIC_V1)
+    trial = client.post("/api/v1/rubrics/heads-why/trial",
+                        json={"responses": [{"text": "x", "mark": 1}], "version": version})
+    read = client.get(f"/api/v1/rubrics/heads-why?version={version}")
+    for response in (trial, read):
+        assert response.status_code == 422
+        assert response.get_json()["field"] == "version"
+
+
 def test_assignment_from_an_uploaded_rubric_and_regrade(client):
     upload(client, RUBRIC_V1)
     resp = client.post("/api/v1/assignments", json=ASSIGNMENT)

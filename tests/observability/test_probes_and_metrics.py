@@ -2,6 +2,7 @@
 import io
 import json
 import logging
+import time
 
 import pytest
 from prometheus_client import REGISTRY
@@ -106,6 +107,10 @@ def test_every_log_line_of_a_submission_carries_its_id(obs_client):
         resp = obs_client.post(SUBMIT, json=example("submission_correct.json"))
         submission_id = resp.get_json()["id"]
         wait_final(lambda: obs_client.get(resp.headers["Location"]).get_json())
+        # the run's closing line is logged after the grade is stored and announced
+        deadline = time.monotonic() + 10
+        while '"outcome": "graded"' not in stream.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.02)
     finally:
         logging.getLogger().removeHandler(handler)
     entries = [json.loads(line) for line in stream.getvalue().splitlines()]

@@ -2,7 +2,9 @@
 
 ``correct_*`` files get full marks. Every ``bug_*`` file has one entry: the diagnosis kind it must
 get on every failing test, and which tests fail:
-- ``Whole({...})``: exactly these categories fail, entirely (the mistake is isolated to them);
+- ``Whole({...})``: exactly these categories fail, entirely (the mistake is isolated to them),
+  plus, with ``also``, the cases with that trait (a masking mistake also fails the one scaling
+  case with a mask, trait ``scaled-mask``);
 - ``Some({...})``: exactly these categories have failing tests (a few of their tests may pass);
 - ``Where(predicate)``: exactly the cases whose traits satisfy the predicate fail.
 A file that passes no value test also loses its property and inputs tests (the credit rule,
@@ -17,6 +19,7 @@ from typing import Callable
 @dataclass(frozen=True)
 class Whole:
     categories: frozenset
+    also: str = ""  # a case trait: the cases with it fail too (outside those categories)
 
 
 @dataclass(frozen=True)
@@ -29,8 +32,8 @@ class Where:
     fails: Callable[[frozenset], bool]
 
 
-def whole(*c):
-    return Whole(frozenset(c))
+def whole(*c, also: str = ""):
+    return Whole(frozenset(c), also)
 
 
 def some(*c):
@@ -46,7 +49,11 @@ EXPECTED: dict[str, dict[str, tuple[str, object]]] = {
     "scaled_dot_product_attention": {
         "bug_scale_by_d_k": ("scale_by_d_k", whole("scaling")),
         "bug_no_scaling": ("no_scaling", whole("scaling")),
-        "bug_scales_only_with_a_mask": ("no_scaling", whole("scaling")),
+        # it scales in the masked branch only: every scaling case but the masked one fails
+        "bug_scales_only_with_a_mask": ("no_scaling",
+                                        Where(lambda t: "scaled" in t and "scaled-mask" not in t)),
+        "bug_no_scaling_with_a_mask": ("no_scaling_with_mask",
+                                       Where(lambda t: "scaled-mask" in t)),
         "bug_scale_multiplied": ("scale_multiplied", whole("scaling")),
         "bug_softmax_query_axis": ("softmax_query_axis", some(*(set(SDPA_ALL) - {"shapes"}))),
         "bug_softmax_batch_axis": ("softmax_batch_axis", some(*(set(SDPA_ALL) - {"shapes"}),
@@ -54,14 +61,14 @@ EXPECTED: dict[str, dict[str, tuple[str, object]]] = {
         "bug_softmax_no_keepdims": ("softmax_no_keepdims", some(*SDPA_ALL, "inputs")),
         "bug_softmax_not_stable": ("softmax_not_stable", whole("stability")),
         "bug_softmax_global_max": ("softmax_global_max", whole("stability")),
-        "bug_mask_after_softmax": ("mask_after_softmax", whole("masking")),
-        "bug_mask_fill_zero": ("mask_fill_zero", whole("masking")),
-        "bug_mask_multiply": ("mask_fill_zero", whole("masking")),
-        "bug_mask_added_as_float": ("mask_added_as_float", whole("masking")),
-        "bug_mask_inverted": ("mask_inverted", whole("masking")),
-        "bug_mask_times_neg_inf": ("mask_times_neg_inf", whole("masking")),
-        "bug_mask_ignored": ("mask_ignored", whole("masking")),
-        "bug_mask_on_query_axis": ("mask_on_query_axis", whole("masking")),
+        "bug_mask_after_softmax": ("mask_after_softmax", whole("masking", also="scaled-mask")),
+        "bug_mask_fill_zero": ("mask_fill_zero", whole("masking", also="scaled-mask")),
+        "bug_mask_multiply": ("mask_fill_zero", whole("masking", also="scaled-mask")),
+        "bug_mask_added_as_float": ("mask_added_as_float", whole("masking", also="scaled-mask")),
+        "bug_mask_inverted": ("mask_inverted", whole("masking", also="scaled-mask")),
+        "bug_mask_times_neg_inf": ("mask_times_neg_inf", whole("masking", also="scaled-mask")),
+        "bug_mask_ignored": ("mask_ignored", whole("masking", also="scaled-mask")),
+        "bug_mask_on_query_axis": ("mask_on_query_axis", whole("masking", also="scaled-mask")),
         "bug_blends_keys": ("blends_keys", some(*SDPA_ALL, "inputs")),
         "bug_k_transpose_all_axes": ("k_transpose_all_axes", some(*SDPA_ALL, "inputs")),
         "bug_assumes_lq_equals_lk": ("assumes_lq_equals_lk",

@@ -30,8 +30,9 @@ def grade_file(sandbox, problem: str, name: str, seed: int = 7, points: float = 
     return grade_source(sandbox, problem, submission(problem, name), seed, points)
 
 
-def failed_categories(result: ItemResult) -> set[str]:
-    return {t.tags[0] for t in result.tests if t.status == "failed"}
+def failed_categories(result: ItemResult, ignore: set[str] = frozenset()) -> set[str]:
+    """Categories with a failed test (tests named in ``ignore`` left out)."""
+    return {t.tags[0] for t in result.tests if t.status == "failed" and t.name not in ignore}
 
 
 def diagnoses(result: ItemResult) -> set[str]:

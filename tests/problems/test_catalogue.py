@@ -46,13 +46,17 @@ def test_each_mistake_loses_the_right_tests_and_is_named(fake_sandbox, problem, 
     kind, expected = EXPECTED[problem][name]
     result = grade_file(fake_sandbox, problem, name, seed=seed)
     failing = [t for t in result.tests if t.status == "failed"]
+    traits = {c.name: c.traits for c in PROBLEMS[problem].cases(seed)}
+    also = {n for n, tr in traits.items()
+            if isinstance(expected, Whole) and expected.also and expected.also in tr}
     if isinstance(expected, Where):
-        traits = {c.name: c.traits for c in PROBLEMS[problem].cases(seed)}
         assert {t.name for t in failing} == {n for n, tr in traits.items() if expected.fails(tr)}
     else:
-        assert failed_categories(result) == set(expected.categories)
+        assert failed_categories(result, ignore=also) == set(expected.categories)
+        assert also <= {t.name for t in failing}
     if isinstance(expected, Whole):
-        lost = category_points(result, set(expected.categories))
+        lost = category_points(result, set(expected.categories)) + sum(
+            t.max_score for t in result.tests if t.name in also)
         assert result.score == pytest.approx(10.0 - lost, abs=1e-4)
     assert isinstance(expected, (Whole, Some, Where))
     assert failing and all(f"diagnosis:{kind}" in t.tags for t in failing), \

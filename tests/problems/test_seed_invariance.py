@@ -171,30 +171,33 @@ def test_attention_scaled_only_when_a_mask_is_given_loses_exactly_the_scaling_po
         fake_sandbox):
     # scaled_dot_product_attention weights: shapes 1, scaling 2, softmax 1.5, values 1,
     # masking 2, stability 1, properties 0.5, dtypes 0.5, inputs 0.5; total 10. The scale written
-    # in the masked branch only fails the 4 scaling tests (1 visible + 3 hidden, none masked, all
-    # with d_k > 1) and nothing else: every other value test has d_k = 1 or a scale-free answer
-    # (identical keys; a dominant key 24 apart even at scale 1/d_k). 10 - 2 = 8.0.
+    # in the masked branch only fails the 4 unmasked scaling tests (1 visible + 3 hidden, all with
+    # d_k > 1; the fifth scaling test has a mask and passes) and nothing else: every other value
+    # test has d_k = 1 or a scale-free answer (identical keys; a dominant key 24 apart even at
+    # scale 1/d_k). Scaling is 2 points over 5 tests: 10 - 4 * 0.4 = 8.4.
     scaling = {c.name for c in PROBLEMS["scaled_dot_product_attention"].cases(0)
-               if c.category == "scaling"}
+               if c.category == "scaling" and "masked" not in c.traits}
     assert len(scaling) == 4
     for seed, result in _graded_on_every_seed(fake_sandbox, "scaled_dot_product_attention",
                                               "bug_scales_only_with_a_mask"):
         failed = {t.name for t in result.tests if t.status == "failed"}
         assert failed == scaling, seed
-        assert result.score == 8.0, seed
+        assert result.score == pytest.approx(8.4, abs=1e-6), seed
 
 
 def test_attention_that_assumes_lq_equals_lk_scores_the_same_on_every_draw(fake_sandbox):
     # The 2.67: code that builds its default mask as (Lq, Lq) crashes on every unmasked
-    # case with Lq != Lk. Passing: the 6 masking tests (2 points, they bring their own mask),
-    # 'a sequence of length 1' (Lq = Lk = 1; 1 of 3 properties tests, 0.5 / 3 point) and the
-    # inputs test (0.5, credited since value tests pass): 2 + 1/6 + 0.5 = 2.6667 on every draw.
+    # case with Lq != Lk. Passing: the 6 masking tests (2 points, they bring their own mask), the
+    # one scaling test with a mask (scaling: 2 points over 5 tests, 0.4), 'a sequence of length 1'
+    # (Lq = Lk = 1; 1 of 3 properties tests: 0.5 in hundredths by largest remainder is 0.17,
+    # 0.17, 0.16 in case order, and it is the second) and the inputs test (0.5, credited since
+    # value tests pass): 2 + 0.4 + 0.17 + 0.5 = 3.07 on every draw.
     problem = PROBLEMS["scaled_dot_product_attention"]
     passing = {c.name for c in problem.cases(0)
-               if c.category in ("masking", "inputs")
+               if c.category in ("masking", "inputs") or "scaled-mask" in c.traits
                or c.name == "properties: a sequence of length 1 returns v_1"}
-    assert len(passing) == 8
+    assert len(passing) == 9
     for seed, result in _graded_on_every_seed(fake_sandbox, "scaled_dot_product_attention",
                                               "bug_assumes_lq_equals_lk"):
         assert {t.name for t in result.tests if t.status == "passed"} == passing, seed
-        assert result.score == pytest.approx(2 + 1 / 6 + 0.5, abs=1e-6), seed
+        assert result.score == pytest.approx(2 + 0.4 + 0.17 + 0.5, abs=1e-6), seed

@@ -82,15 +82,24 @@ def test_evaluate_reports_per_question_and_overall(tmp_path):
         "1.1\t0\ta memory location\t5\t5\t5\n1.1\t1\ta location\t3\t2\t2.5\n1.1\t2\tno idea\t0\t0\t0\n")
     rub = tmp_path / "rubrics" / "before"
     rub.mkdir(parents=True)
-    (rub / "1.1.yaml").write_text(
-        "question: What is a variable?\nmax_points: 2\ncriteria:\n"
-        "  - {id: mem, description: memory, points: 1, concepts: [memory]}\n"
-        "  - {id: loc, description: location, points: 1, concepts: [location]}\n")
+    rubric = ("question: What is a variable?\nmax_points: 2\ncriteria:\n"
+              "  - {id: mem, description: memory, points: 1, concepts: [memory]}\n"
+              "  - {id: loc, description: location, points: 1, concepts: [location]}\n")
+    (rub / "1.1.yaml").write_text(rubric + "credit: {base: 0}\n")
     rep = evaluate(data, tmp_path / "rubrics", ("before", "after"))
     assert set(rep["overall"]) == {"baseline", "before"}
+    # all or nothing: 2/2, 1/2, 0/2 scaled to 5, 2.5, 0 - exactly the human marks
     assert rep["overall"]["before"]["rmse"] == pytest.approx(0.0)
     assert rep["overall"]["before"]["r"] == pytest.approx(1.0)
+    assert (rep["overall"]["before"]["zeros"], rep["overall"]["before"]["mean"]) == (1, 2.5)
     assert rep["per_question"][0]["n"] == 3
+    # default credit: "a location" is on topic, so it also earns 0.3 of the missed point: 1.3/2 =
+    # 3.25 of 5; "no idea" negates its only word and earns nothing. Errors 0, 0.75, 0:
+    # RMSE = sqrt(0.75^2 / 3) = 0.4330
+    (rub / "1.1.yaml").write_text(rubric)
+    rep = evaluate(data, tmp_path / "rubrics", ("before",))
+    assert rep["overall"]["before"]["rmse"] == pytest.approx(0.4330, abs=1e-4)
+    assert rep["overall"]["before"]["mean"] == pytest.approx((5 + 3.25 + 0) / 3, abs=1e-3)
 
 
 def test_marked_responses_load_from_json_and_tsv(tmp_path):

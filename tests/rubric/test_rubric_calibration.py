@@ -118,7 +118,9 @@ def test_isotonic_is_offered_only_from_thirty_responses():
 
 # -- the rubric language --------------------------------------------------------------------------
 def rubric(**extra):
+    # all-or-nothing criteria (no base credit, no near misses), so raw points are 0, 2 or 4 by hand
     return {"question": "Why scale attention scores by the square root of d_k?", "max_points": 4,
+            "credit": {"base": 0, "near_miss": 0},
             "criteria": [{"id": "var", "description": "variance grows", "points": 2, "concepts": ["variance"]},
                          {"id": "sat", "description": "softmax saturates", "points": 2,
                           "concepts": ["saturat*"]}], **extra}

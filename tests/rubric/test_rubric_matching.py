@@ -147,8 +147,11 @@ def test_score_is_never_negative():
 
 def test_partial_credit_per_concept():
     r = rubric("memory", "compute", partial=True)
-    assert r.score("memory only").points == pytest.approx(0.5)
+    # 1 of 2 concepts: 0.5; the answer is on topic, so base credit adds 0.3 of the missed 0.5
+    assert r.score("memory only").points == pytest.approx(0.5 + 0.3 * 0.5)
     assert r.score("memory and compute").points == 1
+    strict = compile_rubric({**r.doc, "credit": {"base": 0}})
+    assert strict.score("memory only").points == pytest.approx(0.5)
 
 
 def test_require_any():

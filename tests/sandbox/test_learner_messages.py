@@ -2,6 +2,8 @@
 naming the line, the test or the limit involved."""
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -163,7 +165,9 @@ def test_an_oversized_return_is_refused_before_it_is_read(sandbox):
     source = "import numpy as np\ndef softmax(x):\n    return np.ones(x.shape[0] << 20)\n"
     work = [Call(test="huge", function="softmax", args=(np.zeros(31),), max_result_bytes=1 << 16),
             Call(test="small", function="softmax", args=(np.zeros(0),), max_result_bytes=1 << 16)]
-    result = sandbox.run(source, work, FAST)
+    # generous time and memory: making the 248 MiB array must not hit another limit under load
+    result = sandbox.run(source, work, Limits(wall_seconds=20.0, cpu_seconds=10.0,
+                                              memory_bytes=1 << 30))
     assert [c.status for c in result.calls] == ["bad_return", "ok"]
     assert "returned a value of 248 MiB" in result.calls[0].error  # 31 << 20 float64 = 248 MiB
     assert "more than the 64 KiB this test allows" in result.calls[0].error
@@ -215,3 +219,22 @@ def test_server_that_dies_between_jobs_is_replaced(sandbox):
     os.kill(sandbox._started.sandbox_pid, signal.SIGKILL)
     result = sandbox.run("def softmax(x):\n    return x\n", calls(1), FAST)
     assert result.status == "ok" and sandbox.restarts == before + 1
+
+
+def test_a_sandbox_started_by_a_process_with_many_open_files_works():
+    """The control socket keeps its descriptor number in the server; above 1023, select() used
+    to fail there, and every job of that server with it (a long test run or worker holds many)."""
+    from grader.sandbox import get_sandbox
+
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        instance = get_sandbox("auto", run_self_test=False)
+        try:
+            assert instance._started.control.fileno() > 1023
+            result = instance.run("def softmax(x):\n    return x\n", calls(1), FAST)
+            assert result.status == "ok" and result.calls[0].status == "ok"
+        finally:
+            instance.close()
+    finally:
+        for fd in held:
+            os.close(fd)

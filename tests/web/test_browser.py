@@ -38,9 +38,13 @@ DIVIDES_BY_D_K = CORRECT.replace("/ np.sqrt(d_k)", "/ d_k")
 
 
 def wait_for(driver, condition, timeout=60):
+    """Wait for ``condition``; an element replaced while the condition reads it (the result is
+    inserted in place) just means: look again."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(condition)
+    return WebDriverWait(driver, timeout, poll_frequency=0.05,
+                         ignored_exceptions=(StaleElementReferenceException,)).until(condition)
 
 
 def set_code(driver, textarea_id: str, code: str) -> None:

@@ -1,0 +1,63 @@
+"""The LTI 1.3 Advantage tool: an LMS (the platform) launches learners and instructors into the
+grader, instructors link assignments by deep linking, and scores go back to the LMS's gradebook
+(Assignment and Grade Services).
+
+One module per job: :mod:`~grader.lti.keys` (our signing keys and JWKS),
+:mod:`~grader.lti.platform_keys` (the platforms' JWKS), :mod:`~grader.lti.login` (OIDC login
+initiation), :mod:`~grader.lti.launch` (id_token verification), :mod:`~grader.lti.deep_linking`,
+:mod:`~grader.lti.ags` (grade targets and score publishing), :mod:`~grader.lti.views` (the
+``/lti`` endpoints). Tables: :mod:`grader.store.lti_models`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask import Flask
+
+from grader.lti.keys import ToolKeys
+from grader.lti.launch import Launch, LaunchVerifier
+from grader.lti.platform_keys import PlatformKeys
+
+
+@dataclass
+class LtiState:
+    """The tool's per-app objects."""
+
+    store: object
+    keys: ToolKeys
+    platform_keys: PlatformKeys
+    verifier: LaunchVerifier
+
+    def record_grade_target(self, launch: Launch, course_id: str, assignment_id: str,
+                            learner_id: str) -> None:
+        """Remember where this learner's scores for ``assignment_id`` go, when the launch
+        carries the AGS endpoint claim with the score scope."""
+        from grader.lti.ags import record_target
+
+        record_target(self.store, launch, course_id, assignment_id, learner_id)
+
+
+def init_app(app: Flask, api) -> LtiState:
+    """Attach the tool to ``app`` (after :func:`grader.api.register_api`, whose flask-smorest
+    ``api`` documents the registration endpoints, and :func:`grader.web.init_app`, whose pages a
+    launch opens): the ``/lti`` blueprint, ``/api/v1/lti/platforms``, and the tool's state in
+    ``app.extensions["lti"]``."""
+    from grader.lti.registration import blp as registration
+    from grader.lti.views import bp
+
+    grader = app.extensions["grader"]
+    config = grader.config
+    platform_keys = PlatformKeys(lifespan=config["LTI_JWKS_CACHE_SECONDS"],
+                                 cooldown=config["LTI_JWKS_REFETCH_COOLDOWN_SECONDS"])
+    state = LtiState(
+        store=grader.store,
+        keys=ToolKeys(grader.store, config["GRADER_SECRET_KEY"],
+                      overlap=config["LTI_KEY_OVERLAP_SECONDS"]),
+        platform_keys=platform_keys,
+        verifier=LaunchVerifier(grader.store, platform_keys,
+                                leeway=config["LTI_CLOCK_SKEW_SECONDS"]),
+    )
+    app.extensions["lti"] = state
+    app.register_blueprint(bp)
+    api.register_blueprint(registration)
+    return state

@@ -1,0 +1,79 @@
+"""The ``lti-ags`` delivery channel: LTI Assignment and Grade Services scores in the delivery log,
+beside webhooks (see :mod:`grader.notify`).
+
+For every event of a submission (graded, failed, regraded, and replays) the channel's targets are
+the line items of the learner's grade targets for that assignment (recorded at launch; a link
+without a line item gets the container URL, and the line item is found or created on the first
+send). Nothing is sent for a submission that is not the learner's latest final one. The stored
+payload is ``{"grade_target": id, "score": <AGS score>}``; the score's ``timestamp`` is the
+event's ``scored_at`` (when that result was stored), so a platform keeps the newest grade even
+when an older delivery is retried later. Sending, retries with backoff, the Celery task (or the
+in-process thread on the embedded default) and the sweep are the notifier's, as for webhooks.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Mapping
+from urllib.parse import quote
+
+from grader.lti.ags import ScorePublisher, build_publisher, score_body
+from grader.notify.channel import Attempt
+from grader.notify.events import FAILED, GRADED, REGRADED
+from grader.store.models import utcnow
+
+EVENTS = {GRADED: "graded", FAILED: "failed", REGRADED: "regraded"}
+
+
+def _container_address(row) -> str:
+    return f"{row.lineitems_url}#resource_link={quote(row.resource_link_id, safe='')}"
+
+
+def target_url(row) -> str:
+    """A grade target's address in the delivery log: its line item, or, while the link has none,
+    the container with the resource link (two links without line items are two targets)."""
+    return row.lineitem_url or _container_address(row)
+
+
+def addresses(row) -> set[str]:
+    """Every address a delivery to ``row`` may carry (a replay may predate its line item)."""
+    found = {_container_address(row)} if row.lineitems_url else set()
+    return found | ({row.lineitem_url} if row.lineitem_url else set())
+
+
+class LtiScoreChannel:
+    """Scores to the LMS gradebook, one delivery per line item."""
+
+    name = "lti-ags"
+
+    def __init__(self, store, publisher: ScorePublisher):
+        self.store = store
+        self.publisher = publisher
+
+    @classmethod
+    def build(cls, config: Mapping[str, Any], store, catalog) -> "LtiScoreChannel":
+        return cls(store, build_publisher(config, store, catalog))
+
+    def _targets_of(self, submission):
+        return self.store.lti.grade_targets(submission.course_id, submission.assignment_id,
+                                            submission.learner_id)
+
+    def targets(self, submission, assignment, event: dict[str, Any]) -> list[str]:
+        if event.get("type") not in EVENTS:
+            return []
+        rows = self._targets_of(submission)
+        if not rows or not self.store.lti.is_latest_final(submission):
+            return []
+        return list(dict.fromkeys(target_url(r) for r in rows))
+
+    def body(self, event: dict[str, Any], target: str, submission) -> dict[str, Any]:
+        row = next((r for r in self._targets_of(submission) if target in addresses(r)), None)
+        scored_at = (event.get("submission") or {}).get("scored_at")
+        moment = datetime.fromisoformat(scored_at) if scored_at else utcnow()
+        user = row.user_sub if row is not None else ""
+        return {"grade_target": row.id if row is not None else None,
+                "score": score_body(submission, user, EVENTS[event["type"]], moment)}
+
+    def send(self, delivery, timeout: float) -> Attempt:
+        payload = delivery.payload or {}
+        return self.publisher.attempt(payload.get("grade_target"), payload.get("score") or {},
+                                      timeout=timeout)

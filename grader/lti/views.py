@@ -1,0 +1,236 @@
+"""The tool's HTTP endpoints under ``/lti``: login, launch, keys, the deep-linking pick, and the
+configuration a Canvas developer key imports. Thin views: parse, call the domain, answer."""
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlsplit
+
+from flask import (Blueprint, Response, current_app, jsonify, redirect, render_template, request,
+                   url_for)
+
+from grader.api.state import state as grader_state
+from grader.lti import claims as C
+from grader.lti.deep_linking import (content_item, pick_token, read_pick_token,
+                                     response_claims)
+from grader.lti.keys import JWKS_MAX_AGE
+from grader.lti.launch import Launch
+from grader.lti.login import LOGIN_LIFETIME, begin_login, state_cookie_name
+from grader.lti.refusals import LtiRefused, render_refusal
+from grader.lti.urls import tool_urls
+
+bp = Blueprint("lti", __name__, url_prefix="/lti", template_folder="templates",
+               static_folder="static")
+
+#: The longest learner id the store keeps (``submissions.learner_id``).
+MAX_LEARNER_ID = 200
+
+
+def lti():
+    """This app's :class:`grader.lti.LtiState`."""
+    return current_app.extensions["lti"]
+
+
+@bp.errorhandler(LtiRefused)
+def _refused(error: LtiRefused):
+    return render_refusal(error)
+
+
+def _cookie_flags() -> dict:
+    """The state cookie gets the session cookie's attributes, which the web pages choose per
+    request (:mod:`grader.web.cookies`: ``SameSite=None; Secure; Partitioned`` over HTTPS, so the
+    cookie survives the LMS's cross-site iframe; ``Lax`` on plain HTTP, where browsers refuse
+    ``SameSite=None``)."""
+    interface, app = current_app.session_interface, current_app
+    partitioned = getattr(interface, "get_cookie_partitioned", lambda _app: False)(app)
+    return {"secure": interface.get_cookie_secure(app),
+            "samesite": interface.get_cookie_samesite(app), "partitioned": partitioned}
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login():
+    """OIDC third-party initiated login: redirect to the platform's authorization endpoint."""
+    params = request.form if request.method == "POST" else request.args
+    outcome = begin_login(grader_state().store.lti, params,
+                          redirect_uri=url_for("lti.launch", _external=True),
+                          tool_host=request.host)
+    response = redirect(outcome.location, 302)
+    response.set_cookie(state_cookie_name(outcome.state), outcome.state,
+                        max_age=int(LOGIN_LIFETIME.total_seconds()), path="/lti/",
+                        httponly=True, **_cookie_flags())
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.post("/launch")
+def launch():
+    """The platform's form post of the id_token: verify it, then open the page the message and
+    the user's role call for."""
+    state = request.form.get("state")
+    cookie = request.cookies.get(state_cookie_name(state)) if state else None
+    login_state = lti().verifier.check_state(
+        state, cookie, retry_url=lambda params: url_for("lti.login", _external=True, **params))
+    verified = lti().verifier.verify(request.form.get("id_token"), login_state)
+    if verified.message_type == C.DEEP_LINKING_REQUEST:
+        response = _deep_linking_picker(verified)
+    else:
+        response = _resource_link(verified)
+    response.delete_cookie(state_cookie_name(state), path="/lti/", **_cookie_flags())
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def assignment_of(launch: Launch) -> str | None:
+    """The assignment a resource link opens: the custom parameter ``assignment_id`` (set by deep
+    linking, or by hand in the LMS), else ``assignment_id`` in the query of the signed
+    ``target_link_uri``."""
+    custom = launch.claim(C.CUSTOM, {})
+    if isinstance(custom, dict) and isinstance(custom.get("assignment_id"), str) \
+            and custom["assignment_id"].strip():
+        return custom["assignment_id"].strip()
+    target = launch.claim(C.TARGET_LINK_URI, "")
+    if isinstance(target, str):
+        values = parse_qs(urlsplit(target).query).get("assignment_id")
+        if values and values[0].strip():
+            return values[0].strip()
+    return None
+
+
+def learner_id_of(launch: Launch) -> str:
+    """Our learner id for the launch's user: the platform's ``learner_prefix`` + ``sub`` (the
+    platform's stable, never reassigned user id; OIDC Core 1.0, 2). Raises :class:`LtiRefused` when
+    it would not fit the store."""
+    learner_id = (launch.platform.learner_prefix or "") + launch.sub
+    if len(learner_id) > MAX_LEARNER_ID:
+        raise LtiRefused(400, "sub_too_long", f"The user id (sub) is {len(launch.sub)} characters "
+                         f"long; this tool keeps at most {MAX_LEARNER_ID} with the prefix.", "sub")
+    return learner_id
+
+
+def _display_name(claims: dict) -> str:
+    name = claims.get("name")
+    if not isinstance(name, str) or not name.strip():
+        parts = [claims.get("given_name"), claims.get("family_name")]
+        name = " ".join(p for p in parts if isinstance(p, str) and p.strip())
+    return (name or "").strip()[:200]
+
+
+def _short(value, limit: int = 1000) -> str | None:
+    """A claim kept in the session cookie: a string of at most ``limit`` characters, else
+    ``None`` (the session must fit one cookie)."""
+    return value if isinstance(value, str) and len(value) <= limit else None
+
+
+def _resource_link(launch: Launch) -> Response:
+    from grader.web.session import LearnerSession, begin
+
+    role = C.tool_role(launch.roles)
+    if role is None:
+        raise LtiRefused(403, "role_not_supported", "This tool has pages for learners and "
+                         "instructors only; the launch's roles are: "
+                         f"{', '.join(map(str, launch.roles)) or 'none'}.", C.ROLES)
+    resource_link = launch.claim(C.RESOURCE_LINK, {})
+    if not isinstance(resource_link, dict) or not isinstance(resource_link.get("id"), str):
+        raise LtiRefused(400, "missing_claim", "The resource-link launch has no resource_link.id.",
+                         C.RESOURCE_LINK)
+    course_id = launch.platform.course_id
+    assignment_id = assignment_of(launch)
+    if assignment_id is None:
+        raise LtiRefused(400, "no_assignment", "This link does not say which assignment it opens.",
+                         C.CUSTOM, hint="The instructor re-creates the link by picking the "
+                         "assignment (deep linking), or sets the custom parameter "
+                         "assignment_id=<id> on it.")
+    assignment = grader_state().catalog.get(course_id, assignment_id)
+    if assignment is None:
+        raise LtiRefused(404, "assignment_not_found", f"Course {course_id!r} has no assignment "
+                         f"{assignment_id!r}.", "assignment_id")
+    learner_id = learner_id_of(launch)
+    presentation = launch.claim(C.LAUNCH_PRESENTATION, {})
+    context = launch.claim(C.CONTEXT, {})
+    if role == "learner":
+        lti().record_grade_target(launch, course_id, assignment_id, learner_id)
+    begin(LearnerSession(
+        course_id=course_id, learner_id=learner_id, role=role, assignment_id=assignment_id,
+        name=_display_name(launch.claims),
+        lti={"platform_id": launch.platform.id, "issuer": launch.platform.issuer,
+             "deployment_id": launch.deployment_id, "sub": launch.sub,
+             "resource_link_id": resource_link["id"],
+             "context_id": _short(context.get("id"), 255) if isinstance(context, dict) else None,
+             "return_url": _short(presentation.get("return_url"))
+             if isinstance(presentation, dict) else None}))
+    endpoint = "web.learn" if role == "learner" else "web.instructor"
+    return redirect(url_for(endpoint, assignment_id=assignment_id), 303)
+
+
+def _deep_linking_picker(launch: Launch) -> Response:
+    if C.tool_role(launch.roles) != "instructor":
+        raise LtiRefused(403, "role_not_supported", "Only an instructor can pick an assignment "
+                         "to link.", C.ROLES)
+    course_id = launch.platform.course_id
+    token = pick_token(grader_state().config["GRADER_SECRET_KEY"], launch, course_id)
+    assignments = sorted(grader_state().catalog.visible(course_id), key=lambda a: a.title.lower())
+    html = render_template("lti/picker.html", token=token, assignments=assignments,
+                           action=url_for("lti.deep_link"), course_id=course_id)
+    return Response(html, 200, content_type="text/html; charset=utf-8")
+
+
+@bp.post("/deep-link")
+def deep_link():
+    """The instructor's pick: answer the platform with a signed ``LtiDeepLinkingResponse``."""
+    secret = grader_state().config["GRADER_SECRET_KEY"]
+    pick = read_pick_token(secret, request.form.get("token"))
+    platform = grader_state().store.lti.platform(pick["platform_id"])
+    if platform is None:
+        raise LtiRefused(403, "unknown_platform", "The platform of this pick is no longer "
+                         "registered.", "token")
+    assignment_id = (request.form.get("assignment_id") or "").strip()
+    assignment = grader_state().catalog.get(pick["course_id"], assignment_id) \
+        if assignment_id else None
+    if assignment is None:
+        raise LtiRefused(400, "assignment_not_found", f"Pick one of the listed assignments "
+                         f"({assignment_id or 'none was picked'!r} is not one).", "assignment_id")
+    item = content_item(assignment, url_for("lti.launch", _external=True))
+    signed = lti().keys.sign(response_claims(platform, pick, [item]))
+    html = render_template("lti/autopost.html", action=pick["return_url"], jwt=signed,
+                           title=assignment.title)
+    return Response(html, 200, content_type="text/html; charset=utf-8",
+                    headers={"Cache-Control": "no-store"})
+
+
+@bp.get("/jwks")
+def jwks():
+    """The tool's public keys (current and recently retired), for platforms to verify our JWTs."""
+    response = jsonify(lti().keys.jwks())
+    response.headers["Cache-Control"] = f"public, max-age={JWKS_MAX_AGE}"
+    return response
+
+
+@bp.get("/config")
+def configuration():
+    """The URLs a platform asks for when the tool is registered (see the README)."""
+    return jsonify(tool_urls())
+
+
+@bp.get("/config/canvas.json")
+def canvas_configuration():
+    """A Canvas developer key's JSON configuration (Admin > Developer Keys > + LTI Key > Paste
+    JSON, or "Enter URL" with this address)."""
+    urls = tool_urls()
+    return jsonify({
+        "title": "Attention grader",
+        "description": "Self-attention coursework with instant feedback; scores go to the "
+                       "gradebook.",
+        "oidc_initiation_url": urls["login_url"],
+        "target_link_uri": urls["launch_url"],
+        "public_jwk_url": urls["jwks_url"],
+        "scopes": [C.SCOPE_LINEITEM, C.SCOPE_LINEITEM_READONLY, C.SCOPE_SCORE],
+        "extensions": [{
+            "platform": "canvas.instructure.com",
+            "privacy_level": "public",
+            "settings": {"placements": [
+                {"placement": "link_selection", "message_type": C.DEEP_LINKING_REQUEST,
+                 "target_link_uri": urls["launch_url"]},
+                {"placement": "assignment_selection", "message_type": C.DEEP_LINKING_REQUEST,
+                 "target_link_uri": urls["launch_url"]},
+            ]},
+        }],
+        "custom_fields": {},
+    })

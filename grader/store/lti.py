@@ -1,0 +1,228 @@
+"""Storage of the LTI tool: platforms, tool keys, login states (nonces), grade targets, tokens.
+
+Every single-use check is one conditional ``UPDATE ... WHERE used_at IS NULL``, so two processes
+(gunicorn workers) handed the same launch cannot both accept it.
+"""
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.exc import IntegrityError
+
+from grader.store.lti_models import (LtiAccessToken, LtiGradeTarget, LtiLoginState, LtiPlatform,
+                                     LtiToolKey)
+from grader.store.models import utcnow
+
+
+class PlatformConflict(ValueError):
+    """A registration clashes with another (same issuer and client_id, or a learner prefix already
+    used by another platform of the same course). The message names the field."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
+
+
+class LtiRepository:
+    def __init__(self, sessions):
+        self.sessions = sessions
+
+    # -- platforms ------------------------------------------------------------------------------
+    def create_platform(self, **fields) -> LtiPlatform:
+        """Register a platform. Raises :class:`PlatformConflict` on a duplicate (issuer,
+        client_id) or a learner prefix taken by another platform of the same course."""
+        row = LtiPlatform(id=str(uuid.uuid4()), created_at=utcnow(), **fields)
+        try:
+            with self.sessions.begin() as session:
+                if session.execute(select(LtiPlatform.id).where(
+                        LtiPlatform.issuer == row.issuer,
+                        LtiPlatform.client_id == row.client_id)).first() is not None:
+                    raise IntegrityError("duplicate issuer and client_id", None, ValueError())
+                same_course = session.execute(select(LtiPlatform).where(
+                    LtiPlatform.course_id == row.course_id,
+                    LtiPlatform.learner_prefix == (row.learner_prefix or ""))).scalars().first()
+                if same_course is not None:
+                    raise PlatformConflict(
+                        "learner_prefix",
+                        f"platform {same_course.id} ({same_course.issuer}) already maps to course "
+                        f"{row.course_id!r} with learner_prefix {row.learner_prefix or ''!r}: give "
+                        "this one a different learner_prefix, so that equal user ids (sub) of two "
+                        "platforms never become the same learner")
+                session.add(row)
+        except IntegrityError:
+            raise PlatformConflict("client_id", f"a platform with issuer {row.issuer!r} and "
+                                   f"client_id {row.client_id!r} is registered already") from None
+        return row
+
+    def platforms(self, course_id: str | None = None) -> list[LtiPlatform]:
+        with self.sessions() as session:
+            query = select(LtiPlatform).order_by(LtiPlatform.created_at)
+            if course_id is not None:
+                query = query.where(LtiPlatform.course_id == course_id)
+            return list(session.execute(query).scalars())
+
+    def platform(self, platform_id: str) -> LtiPlatform | None:
+        with self.sessions() as session:
+            return session.get(LtiPlatform, platform_id)
+
+    def platforms_of_issuer(self, issuer: str) -> list[LtiPlatform]:
+        with self.sessions() as session:
+            return list(session.execute(select(LtiPlatform).where(
+                LtiPlatform.issuer == issuer)).scalars())
+
+    def delete_platform(self, platform_id: str) -> bool:
+        """Remove a registration with its login states, grade targets and cached tokens."""
+        with self.sessions.begin() as session:
+            for model in (LtiLoginState, LtiGradeTarget, LtiAccessToken):
+                session.execute(delete(model).where(model.platform_id == platform_id))
+            return session.execute(delete(LtiPlatform).where(
+                LtiPlatform.id == platform_id)).rowcount == 1
+
+    # -- tool keys ------------------------------------------------------------------------------
+    def add_tool_key(self, kid: str, public_jwk: dict, sealed_private_key: str,
+                     retire_others: bool) -> LtiToolKey:
+        """Store a new key pair; with ``retire_others`` every older unretired key is retired now
+        (it stays published for the overlap window)."""
+        now = utcnow()
+        row = LtiToolKey(kid=kid, public_jwk=public_jwk, private_key=sealed_private_key,
+                         created_at=now)
+        with self.sessions.begin() as session:
+            if retire_others:
+                session.execute(update(LtiToolKey).where(LtiToolKey.retired_at.is_(None))
+                                .values(retired_at=now))
+            session.add(row)
+        return row
+
+    def tool_keys(self, published_since: datetime) -> list[LtiToolKey]:
+        """Unretired keys and keys retired after ``published_since``, newest first."""
+        with self.sessions() as session:
+            return list(session.execute(
+                select(LtiToolKey).where(LtiToolKey.retired_at.is_(None)
+                                         | (LtiToolKey.retired_at > published_since))
+                .order_by(LtiToolKey.created_at.desc(), LtiToolKey.kid)).scalars())
+
+    def forget_tool_keys(self, retired_before: datetime) -> int:
+        """Delete keys retired before ``retired_before`` (no longer published)."""
+        with self.sessions.begin() as session:
+            return session.execute(delete(LtiToolKey).where(
+                LtiToolKey.retired_at < retired_before)).rowcount
+
+    # -- login states (the nonce store) -----------------------------------------------------------
+    def create_login_state(self, state: str, nonce: str, platform_id: str, params: dict,
+                           lifetime: timedelta) -> LtiLoginState:
+        now = utcnow()
+        row = LtiLoginState(state=state, nonce=nonce, platform_id=platform_id, params=params,
+                            created_at=now, expires_at=now + lifetime)
+        with self.sessions.begin() as session:
+            session.add(row)
+        return row
+
+    def login_state(self, state: str) -> LtiLoginState | None:
+        with self.sessions() as session:
+            return session.get(LtiLoginState, state)
+
+    def consume_login_state(self, state: str, nonce: str) -> bool:
+        """Mark the login ``state`` used, if it is unused, unexpired and was issued with
+        ``nonce``; True for exactly one caller."""
+        now = utcnow()
+        with self.sessions.begin() as session:
+            return session.execute(
+                update(LtiLoginState)
+                .where(LtiLoginState.state == state, LtiLoginState.nonce == nonce,
+                       LtiLoginState.used_at.is_(None), LtiLoginState.expires_at > now)
+                .values(used_at=now)).rowcount == 1
+
+    def forget_login_states(self, expired_before: datetime) -> int:
+        """Delete login states that expired before ``expired_before`` (a replay of one of them
+        is still refused: its state is then unknown)."""
+        with self.sessions.begin() as session:
+            return session.execute(delete(LtiLoginState).where(
+                LtiLoginState.expires_at < expired_before)).rowcount
+
+    # -- grade targets --------------------------------------------------------------------------
+    def record_grade_target(self, *, platform_id: str, deployment_id: str, resource_link_id: str,
+                            user_sub: str, course_id: str, assignment_id: str, learner_id: str,
+                            lineitem_url: str | None, lineitems_url: str | None,
+                            scopes: list[str]) -> LtiGradeTarget:
+        """Insert or refresh the target of (platform, deployment, resource link, user)."""
+        key = dict(platform_id=platform_id, deployment_id=deployment_id,
+                   resource_link_id=resource_link_id, user_sub=user_sub)
+        values = dict(course_id=course_id, assignment_id=assignment_id, learner_id=learner_id,
+                      lineitem_url=lineitem_url, lineitems_url=lineitems_url, scopes=scopes,
+                      updated_at=utcnow())
+        for _ in range(2):  # a concurrent first launch may insert between our select and insert
+            try:
+                with self.sessions.begin() as session:
+                    row = session.execute(select(LtiGradeTarget).filter_by(**key)).scalar_one_or_none()
+                    if row is None:
+                        row = LtiGradeTarget(**key, **values, created_at=utcnow())
+                        session.add(row)
+                    else:
+                        for name, value in values.items():
+                            setattr(row, name, value)
+                return row
+            except IntegrityError:
+                continue
+        raise RuntimeError("could not record the grade target")  # pragma: no cover
+
+    def grade_targets(self, course_id: str, assignment_id: str,
+                      learner_id: str) -> list[LtiGradeTarget]:
+        with self.sessions() as session:
+            return list(session.execute(select(LtiGradeTarget).where(
+                LtiGradeTarget.course_id == course_id,
+                LtiGradeTarget.assignment_id == assignment_id,
+                LtiGradeTarget.learner_id == learner_id).order_by(LtiGradeTarget.id)).scalars())
+
+    def is_latest_final(self, submission) -> bool:
+        """Whether ``submission`` is its learner's latest final (graded or failed) submission to
+        its assignment, by time received: the one whose score the LMS should show."""
+        from grader.store.models import Submission
+
+        with self.sessions() as session:
+            latest = session.execute(
+                select(Submission.id).where(
+                    Submission.course_id == submission.course_id,
+                    Submission.assignment_id == submission.assignment_id,
+                    Submission.learner_id == submission.learner_id,
+                    Submission.status.in_(["graded", "failed"]))
+                .order_by(Submission.received_at.desc(), Submission.id.desc()).limit(1)
+            ).scalar_one_or_none()
+        return latest == submission.id
+
+    def grade_target(self, target_id: int) -> LtiGradeTarget | None:
+        with self.sessions() as session:
+            return session.get(LtiGradeTarget, target_id)
+
+    def set_lineitem(self, target_id: int, lineitem_url: str) -> None:
+        with self.sessions.begin() as session:
+            session.execute(update(LtiGradeTarget).where(LtiGradeTarget.id == target_id)
+                            .values(lineitem_url=lineitem_url))
+
+    # -- access tokens --------------------------------------------------------------------------
+    def access_token(self, platform_id: str, scope: str, valid_after: datetime
+                     ) -> LtiAccessToken | None:
+        """The cached token for (platform, scope) if it is still valid at ``valid_after``."""
+        with self.sessions() as session:
+            row = session.get(LtiAccessToken, (platform_id, scope))
+            return row if row is not None and row.expires_at > valid_after else None
+
+    def store_access_token(self, platform_id: str, scope: str, sealed_token: str,
+                           expires_at: datetime) -> None:
+        try:
+            with self.sessions.begin() as session:
+                row = session.get(LtiAccessToken, (platform_id, scope))
+                if row is None:
+                    session.add(LtiAccessToken(platform_id=platform_id, scope=scope,
+                                               token=sealed_token, expires_at=expires_at))
+                else:
+                    row.token, row.expires_at = sealed_token, expires_at
+        except IntegrityError:  # another process cached one at the same moment: keep theirs
+            pass
+
+    def drop_access_token(self, platform_id: str, scope: str) -> None:
+        """Forget a token the platform refused (401), so the next call fetches a new one."""
+        with self.sessions.begin() as session:
+            session.execute(delete(LtiAccessToken).where(LtiAccessToken.platform_id == platform_id,
+                                                         LtiAccessToken.scope == scope))
