@@ -6,7 +6,7 @@ import hashlib
 import json
 from datetime import datetime, timedelta, timezone
 
-from flask import current_app, request, url_for
+from flask import current_app, jsonify, request, url_for
 from flask.views import MethodView
 from flask_smorest import Blueprint
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
@@ -15,6 +15,7 @@ from marshmallow import ValidationError
 from grader.api.assignments import get_assignment
 from grader.api.auth import require_course
 from grader.api.errors import ApiError, first_field
+from grader.api.fastdump import compile_dump
 from grader.api.schemas import (BatchCreateSchema, BatchResultSchema, LinkSchema, PollArgsSchema,
                                 SubmissionCreatedSchema, SubmissionCreateSchema, SubmissionSchema)
 from grader.api.state import state
@@ -233,7 +234,8 @@ class SubmissionById(MethodView):
                 submission = watch.until_final(
                     lambda: store.get(submission_id), wait, first=submission,
                     status=lambda row: row.status if row is not None else None) or submission
-        return submission_view(submission)
+        # SubmissionSchema's dump, compiled (grader/api/fastdump.py): the same JSON
+        return jsonify(compile_dump(SubmissionSchema)(submission_view(submission)))
 
 
 @blp.route("/submissions/<submission_id>/history")
