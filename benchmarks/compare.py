@@ -15,10 +15,14 @@ our own Redis, a fresh PostgreSQL database). Per turn:
 3. intake alone (the worker stopped): ``POST`` answered 202 per second, 16 keep-alive clients;
 4. the embedded default (``grader serve``): POST-to-graded, one submission at a time.
 
+With ``--middle COMMIT`` (e.g. ``main``) a third version is measured the same way and given its own
+columns: the features that landed meanwhile, without this tree's own changes.
+
 A bare ``python -c "import numpy"`` is timed between turns (wall and CPU); latencies are given as
 multiples of its wall time, CPU per submission as multiples of its CPU time and in CPU-ms.
 
-    .venv/bin/python benchmarks/compare.py [--before 2a4cd5d] [--turns 2] [--duration 12]
+    .venv/bin/python benchmarks/compare.py [--before 2a4cd5d] [--middle main] [--turns 2]
+                                           [--duration 12]
 """
 from __future__ import annotations
 
@@ -118,11 +122,14 @@ def report(results: dict[str, list[dict]], imports: list[tuple[float, float]]) -
     wall = statistics.median(w for w, _ in imports)
     cpu_s = statistics.median(c for _, c in imports)
     rows = []
+    middle = [name for name in results if name not in ("before", "after")]
 
     def row(label, target, getter, fmt=float):
-        before, after = getter(results["before"]), getter(results["after"])
-        rows.append([label, target, fmt(before), fmt(after),
-                     f"{after / before:.2f}" if before else "-"])
+        values = {name: getter(turns) for name, turns in results.items()}
+        before, after = values["before"], values["after"]
+        rows.append([label, target, fmt(before)] + [fmt(values[m]) for m in middle]
+                    + [fmt(after), f"{after / before:.2f}" if before else "-"]
+                    + [f"{after / values[m]:.2f}" if values[m] else "-" for m in middle])
 
     def cpu_ms(workload, role="total"):
         return lambda turns: _median(turns, workload, "cpu", role)
@@ -146,15 +153,16 @@ def report(results: dict[str, list[dict]], imports: list[tuple[float, float]]) -
     row(f"MHA: graded/s at {CLIENTS} clients", "-", lambda t: _median(t, "mha", "rate"))
     row(f"MHA: p50 at {CLIENTS} clients / numpy import", "-", latency("mha", "p50"))
     row(f"MHA: p95 at {CLIENTS} clients / numpy import", "-", latency("mha", "p95"))
-    out = [table(["figure", "target", "before", "after", "after / before"], rows)]
+    out = [table(["figure", "target", "before"] + middle + ["after", "after / before"]
+                 + [f"after / {m}" for m in middle], rows)]
 
     role_rows = []
     for role in ROLES + ("total",):
         role_rows.append([role] + [f"{_median(results[v], w, 'cpu', role):.1f}"
-                                   for w in ("sdpa", "mha") for v in ("before", "after")])
+                                   for w in ("sdpa", "mha") for v in results])
     out.append("CPU-ms per graded submission by process role (total = the service, without the "
                "load generator):")
-    out.append(table(["process role", "SDPA before", "SDPA after", "MHA before", "MHA after"],
+    out.append(table(["process role"] + [f"{w} {v}" for w in ("SDPA", "MHA") for v in results],
                      role_rows))
     n = len(results["after"])
     out.append(f"(medians of {n} turns per version; bare `python -c 'import numpy'`: "
@@ -171,6 +179,9 @@ def main(argv=None) -> int:
     parser.add_argument("--duration", type=float, default=12.0,
                         help="seconds per closed-loop level")
     parser.add_argument("--embedded", type=int, default=30, help="embedded submissions per turn")
+    parser.add_argument("--middle", default=os.environ.get("BENCH_MIDDLE", ""),
+                        help="also measure this commit (e.g. main: the features that landed "
+                             "meanwhile, without this tree's own changes)")
     parser.add_argument("--only", choices=["before", "after"],
                         help="measure one version only (its figures, no table)")
     args = parser.parse_args(argv)
@@ -179,17 +190,21 @@ def main(argv=None) -> int:
         for _ in range(args.turns):
             turn(args.only, root, bin_dir, args.duration, args.embedded)
         return 0
-    versions = {"before": prepare(args.before), "after": (ROOT, BIN)}
-    results: dict[str, list[dict]] = {"before": [], "after": []}
+    versions = {"before": prepare(args.before)}
+    if args.middle:
+        versions[args.middle] = prepare(args.middle)
+    versions["after"] = (ROOT, BIN)
+    results: dict[str, list[dict]] = {name: [] for name in versions}
     imports = [numpy_import_cpu(5)]
     order = []
     for index in range(args.turns):
-        order += ["before", "after"] if index % 2 == 0 else ["after", "before"]
+        order += list(versions) if index % 2 == 0 else list(reversed(versions))
     for name in order:
         results[name].append(turn(name, *versions[name], args.duration, args.embedded))
         imports.append(numpy_import_cpu(5))
     print()
-    print(f"before = {args.before}, after = this tree")
+    print(f"before = {args.before}, " + (f"{args.middle} = {args.middle}, " if args.middle else "")
+          + "after = this tree")
     print(report(results, imports))
     return 0
 
