@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+MHA_SOURCE = (Path(__file__).resolve().parent.parent / "tests" / "problems" / "submissions" /
+              "multi_head_attention" / "correct_reshape_transpose.py")
 
 
 def sdpa_submission(learner_id: str = "bench") -> dict:
@@ -16,6 +18,18 @@ def sdpa_submission(learner_id: str = "bench") -> dict:
     ``examples/submission_correct.json`` only."""
     code = json.loads((EXAMPLES / "submission_correct.json").read_text())["responses"]["sdpa"]
     return {"learner_id": learner_id, "responses": {"sdpa": code}}
+
+
+def mha_submission(learner_id: str = "bench") -> dict:
+    """A correct multi-head attention submission (the heaviest built-in problem) to the
+    ``attention-code`` assignment's ``multi-head-attention`` item only."""
+    return {"learner_id": learner_id,
+            "responses": {"multi-head-attention": {"code": MHA_SOURCE.read_text()}}}
+
+
+#: workload name -> (assignment id, body for a learner id)
+WORKLOADS = {"sdpa": ("attention-basics", sdpa_submission),
+             "mha": ("attention-code", mha_submission)}
 
 
 def numpy_import_seconds(runs: int = 7) -> float:
@@ -27,6 +41,25 @@ def numpy_import_seconds(runs: int = 7) -> float:
         subprocess.run([sys.executable, "-c", "import numpy"], check=True)
         times.append(time.perf_counter() - started)
     return statistics.median(times)
+
+
+def numpy_import_cpu(runs: int = 7) -> tuple[float, float]:
+    """Median (wall seconds, CPU seconds) of a bare ``python -c "import numpy"`` process. The CPU
+    time (user + system, from ``wait4``) hardly changes when other work shares the machine, so
+    CPU figures are compared with it, and wall-clock latencies with the wall time."""
+    import os
+
+    walls, cpus = [], []
+    for _ in range(runs):
+        started = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-c", "import numpy"])
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        walls.append(time.perf_counter() - started)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode:
+            raise RuntimeError("python -c 'import numpy' failed")
+        cpus.append(usage.ru_utime + usage.ru_stime)
+    return statistics.median(walls), statistics.median(cpus)
 
 
 def percentile(values: list[float], q: float) -> float:

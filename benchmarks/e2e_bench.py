@@ -27,8 +27,8 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.common import (median_of, numpy_import_seconds, percentile,  # noqa: E402
-                               sdpa_submission, table)
+from benchmarks.common import (WORKLOADS, median_of, numpy_import_seconds,  # noqa: E402
+                               percentile, table)
 from benchmarks.stack import Stack  # noqa: E402
 
 FINAL = ("graded", "failed")
@@ -39,11 +39,12 @@ def _ts(value: str) -> float:
 
 
 def one_submission(session: requests.Session, stack: Stack, body: dict, poll: str,
-                   interval: float) -> tuple[float, str, tuple[float, float, float]]:
+                   interval: float, assignment: str = "attention-basics"
+                   ) -> tuple[float, str, tuple[float, float, float]]:
     """POST then read until final; (seconds, final status, (queue wait, grading, result read)
     in seconds from the stored timestamps)."""
     started = time.perf_counter()
-    resp = session.post(stack.submissions_url(), json=body, timeout=30)
+    resp = session.post(stack.submissions_url(assignment), json=body, timeout=30)
     resp.raise_for_status()
     url = stack.base + resp.headers["Location"]
     while True:
@@ -60,8 +61,11 @@ def one_submission(session: requests.Session, stack: Stack, body: dict, poll: st
             time.sleep(interval)
 
 
-def run_level(stack: Stack, clients: int, duration: float, poll: str, interval: float) -> dict:
-    """``clients`` closed-loop clients for ``duration`` s; latency percentiles and throughput."""
+def run_level(stack: Stack, clients: int, duration: float, poll: str, interval: float,
+              workload: str = "sdpa") -> dict:
+    """``clients`` closed-loop clients for ``duration`` s posting the ``workload`` submission
+    (:data:`benchmarks.common.WORKLOADS`); latency percentiles and throughput."""
+    assignment, make_body = WORKLOADS[workload]
     latencies: list[float] = []
     splits: list[tuple[float, float, float]] = []
     statuses: dict[str, int] = {}
@@ -70,9 +74,10 @@ def run_level(stack: Stack, clients: int, duration: float, poll: str, interval: 
 
     def client(index: int):
         session = stack.session()
-        body = sdpa_submission(f"bench-{clients}-{index}")
+        body = make_body(f"bench-{clients}-{index}")
         while time.perf_counter() < stop_at:
-            seconds, status, split = one_submission(session, stack, body, poll, interval)
+            seconds, status, split = one_submission(session, stack, body, poll, interval,
+                                                    assignment)
             if time.perf_counter() <= stop_at:
                 with lock:
                     latencies.append(seconds)

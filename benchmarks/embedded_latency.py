@@ -26,18 +26,17 @@ from benchmarks.stack import free_port, wait_port  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=40, help="submissions (after 3 warm-up ones)")
-    args = parser.parse_args(argv)
-    baseline = numpy_import_seconds()
+def post_to_graded(n: int, root: Path = ROOT, bin_dir: Path | None = None) -> list[float]:
+    """Seconds from POST to graded result of ``n`` submissions one at a time (after 3 warm-up
+    ones) on ``grader serve`` of the tree ``root`` run from the virtualenv ``bin_dir``."""
+    bin_dir = Path(bin_dir or Path(sys.executable).parent)
     instance = tempfile.mkdtemp(prefix="grader-bench-")
     port = free_port()
-    env = {"PATH": os.environ["PATH"], "HOME": instance, "INSTANCE_PATH": instance,
+    env = {"PATH": f"{bin_dir}:{os.environ['PATH']}", "HOME": instance, "INSTANCE_PATH": instance,
            "LOG_JSON": "0", "ACCESS_LOG": "0"}
-    server = subprocess.Popen([str(Path(sys.executable).parent / "grader"), "serve", "--port",
-                               str(port)], env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, start_new_session=True)
+    server = subprocess.Popen([str(bin_dir / "grader"), "serve", "--port", str(port)], env=env,
+                              cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True)
     try:
         wait_port(port, timeout=60)
         key = (Path(instance) / "local-instructor-key").read_text().strip()
@@ -45,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         session.headers["Authorization"] = f"Bearer {key}"
         base = f"http://127.0.0.1:{port}"
         times = []
-        for i in range(args.n + 3):
+        for i in range(n + 3):
             started = time.perf_counter()
             resp = session.post(f"{base}/api/v1/assignments/attention-basics/submissions",
                                 json=sdpa_submission(f"bench-{i}"), timeout=30)
@@ -56,6 +55,15 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
+    return times
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=40, help="submissions (after 3 warm-up ones)")
+    args = parser.parse_args(argv)
+    baseline = numpy_import_seconds()
+    times = post_to_graded(args.n)
     p50, p95 = percentile(times, 50) * 1e3, percentile(times, 95) * 1e3
     print(table(["mode", "n", "p50 ms", "p95 ms", "p50 / numpy import"],
                 [["embedded (grader serve)", len(times), f"{p50:.0f}", f"{p95:.0f}",

@@ -1,15 +1,17 @@
 """Where the time of one graded submission goes, across API, queue, worker, sandbox and store.
 
-Two views, on the production stack (see :mod:`benchmarks.stack`):
+Three views, on the production stack (see :mod:`benchmarks.stack`):
 
 1. Phases, from timestamps (``--samples`` submissions, one at a time, client polling every 5 ms):
    API intake (POST round trip), queue (stored -> a worker starts it), grading (start -> stored
    result) split into the item's own execution (sandbox run + checks, the item's
    ``execution_time``) and the rest (store transitions, orchestration), and reading the result
    (stored -> the client has it).
-2. cProfile of the same work in this process: the API's POST and GET handlers (Flask test client on
-   the stack's store and broker), and ``GradingService.grade`` (the worker's job, with its own warm
-   sandbox), top functions by cumulative time.
+2. CPU ms per graded submission by process role under 10 closed-loop clients (from /proc, by
+   process tree: :mod:`benchmarks.cpu`).
+3. cProfile (CPU time) of the same work in this process: the API's POST and GET handlers (Flask
+   test client on the stack's store and broker), and ``GradingService.grade`` (the worker's job,
+   with its own warm sandbox), top functions by cumulative time.
 
     .venv/bin/python benchmarks/profile_one.py [--samples 30] [--top 18]
 """
@@ -30,6 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.common import numpy_import_seconds, sdpa_submission, table  # noqa: E402
+from benchmarks import cpu  # noqa: E402
 from benchmarks.stack import Stack  # noqa: E402
 
 
@@ -62,54 +65,29 @@ def phases(stack: Stack, samples: int) -> list[dict]:
     return rows[3:]  # the first ones warm the sandbox
 
 
-#: process role by a substring of its command line (first match wins)
-ROLES = (("gunicorn", "api (gunicorn)"), ("bwrap", "sandbox"), ("server.py --control-fd", "sandbox"),
-         ("grader worker", "worker (celery)"), ("celery", "worker (celery)"),
-         ("postgres", "postgresql"), ("redis-server", "redis"))
-
-
-def cpu_by_role(own_pid: int) -> dict[str, float]:
-    """CPU seconds (user + system, including reaped children) of every process, by role."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    totals: dict[str, float] = {}
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        role = "load generator (this process)" if int(proc.name) == own_pid else next(
-            (name for key, name in ROLES if key in cmdline), None)
-        if role is None:
-            continue
-        utime, stime, cutime, cstime = (int(v) for v in fields[11:15])
-        totals[role] = totals.get(role, 0.0) + (utime + stime + cutime + cstime) / ticks
-    return totals
-
-
-def cpu_per_submission(stack: Stack, clients: int, duration: float) -> list[list]:
+def cpu_per_submission(stack: Stack, clients: int, duration: float,
+                       workload: str = "sdpa") -> list[list]:
     """Rows: role, CPU ms per graded submission, share, while ``clients`` closed-loop clients
-    post and long-poll for ``duration`` s."""
+    post and long-poll for ``duration`` s (CPU from /proc by process tree: benchmarks/cpu.py)."""
     from benchmarks.e2e_bench import run_level
 
-    before = cpu_by_role(os.getpid())
-    result = run_level(stack, clients, duration, "long", 0.0)
-    after = cpu_by_role(os.getpid())
+    run_level(stack, 2, 2.0, "long", 0.0, workload)  # warm
+    cpu.wait_idle(stack)
+    result, spent = cpu.measure(stack, lambda: run_level(stack, clients, duration, "long", 0.0,
+                                                         workload))
     graded = result["n"]
-    spent = {role: after.get(role, 0.0) - before.get(role, 0.0) for role in after}
-    total = sum(v for v in spent.values() if v > 0)
-    rows = [[role, seconds / graded * 1e3, f"{seconds / total:.0%}"]
-            for role, seconds in sorted(spent.items(), key=lambda kv: -kv[1]) if seconds > 0]
-    rows.append(["all", total / graded * 1e3, "100%"])
+    total = cpu.service_total(spent)
+    rows = [[role, seconds / graded * 1e3,
+             f"{seconds / total:.0%}" if role != cpu.LOAD else "(not counted)"]
+            for role, seconds in sorted(spent.items(), key=lambda kv: -kv[1])]
+    rows.append(["all service processes", total / graded * 1e3, "100%"])
     rows.append([f"({graded} graded in {duration:g} s = {graded / duration:.1f}/s; "
                  f"2 cores = {2000 * duration / graded:.0f} CPU ms available per submission)", "", ""])
     return rows
 
 
 def profile_call(fn, repeat: int, top: int, title: str) -> str:
-    profiler = cProfile.Profile()
+    profiler = cProfile.Profile(time.process_time)  # CPU time, not wall (waits are not work)
     for _ in range(repeat):
         profiler.enable()
         fn()
@@ -155,8 +133,67 @@ def in_process_profiles(stack: Stack, repeat: int, top: int) -> str:
     queue = iter(ids[2:])
     reports.append(profile_call(lambda: service.grade(next(queue)), repeat, top,
                                 "worker: GradingService.grade (sandbox + checks + store)"))
+    for workload in ("sdpa", "mha"):
+        reports.append(table(["part of the worker's grading", "CPU ms per submission"],
+                             grading_parts(service, workload, 30)))
     service.close()
     return "\n\n".join(reports)
+
+
+def grading_parts(service, workload: str, n: int) -> list[list]:
+    """CPU ms of ``GradingService.grade`` per graded ``workload`` submission, split into its
+    parts (each part's functions wrapped with a CPU clock; no profiler overhead)."""
+    import grader.problems.base as base
+    import grader.problems.grading as grading
+    import grader.problems.pictures as pictures
+    from benchmarks.common import WORKLOADS
+
+    assignment, make_body = WORKLOADS[workload]
+    store = service.store
+    ids = [store.create_submission(assignment, "parts", make_body("parts")["responses"],
+                                   course_id=_course(store))[0].id for _ in range(n + 3)]
+    for sid in ids[:3]:
+        service.grade(sid)  # warm: sandbox, caches
+    spent: dict[str, float] = {}
+    originals = []
+
+    def wrap(owner, name, label):
+        original = getattr(owner, name)
+        originals.append((owner, name, original))
+
+        def timed(*args, **kwargs):
+            started = time.process_time()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                spent[label] = spent.get(label, 0.0) + time.process_time() - started
+        setattr(owner, name, timed)
+
+    wrap(base.CodeProblem, "cases", "test cases drawn for the seed (visible + hidden)")
+    wrap(grading, "_judge", "checks (judging each case)")
+    wrap(grading.diagnosis, "diagnose", "diagnosis")
+    wrap(pictures, "draw_from_run", "pictures")
+    wrap(service.sandbox, "run", "sandbox run, trusted side (encode, read, decode)")
+    wrap(store, "start", "store: start (queued -> running)")
+    wrap(store, "finish", "store: finish (results + history)")
+    if service.notify is not None:
+        wrap(service, "notify", "notifier (webhook and LTI channels)")
+    if service.announce is not None:
+        wrap(service, "announce", "long-poll announcement (Redis publish)")
+    try:
+        started = time.process_time()
+        for sid in ids[3:]:
+            service.grade(sid)
+        total = (time.process_time() - started) / n * 1e3
+    finally:
+        for owner, name, original in reversed(originals):
+            setattr(owner, name, original)
+    rows = [[label, seconds / n * 1e3] for label, seconds in
+            sorted(spent.items(), key=lambda kv: -kv[1])]
+    rows.append(["the rest (orchestration, summaries, records)",
+                 total - sum(spent.values()) / n * 1e3])
+    rows.append([f"GradingService.grade ({workload}, {n} submissions, this process)", total])
+    return rows
 
 
 def _course(store) -> str:
@@ -180,8 +217,10 @@ def main(argv=None) -> int:
                       f"{statistics.median(r[n] for r in rows) / statistics.median(r[names[-1]] for r in rows):.0%}",
                       statistics.median(r[n] for r in rows) / baseline] for n in names]))
         print(f"\n({args.samples} submissions one at a time; numpy import {baseline * 1e3:.1f} ms)\n")
-        print(table(["process role", "CPU ms per graded submission", "share"],
-                    cpu_per_submission(stack, 10, 10.0)))
+        for workload in ("sdpa", "mha"):
+            print(f"{workload}:")
+            print(table(["process role", "CPU ms per graded submission", "share"],
+                        cpu_per_submission(stack, 10, 10.0, workload)))
         print()
         print(in_process_profiles(stack, 20, args.top))
     return 0

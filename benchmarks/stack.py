@@ -74,17 +74,34 @@ def children(pid: int) -> list[int]:
     return found
 
 
+_MAKE_KEY = """
+import sys
+from grader.store import Store
+store = Store(sys.argv[1])
+courses = store.courses.list_courses()
+course_id = courses[0].id if courses else "drill"
+if not courses:
+    store.courses.create_course(course_id, "Drill course")
+print(store.courses.create_key("instructor", course_id, "drill")[1])
+"""
+
+
 class Stack:
     """gunicorn + Celery worker(s) + beat + our own Redis + a fresh PostgreSQL database.
 
     ``settings`` are extra environment variables for every process (e.g. ``SWEEP_AFTER_SECONDS``);
     ``wsgi`` is gunicorn's application (default the product's ``grader.wsgi:app``).
+    ``root`` and ``bin_dir`` choose the source tree and the virtualenv's ``bin`` the processes run
+    from (default: this tree and this interpreter's), so that another version of the product (e.g.
+    an earlier commit, see :mod:`benchmarks.compare`) can be measured by the same code.
     Use as a context manager; :meth:`close` stops everything and drops the database.
     """
 
     def __init__(self, workdir: Path, *, api_workers: int = 2, api_threads: int = 8,
                  worker_concurrency: int = 2, settings: dict[str, Any] | None = None,
-                 database_url: str | None = None, wsgi: str = "grader.wsgi:app"):
+                 database_url: str | None = None, wsgi: str = "grader.wsgi:app",
+                 root: Path = ROOT, bin_dir: Path = BIN):
+        self.root, self.bin = Path(root), Path(bin_dir)
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.api_workers, self.api_threads = api_workers, api_threads
@@ -96,7 +113,7 @@ class Stack:
         self.database_url = database_url or create_database()
         self.procs: dict[str, subprocess.Popen] = {}
         self.env = {
-            "PATH": f"{BIN}:/usr/local/bin:/usr/bin:/bin",
+            "PATH": f"{self.bin}:/usr/local/bin:/usr/bin:/bin",
             "HOME": str(self.workdir),
             "DATABASE_URL": self.database_url,
             "CELERY_BROKER_URL": f"redis://127.0.0.1:{self.redis_port}/0",
@@ -116,7 +133,7 @@ class Stack:
     # -- processes --------------------------------------------------------------------------
     def _start(self, name: str, cmd: list[str]) -> subprocess.Popen:
         log = open(self.workdir / f"{name}.log", "ab")
-        proc = subprocess.Popen(cmd, env=self.env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        proc = subprocess.Popen(cmd, env=self.env, cwd=self.root, stdout=log, stderr=subprocess.STDOUT,
                                 start_new_session=True)
         self.procs[name] = proc
         self._commands[name] = cmd
@@ -167,17 +184,17 @@ class Stack:
         self.start_redis()
 
     def start_worker(self, name: str = "worker", concurrency: int | None = None):
-        return self._start(name, [str(BIN / "grader"), "worker", "--concurrency",
+        return self._start(name, [str(self.bin / "grader"), "worker", "--concurrency",
                                   str(concurrency or self.worker_concurrency), "-n",
                                   f"{name}-{uuid.uuid4().hex[:6]}@%h", "--without-gossip",
                                   "--without-mingle"])
 
     def start_beat(self):
-        return self._start("beat", [str(BIN / "grader"), "beat", "--schedule",
+        return self._start("beat", [str(self.bin / "grader"), "beat", "--schedule",
                                     str(self.workdir / "beat-schedule")])
 
     def start_api(self, timeout: float = 60.0):
-        proc = self._start("api", [str(BIN / "gunicorn"), "--workers", str(self.api_workers),
+        proc = self._start("api", [str(self.bin / "gunicorn"), "--workers", str(self.api_workers),
                                    "--threads", str(self.api_threads), "--bind",
                                    f"127.0.0.1:{self.api_port}", "--graceful-timeout", "5",
                                    self.wsgi])
@@ -237,6 +254,12 @@ class Stack:
             return self._make_key()
 
     def _make_key(self) -> str:
+        if self._key is None and (self.root != ROOT or self.bin != BIN):
+            # another version of the product: its own code creates the key in its own schema
+            self._key = subprocess.run(
+                [str(self.bin / "python"), "-c", _MAKE_KEY, self.database_url], cwd=self.root,
+                env={**self.env, "PYTHONPATH": str(self.root)}, check=True, capture_output=True,
+                text=True).stdout.strip().splitlines()[-1]
         if self._key is None:
             from grader.store import Store
 

@@ -15,6 +15,7 @@ from grader.config import grading_is_inline, load_config
 from grader.lti import init_app as init_lti
 from grader.observability import init_app as init_observability
 from grader.queue import make_dispatcher
+from grader.wakeup import make_wakeups
 from grader.runtime import build_service, check_sandbox, make_catalog, make_notifier
 from grader.store import Store
 from grader.web import init_app as init_web
@@ -38,9 +39,11 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     store = Store(config["DATABASE_URL"])
     store.upgrade()
     content = make_catalog(config, store)
+    wakeups = make_wakeups(config)  # long-polls wake when their submission is final
+    app.extensions["grader_wakeups"] = wakeups
     dispatcher = make_dispatcher(
         config, lambda schedule: build_service(config, store=store, schedule_webhook=schedule,
-                                               catalog=content))
+                                               catalog=content, announce=wakeups.wake))
     service = getattr(dispatcher, "service", None)  # in-process grading has its own
     notifier = service.notifier if service is not None else make_notifier(
         config, store, content, dispatcher.deliver_webhook)

@@ -6,7 +6,8 @@ submission's result is the list of item results plus the totals. Scores are poin
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import copy
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from typing import Any, Literal
 
 Visibility = Literal["hidden", "after_due_date", "after_published", "visible"]
@@ -34,7 +35,9 @@ class TestResult:
     extra_data: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The record as plain JSON-ready data (what :func:`dataclasses.asdict` returns, built
+        without its per-value deep copies)."""
+        return {name: plain(getattr(self, name)) for name in _field_names(TestResult)}
 
 
 @dataclass
@@ -55,14 +58,44 @@ class ItemResult:
     extra_data: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        """As :func:`dataclasses.asdict` (tests included), without its per-value deep copies."""
+        data = {name: plain(getattr(self, name)) for name in _field_names(ItemResult)
+                if name != "tests"}
         data["tests"] = [t.to_dict() for t in self.tests]
-        return data
+        return {name: data[name] for name in _field_names(ItemResult)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ItemResult":
         tests = [TestResult(**t) for t in data.get("tests", [])]
         return cls(**{**data, "tests": tests})
+
+
+_SCALARS = (str, int, float, bool, type(None))
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    if cls not in _FIELD_NAMES:
+        _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return _FIELD_NAMES[cls]
+
+
+def plain(value: Any) -> Any:
+    """A copy of ``value`` as :func:`dataclasses.asdict` makes it (lists, tuples and dicts copied
+    recursively, dataclasses turned into dicts, anything else deep-copied), but scalars are
+    returned as they are instead of going through :func:`copy.deepcopy` (they are immutable)."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is list:
+        return [plain(item) for item in value]
+    if kind is dict:
+        return {plain(key): plain(item) for key, item in value.items()}
+    if kind is tuple:
+        return tuple(plain(item) for item in value)
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
+    return copy.deepcopy(value)
 
 
 class InfrastructureError(RuntimeError):

@@ -70,11 +70,15 @@ def make_notifier(config: Mapping[str, Any], store: Store, catalog: Catalog,
 
 
 def build_service(config: Mapping[str, Any], store: Store | None = None,
-                  schedule_webhook=None, catalog: Catalog | None = None) -> GradingService:
+                  schedule_webhook=None, catalog: Catalog | None = None,
+                  announce=None) -> GradingService:
     """A grading service over ``config``'s store and content (``catalog``, built when not
     given). Final submissions and applied regrades are announced through ``service.notifier``
-    (:func:`make_notifier`)."""
+    (:func:`make_notifier`), and final submissions to waiting long-polls by
+    ``announce(submission_id)`` (default: on the broker's pub/sub channel when grading runs on
+    Celery, see :mod:`grader.wakeup`)."""
     from grader.observability.instrument import instrument_service
+    from grader.wakeup import make_announcer
 
     if store is None:
         store = Store(config["DATABASE_URL"])
@@ -88,6 +92,7 @@ def build_service(config: Mapping[str, Any], store: Store | None = None,
         sandbox_factory=partial(make_sandbox, config),
         max_attempts=config["MAX_GRADING_ATTEMPTS"],
         notify=notifier.submission_final,
+        announce=announce if announce is not None else make_announcer(config),
     ))
     service.notifier = notifier
     return service

@@ -112,8 +112,10 @@ class GradingService:
 
     def __init__(self, store, catalog, secret: str,
                  sandbox_factory: Callable[[], Any], max_attempts: int = 3,
-                 notify: Callable[[str], None] | None = None):
+                 notify: Callable[[str], None] | None = None,
+                 announce: Callable[[str], None] | None = None):
         self.store = store
+        self.announce = announce  # wakes long-polls (grader.wakeup)
         self.catalog = catalog
         self.secret = secret
         self._sandbox_factory = sandbox_factory
@@ -191,7 +193,13 @@ class GradingService:
         return Outcome("failed", reason=reason)
 
     def _notify(self, submission, assignment: Assignment | None = None) -> None:
-        """Announce a final submission (the notifier's channels decide where it goes)."""
+        """Announce a final submission: to the requests waiting for it (``announce``), and
+        through the notifier (its channels decide where it goes)."""
+        if self.announce is not None:
+            try:
+                self.announce(submission.id)
+            except Exception:  # waiting requests re-read the status on their own
+                log.exception("announcing %s failed", submission.id)
         if self.notify is not None:
             try:
                 self.notify(submission.id)

@@ -115,8 +115,8 @@ class Notifier:
     def _scored_at(self, submission):
         """When the current result was stored: the latest grading or regrade (for a failed
         submission, when it failed)."""
-        history = self.store.history(submission.id)
-        return history[-1].created_at if history else submission.finished_at
+        scored_at = self.store.last_scored_at(submission.id)
+        return scored_at if scored_at is not None else submission.finished_at
 
     # -- sending -------------------------------------------------------------------------------
     def attempt(self, delivery_id: str) -> tuple[bool, float | None]:

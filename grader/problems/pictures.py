@@ -27,7 +27,7 @@ turns the picture calls' outcomes into JSON-safe dicts for the item result's
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 import numpy as np
@@ -108,8 +108,33 @@ def _output_plans(problem: CodeProblem, shows: str, scale: str, rows: str, colum
     return plans
 
 
+_PLANS: dict[tuple[str, int], list[Plan]] = {}
+
+
 def plans(problem: CodeProblem) -> list[Plan]:
-    """The pictures of ``problem`` (visible examples only); none for an unknown problem."""
+    """The pictures of ``problem`` (visible examples only); none for an unknown problem. They
+    depend on the problem alone, so they are made once per process (twice per grading before:
+    for the calls and for the drawing); their arrays are read-only copies."""
+    key = (problem.id, id(problem))
+    if key not in _PLANS:
+        _PLANS[key] = [_read_only(plan) for plan in _make_plans(problem)]
+    return _PLANS[key]
+
+
+def _frozen_array(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        value = value.copy()
+        value.flags.writeable = False
+    return value
+
+
+def _read_only(plan: Plan) -> Plan:
+    call = replace(plan.call, args=tuple(_frozen_array(a) for a in plan.call.args),
+                   kwargs={k: _frozen_array(v) for k, v in plan.call.kwargs.items()})
+    return replace(plan, call=call, expected=_frozen_array(plan.expected))
+
+
+def _make_plans(problem: CodeProblem) -> list[Plan]:
     if problem.id == "scaled_dot_product_attention":
         return _sdpa_plans(problem)
     if problem.id == "causal_mask":

@@ -39,6 +39,7 @@ CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 16384, 1 << 18
+PR_CAPBSET_READ = 23
 PR_CAPBSET_DROP = 24
 PR_CAP_AMBIENT = 47
 PR_CAP_AMBIENT_CLEAR_ALL = 4
@@ -120,15 +121,26 @@ def load_seccomp(program: bytes) -> None:
 # -- capabilities ----------------------------------------------------------------------------
 
 
-def _set_capabilities(keep: tuple[int, ...]) -> None:
-    """Bounding set reduced to ``keep``, ambient set cleared, permitted = effective = ``keep``,
-    inheritable empty."""
-    for capability in range(LAST_CAPABILITY + 1):
-        if capability in keep:
-            continue
+def bounding_set() -> tuple[int, ...]:
+    """The capabilities in this process's bounding set (``PR_CAPBSET_READ``)."""
+    return tuple(capability for capability in range(LAST_CAPABILITY + 1)
+                 if _libc.prctl(PR_CAPBSET_READ, capability, 0, 0, 0) == 1)
+
+
+def drop_bounding(capabilities) -> None:
+    """Remove ``capabilities`` from the bounding set (needs ``CAP_SETPCAP``). Raises ``OSError``."""
+    for capability in capabilities:
         if _libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0:
             if ctypes.get_errno() != EINVAL:  # EINVAL: no such capability on this kernel
                 _check(-1, f"PR_CAPBSET_DROP {capability}")
+
+
+def _set_capabilities(keep: tuple[int, ...], bounding=None) -> None:
+    """Bounding set reduced to ``keep`` (``bounding``: the capabilities it may still hold, when
+    known; default every one), ambient set cleared, permitted = effective = ``keep``,
+    inheritable empty."""
+    present = range(LAST_CAPABILITY + 1) if bounding is None else bounding
+    drop_bounding(c for c in present if c not in keep)
     _libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
     mask = 0
     for capability in keep:
@@ -140,9 +152,10 @@ def _set_capabilities(keep: tuple[int, ...]) -> None:
     _check(_libc.capset(ctypes.byref(header), data), "capset")
 
 
-def drop_capabilities() -> None:
-    """Empty the bounding, ambient, permitted, effective and inheritable capability sets."""
-    _set_capabilities(())
+def drop_capabilities(bounding=None) -> None:
+    """Empty the bounding, ambient, permitted, effective and inheritable capability sets
+    (``bounding``: the capabilities the bounding set may still hold, when known)."""
+    _set_capabilities((), bounding)
 
 
 # -- the server ------------------------------------------------------------------------------
@@ -188,15 +201,21 @@ def mount_job_tmp(tmp_bytes: int, tmp_inodes: int, job_uid: int) -> None:
                        options.encode("ascii")), "mount tmpfs on /tmp")
 
 
-def confine_job(job_uid: int, tmp_bytes: int, tmp_inodes: int, job_program: bytes) -> None:
+def confine_job(job_uid: int, tmp_bytes: int, tmp_inodes: int, job_program: bytes,
+                bounding=None) -> None:
     """The child's three steps (see the module docstring): fresh /tmp (also its working
-    directory), job uid, no capabilities, job seccomp filter. Raises ``OSError``."""
+    directory), job uid, no capabilities, job seccomp filter. Raises ``OSError``.
+
+    ``bounding``: the server's bounding set as it was after :func:`confine_server` (a bounding
+    set only ever shrinks, so the child's holds at most these); without it every capability
+    number is dropped, 64 system calls instead of about 5."""
     mount_job_tmp(tmp_bytes, tmp_inodes, job_uid)
-    for capability in range(LAST_CAPABILITY + 1):  # needs CAP_SETPCAP: before giving it up
-        if _libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0 and ctypes.get_errno() != EINVAL:
-            _check(-1, f"PR_CAPBSET_DROP {capability}")
+    present = range(LAST_CAPABILITY + 1) if bounding is None else bounding
+    drop_bounding(present)  # needs CAP_SETPCAP: before giving it up
     os.setresgid(job_uid, job_uid, job_uid)
     os.setresuid(job_uid, job_uid, job_uid)
-    drop_capabilities()  # a uid change between non-root ids keeps capabilities: drop them here
+    drop_capabilities(bounding=())  # a uid change between non-root ids keeps capabilities
+    if any(_libc.prctl(PR_CAPBSET_READ, capability, 0, 0, 0) != 0 for capability in present):
+        raise OSError(EINVAL, "a capability is left in the job's bounding set")
     os.chdir("/tmp")  # the working directory: the job's own fresh tmpfs
     load_seccomp(job_program)

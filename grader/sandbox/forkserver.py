@@ -181,7 +181,7 @@ class ForkServerSandbox:
         if self._closed:
             raise SandboxUnavailable("this sandbox was closed (its slot may belong to another now)")
         calls = list(calls)
-        encode_job(source, calls)  # refuse an unencodable job before anything runs
+        job = encode_job(source, calls, limits.cpu_seconds)  # unencodable: refused before it runs
         started = time.monotonic()
         run_deadline = started + limits.run_wall_seconds
         outcomes: list[CallOutcome] = []
@@ -192,7 +192,8 @@ class ForkServerSandbox:
         with self._lock:
             while True:
                 segment = calls[len(outcomes):]
-                result = self._run_segment(source, segment, limits, run_deadline)
+                result = self._run_segment(source, segment, limits, run_deadline,
+                                           job if not outcomes else None)
                 stdout.append(result.stdout)
                 if result.status == "infrastructure_error":
                     return RunResult(status="infrastructure_error", message=result.message,
@@ -236,10 +237,11 @@ class ForkServerSandbox:
                          gave_up=gave_up)
 
     def _run_segment(self, source: str, calls: list[Call], limits: Limits,
-                     run_deadline: float) -> RunResult:
+                     run_deadline: float, job: bytes | None = None) -> RunResult:
         """One sandbox process for ``calls`` (retried once on a fresh server when the job did
-        not start, then an infrastructure error)."""
-        job = encode_job(source, calls, limits.cpu_seconds)
+        not start, then an infrastructure error). ``job``: ``calls`` already encoded."""
+        if job is None:
+            job = encode_job(source, calls, limits.cpu_seconds)
         for attempt in (1, 2):
             self._ensure_server()
             oom_before = 0

@@ -98,9 +98,11 @@ class Confinement:
     """How each job's child is confined: ``job_uid`` and the job seccomp program in isolated
     mode (``None`` in development mode, where jobs run as the server's own uid)."""
 
-    def __init__(self, job_uid: int | None = None, job_program: bytes | None = None):
+    def __init__(self, job_uid: int | None = None, job_program: bytes | None = None,
+                 bounding: tuple[int, ...] | None = None):
         self.job_uid = job_uid
         self.job_program = job_program
+        self.bounding = bounding  # the server's bounding set once confined (None: unknown)
 
 
 def child_main(limits: dict, job_fd: int, result_fd: int, output_fd: int,
@@ -115,7 +117,8 @@ def child_main(limits: dict, job_fd: int, result_fd: int, output_fd: int,
             import confine
 
             confine.confine_job(confinement.job_uid, int(limits["tmp_bytes"]),
-                                int(limits["tmp_inodes"]), confinement.job_program)
+                                int(limits["tmp_inodes"]), confinement.job_program,
+                                confinement.bounding)
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # after the uid change, which clears it
     except BaseException as error:  # noqa: BLE001 - report on the server's stderr, then exit
         try:
@@ -288,7 +291,7 @@ def main(argv: list[str] | None = None) -> None:
                 raise SystemExit("the trusted side did not map the user namespace")
 
         confine.confine_server(request_map, options.server_uid, options.job_uid, server_program)
-        confinement = Confinement(options.job_uid, job_program)
+        confinement = Confinement(options.job_uid, job_program, confine.bounding_set())
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # as PID 1, default-action signals are ignored
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     _prctl(PR_SET_DUMPABLE, 0)  # no /proc/1/mem or /proc/1/environ for the jobs
@@ -296,8 +299,10 @@ def main(argv: list[str] | None = None) -> None:
     import numpy.lib.format  # noqa: F401
     import traceback  # noqa: F401
     import linecache  # noqa: F401
-    import runner  # noqa: F401
+    import runner
     import wire  # noqa: F401
+
+    runner.prepare()  # the runner's namespace snapshots, taken once and shared by every job
 
     serve(options.control_fd, options.pid1, confinement, sock)
 

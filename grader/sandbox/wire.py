@@ -1,11 +1,12 @@
 """The byte format that carries call arguments into the sandbox and return values out of it.
 
 Nothing in this format can execute code: structure travels as JSON, arrays as raw ``.npy`` bytes
-(``numpy.lib.format`` version 1.0 headers, parsed with ``ast.literal_eval`` by NumPy and then
-re-checked here), and there is no pickle anywhere. The trusted side parses what the sandbox sends
-with :func:`decode_value` and :class:`FrameReader`, which reject anything not exactly well formed:
-wrong lengths, unknown tags, dtypes other than bool/int/uint/float, object arrays, shapes whose
-byte count does not match, values deeper or bigger than the limits below.
+(``numpy.lib.format`` version 1.0 headers: the layout NumPy writes is matched by a regular
+expression, any other header is parsed by NumPy's own ``ast.literal_eval``-based reader, and
+either way re-checked here), and there is no pickle anywhere. The trusted side parses what the
+sandbox sends with :func:`decode_value` and :class:`FrameReader`, which reject anything not
+exactly well formed: wrong lengths, unknown tags, dtypes other than bool/int/uint/float, object
+arrays, shapes whose byte count does not match, values deeper or bigger than the limits below.
 
 This module is also copied (bind-mounted read-only) into the sandbox, so it imports only the
 standard library and NumPy.
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import struct
 from typing import Any, Iterator
 
@@ -85,23 +87,32 @@ def encode_parts(value: Any, *, allow_none: bool = False) -> list:
     header += b" " * (-(JSON_HEADER.size + len(header)) % ALIGNMENT)  # JSON ignores the spaces
     parts: list = [JSON_HEADER.pack(len(header)), header]
     offset = JSON_HEADER.size + len(header)
-    for npy_header, data in blobs:
-        npy_header = _pad_npy_header(npy_header, offset + BLOB_HEADER.size)
+    for text, data in blobs:
+        npy_header = _npy_header(text, offset + BLOB_HEADER.size)
         parts += [BLOB_HEADER.pack(len(npy_header) + len(data)), npy_header, data]
         offset += BLOB_HEADER.size + len(npy_header) + len(data)
     return parts
 
 
-def _pad_npy_header(npy_header: bytes, offset: int) -> bytes:
-    """``npy_header`` (version 1.0) with spaces added before its final newline, so that the array
-    data after it starts at a multiple of :data:`ALIGNMENT` bytes from the start of the value
-    body (``offset``: where the header starts). Aligned data is decoded in place, not copied."""
-    pad = -(offset + len(npy_header)) % ALIGNMENT
-    if not pad:
-        return npy_header
-    (length,) = struct.unpack_from("<H", npy_header, 8)
-    return (npy_header[:8] + struct.pack("<H", length + pad) + npy_header[10:-1]
-            + b" " * pad + b"\n")
+NPY_MAGIC_1_0 = b"\x93NUMPY\x01\x00"
+
+
+def npy_header_text(array: np.ndarray) -> bytes:
+    """The dictionary of a ``.npy`` header for a C-ordered ``array``, exactly as NumPy's
+    ``numpy.lib.format.write_array_header_1_0`` writes it (``{'descr': '<f8', 'fortran_order':
+    False, 'shape': (2, 3), }``) without its padding; built directly, which is several times
+    cheaper than NumPy's general writer."""
+    return ("{'descr': '%s', 'fortran_order': False, 'shape': %r, }"
+            % (array.dtype.str, array.shape)).encode("ascii")
+
+
+def _npy_header(text: bytes, offset: int) -> bytes:
+    """A version 1.0 header around ``text``, padded with spaces so that the data after it
+    starts at a multiple of :data:`ALIGNMENT` from the start of the value body (``offset``:
+    where the header starts)."""
+    pad = -(offset + len(NPY_MAGIC_1_0) + 2 + len(text) + 1) % ALIGNMENT
+    return (NPY_MAGIC_1_0 + struct.pack("<H", len(text) + pad + 1) + text + b" " * pad
+            + b"\n")
 
 
 def _encode_node(value: Any, blobs: list, depth: int, counter: list, allow_none: bool) -> dict:
@@ -147,10 +158,8 @@ def _add_array(array: np.ndarray, blobs: list) -> int:
         raise EncodeError(f"more than {MAX_ARRAYS} arrays")
     if not array.flags.c_contiguous:  # (np.ascontiguousarray would turn 0-d into 1-d)
         array = array.copy(order="C")
-    header = io.BytesIO()
-    npy_format.write_array_header_1_0(header, npy_format.header_data_from_array_1_0(array))
     data = memoryview(array.reshape(-1) if array.ndim else array.reshape(1)).cast("B")
-    blobs.append([header.getvalue(), data])
+    blobs.append([npy_header_text(array), data])
     return len(blobs) - 1
 
 
@@ -202,6 +211,40 @@ def decode_value(body, *, allow_none: bool = False,
     return value
 
 
+#: A version 1.0 header dictionary as :func:`npy_header_text` (and NumPy) writes it: descr of a
+#: bool/int/uint/float dtype, fortran_order, shape (``()``, ``(n,)`` or ``(n, m, ...)``), then
+#: spaces and the newline. Anything else goes through NumPy's own parser.
+_DIM = rb"(?:0|[1-9][0-9]{0,18})"
+_NPY_HEADER = re.compile(
+    rb"\{'descr': '([<>|][biuf][1-9][0-9]?)', 'fortran_order': (False|True), "
+    rb"'shape': \((|" + _DIM + rb",|" + _DIM + rb"(?:, " + _DIM + rb")+)\), \} *\n")
+_DTYPES: dict[bytes, np.dtype] = {}
+
+
+def _npy_header_fast(view: memoryview) -> tuple[tuple, bool, np.dtype, int] | None:
+    """(shape, fortran_order, dtype, data offset) of a blob whose header has exactly the layout
+    :data:`_NPY_HEADER` describes; None for any other header (NumPy's parser decides)."""
+    if len(view) < 10 or view[:8] != NPY_MAGIC_1_0:
+        return None
+    (length,) = struct.unpack_from("<H", view, 8)
+    if length > 10000 or len(view) < 10 + length:  # NumPy's own header size limit
+        return None
+    match = _NPY_HEADER.fullmatch(bytes(view[10:10 + length]))
+    if match is None:
+        return None
+    descr, fortran, dims = match.groups()
+    dtype = _DTYPES.get(descr)
+    if dtype is None:
+        try:
+            dtype = np.dtype(descr.decode("ascii"))
+        except TypeError:
+            return None
+        if len(_DTYPES) < 64:
+            _DTYPES[descr] = dtype
+    shape = tuple(int(n) for n in dims.split(b",") if n.strip()) if dims else ()
+    return shape, fortran == b"True", dtype, 10 + length
+
+
 def decode_array(blob) -> np.ndarray:
     """Parse one ``.npy`` blob (``bytes`` or a ``memoryview``) strictly: version 1.0/2.0 header,
     dtype kind in bool/int/uint/float, no object fields, at most :data:`MAX_NDIM` dimensions,
@@ -209,6 +252,33 @@ def decode_array(blob) -> np.ndarray:
     ``blob`` when ``blob`` is writable and its data native and aligned (no copy), else a native,
     aligned copy. Raises :class:`WireError`."""
     view = memoryview(blob)
+    fast = _npy_header_fast(view)
+    if fast is not None:
+        shape, fortran_order, dtype, start = fast
+    else:
+        shape, fortran_order, dtype, start = _npy_header_numpy(view)
+    if not isinstance(dtype, np.dtype) or dtype.kind not in ALLOWED_KINDS or dtype.hasobject \
+            or dtype.fields is not None or dtype.subdtype is not None:
+        raise WireError(f"array dtype {dtype} not allowed (bool, int, uint, float only)")
+    if not isinstance(shape, tuple) or len(shape) > MAX_NDIM \
+            or not all(type(n) is int and n >= 0 for n in shape):
+        raise WireError(f"bad array shape {shape!r}")
+    count = 1
+    for n in shape:
+        count *= n
+    if len(view) - start != count * dtype.itemsize:
+        raise WireError(f"array data is {len(view) - start} bytes; shape {shape} of {dtype} "
+                        f"needs {count * dtype.itemsize}")
+    array = np.frombuffer(view, dtype=dtype, count=count, offset=start)
+    array = array.reshape(shape, order="F" if fortran_order else "C")
+    if dtype.isnative and array.flags.aligned and array.flags.c_contiguous and not view.readonly:
+        return array
+    return np.array(array, dtype=dtype.newbyteorder("="), order="C", copy=True)
+
+
+def _npy_header_numpy(view: memoryview) -> tuple[tuple, bool, np.dtype, int]:
+    """(shape, fortran_order, dtype, data offset) by NumPy's own header parser (any version 1.0
+    or 2.0 header). Raises :class:`WireError`."""
     header = bytes(view[:min(len(view), MAX_NPY_HEADER)])
     stream = io.BytesIO(header)
     try:
@@ -223,24 +293,7 @@ def decode_array(blob) -> np.ndarray:
         raise
     except Exception as error:  # NumPy raises ValueError/SyntaxError/TypeError on bad headers
         raise WireError(f"bad array header: {error}") from None
-    if not isinstance(dtype, np.dtype) or dtype.kind not in ALLOWED_KINDS or dtype.hasobject \
-            or dtype.fields is not None or dtype.subdtype is not None:
-        raise WireError(f"array dtype {dtype} not allowed (bool, int, uint, float only)")
-    if not isinstance(shape, tuple) or len(shape) > MAX_NDIM \
-            or not all(type(n) is int and n >= 0 for n in shape):
-        raise WireError(f"bad array shape {shape!r}")
-    count = 1
-    for n in shape:
-        count *= n
-    start = stream.tell()
-    if len(view) - start != count * dtype.itemsize:
-        raise WireError(f"array data is {len(view) - start} bytes; shape {shape} of {dtype} "
-                        f"needs {count * dtype.itemsize}")
-    array = np.frombuffer(view, dtype=dtype, count=count, offset=start)
-    array = array.reshape(shape, order="F" if fortran_order else "C")
-    if dtype.isnative and array.flags.aligned and array.flags.c_contiguous and not view.readonly:
-        return array
-    return np.array(array, dtype=dtype.newbyteorder("="), order="C", copy=True)
+    return shape, fortran_order, dtype, stream.tell()
 
 
 def _decode_node(node: Any, arrays: list, used: set, depth: int, counter: list,

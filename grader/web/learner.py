@@ -13,7 +13,6 @@ the learner's answers kept).
 from __future__ import annotations
 
 import secrets
-import time
 
 from flask import (current_app, jsonify, redirect, render_template, request, url_for)
 from flask_wtf.csrf import CSRFError
@@ -45,15 +44,12 @@ def wait_seconds(requested: str | None, default: float) -> float:
 
 
 def wait_until_final(submission_id: str, seconds: float):
-    """The submission once final, or as it is after ``seconds`` (status-only queries, 20 ms
-    apart backing off to 250 ms, like the API's long-poll)."""
+    """The submission once final, or as it is after ``seconds`` (woken when it is announced
+    final, like the API's long-poll: :mod:`grader.wakeup`)."""
+    from grader.api.submissions import wakeups
+
     store = state().store
-    deadline = time.monotonic() + seconds
-    status, delay = store.status(submission_id), 0.02
-    while status not in FINAL and time.monotonic() < deadline:
-        time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
-        delay = min(delay * 1.5, 0.25)
-        status = store.status(submission_id)
+    wakeups().wait_final(lambda: store.status(submission_id), submission_id, seconds)
     return store.get(submission_id)
 
 

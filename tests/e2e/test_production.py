@@ -43,7 +43,8 @@ def stop(proc):
 
 @pytest.fixture
 def production(tmp_path, redis_url, postgres_url):
-    """gunicorn + Celery worker + Redis + PostgreSQL; yields the API base URL."""
+    """gunicorn + Celery worker + Redis + PostgreSQL; yields the API base URL, an lms key's
+    headers and the processes' environment."""
     port = free_port()
     env = {
         "PATH": f"{BIN}:/usr/local/bin:/usr/bin:/bin",
@@ -72,7 +73,7 @@ def production(tmp_path, redis_url, postgres_url):
                 raise AssertionError("gunicorn did not start:\n"
                                      + (tmp_path / "api.log").read_text(errors="replace"))
             time.sleep(0.2)
-        yield base, course_key(base, env)
+        yield base, course_key(base, env), env
     finally:
         stop(api)
         stop(worker)
@@ -102,7 +103,7 @@ def submit(base, headers, body):
 
 
 def test_production_stack_grades_exact_scores(production):
-    base, headers = production
+    base, headers, _env = production
     urls = {name: submit(base, headers, example(name)) for name in
             ("submission_correct.json", "submission_divides_by_dk.json", "submission_text.json")}
     results = {name: wait_final(lambda u=url: requests.get(u, headers=headers, timeout=10).json(),
@@ -123,3 +124,25 @@ def test_production_stack_grades_exact_scores(production):
     text = results["submission_text.json"]
     assert {i["item_id"]: i for i in text["items"]}["quadratic-cost"]["score"] == 5.0
     assert text["score"] == 5.0
+
+
+def test_the_worker_announces_final_submissions_and_long_polls_answer_at_once(production):
+    """The worker publishes each final id on the broker's channel (grader.wakeup), and a
+    long-poll started before grading ends answers with the graded result."""
+    import redis
+
+    base, headers, env = production
+    pubsub = redis.Redis.from_url(env["CELERY_BROKER_URL"]).pubsub(ignore_subscribe_messages=True)
+    pubsub.subscribe(f"grader:final:{env['CELERY_QUEUE']}")
+    try:
+        url = submit(base, headers, example("submission_correct.json"))
+        data = requests.get(url, params={"wait": 60}, headers=headers, timeout=90).json()
+        assert data["status"] == "graded" and data["score"] == 16.0, data
+        deadline, announced = time.monotonic() + 30, []
+        while data["id"] not in announced and time.monotonic() < deadline:
+            message = pubsub.get_message(timeout=1.0)
+            if message and message["type"] == "message":
+                announced.append(message["data"].decode())
+        assert announced == [data["id"]]
+    finally:
+        pubsub.close()

@@ -184,3 +184,23 @@ def test_real_sandbox_a_picture_call_that_hangs_costs_nothing():
     assert "time limit" not in result.output
     assert pictures_of(result)[0]["finding"] == "Your function ran out of time on this example."
     assert pictures_of(plain)[0]["learner"] == pictures_of(plain)[0]["expected"]
+
+
+def test_plans_are_made_once_per_problem_and_cannot_be_changed():
+    """The picture plans depend on the problem alone: a second grading reuses them, so their
+    arrays are read-only (a caller writing into them would change every later picture)."""
+    import numpy as np
+
+    from grader.problems import PROBLEMS
+    from grader.problems import pictures as pics
+
+    for problem in PROBLEMS.values():
+        first, again = pics.plans(problem), pics.plans(problem)
+        assert first is again
+        for plan in first:
+            arrays = [plan.expected, *plan.call.args, *plan.call.kwargs.values()]
+            for array in (a for a in arrays if isinstance(a, np.ndarray)):
+                assert not array.flags.writeable
+    sdpa = pics.plans(PROBLEMS["scaled_dot_product_attention"])
+    # the first SDPA example's picture is its weight matrix (V = identity): rows sum to 1
+    assert np.allclose(sdpa[0].expected.sum(axis=-1), 1.0)

@@ -78,3 +78,42 @@ def test_requeue_sets_queued_again(store):
     assert store.requeue(sub.id, reason="retrying")
     got = store.get(sub.id)
     assert (got.status, got.failure_reason) == ("queued", "retrying")
+
+
+def test_last_scored_at_is_the_newest_history_record(store):
+    sub, _ = store.create_submission("a1", "learner", {})
+    assert store.last_scored_at(sub.id) is None  # never graded
+    store.start(sub.id)
+    store.finish(sub.id, 3.0, 5.0, [{"item_id": "q", "score": 3.0}])
+    assert store.last_scored_at(sub.id) == store.history(sub.id)[-1].created_at
+    assert store.apply_regrade(sub.id, 4.0, 5.0, [{"item_id": "q", "score": 4.0}], {"v": 2})
+    history = store.history(sub.id)
+    assert [r.kind for r in history] == ["initial", "regrade"]
+    assert store.last_scored_at(sub.id) == history[-1].created_at
+
+
+def test_one_statement_work_commits_on_its_own(store):
+    """Reads, start, fail and a keyless insert run without an explicit transaction on
+    PostgreSQL; what they write is visible to a second store (another process) at once."""
+    other = Store(str(store.engine.url.render_as_string(hide_password=False)))
+    try:
+        sub, created = store.create_submission("a1", "learner", {"q": {"text": "x"}})
+        assert created and other.status(sub.id) == "queued"
+        assert store.start(sub.id).status == "running"
+        assert other.get(sub.id).attempts == 1
+        assert store.fail(sub.id, "sandbox died")
+        assert (other.status(sub.id), other.get(sub.id).failure_reason) == ("failed",
+                                                                           "sandbox died")
+    finally:
+        other.dispose()
+
+
+def test_json_columns_keep_every_value_json_can_hold(store):
+    results = [{"item_id": "q", "score": 2.5, "tests": [{"tags": ["a", "b"], "extra_data": {
+        "evidence": [[0, 4]], "big": 2 ** 70 + 1, "text": "d\u2019k \u2264 \u221a", "none": None}}]}]
+    sub, _ = store.create_submission("a1", "learner", {"q": {"text": "\u00e9"}})
+    store.start(sub.id)
+    store.finish(sub.id, 2.5, 5.0, results)
+    got = store.get(sub.id)
+    assert got.results == results  # 2**70 + 1 goes through json, not orjson (64-bit integers only)
+    assert got.responses == {"q": {"text": "\u00e9"}}
