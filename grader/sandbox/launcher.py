@@ -78,7 +78,8 @@ class SlotLock:
     """An exclusive worker slot (0..255) held through an ``flock`` on ``slot-<n>.lock``: its server
     uid is ``UID_BASE + n`` and its job uid ``UID_BASE + 256 + n``, so RLIMIT_NPROC and process
     ownership never mix two workers' jobs, and no job shares a uid with the server it was forked
-    from."""
+    from. A free slot whose uids still own a process (a closed sandbox's server not yet reaped)
+    is passed over, so a new sandbox never meets its predecessor's processes."""
 
     def __init__(self, lock_dir: Path = SLOT_LOCK_DIR, uid_base: int = UID_BASE):
         lock_dir.mkdir(parents=True, exist_ok=True)
@@ -92,6 +93,9 @@ class SlotLock:
             except OSError:
                 handle.close()
                 continue
+            if _owns_a_process({uid, job_uid}):
+                handle.close()
+                continue
             self.slot, self.uid, self.job_uid, self._handle = slot, uid, job_uid, handle
             return
         raise RuntimeError("no free sandbox slot")
@@ -99,6 +103,23 @@ class SlotLock:
     def release(self) -> None:
         """Give the slot back (closing the lock file releases the ``flock``)."""
         self._handle.close()
+
+
+def _owns_a_process(uids: set[int]) -> bool:
+    """Whether any process (zombies included) has one of ``uids`` as its real uid."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as status:
+                for line in status:
+                    if line.startswith("Uid:"):
+                        if int(line.split()[1]) in uids:
+                            return True
+                        break
+        except OSError:
+            continue
+    return False
 
 
 def _is_account(uid: int) -> bool:

@@ -354,6 +354,6 @@ def test_a_job_gets_one_core_however_many_processes_it_starts(hostile_sandbox):
                          Limits(wall_seconds=10.0, cpu_seconds=10.0))
     assert result.status == "ok", result.message
     cpu = float(result.calls[0].value[0])
-    assert 0.5 <= cpu <= 1.3, cpu
+    assert cpu <= 1.3, cpu  # (under load it may get less than its core: no lower bound)
     assert sandbox.cgroup.throttled() > throttled
     assert_full_marks(sandbox)

@@ -62,3 +62,33 @@ def test_two_sandboxes_get_different_unprivileged_uids(sandbox):
         assert min(other.server_uid, sandbox.server_uid) >= 61000
     finally:
         other.close()
+
+
+def test_a_slot_whose_uid_still_owns_a_process_is_passed_over(tmp_path):
+    """A closed sandbox's server can linger (a zombie) for seconds: a new sandbox must not take
+    its slot, or it would meet that process (and count it as its own)."""
+    import os
+    import time
+
+    from grader.sandbox.launcher import SlotLock
+
+    first = SlotLock(lock_dir=tmp_path)
+    free_slot, uid = first.slot, first.uid
+    first.release()
+    child = os.fork()
+    if child == 0:  # a process of the slot's server uid, left behind
+        os.setgid(uid)
+        os.setuid(uid)
+        time.sleep(30)
+        os._exit(0)
+    try:
+        time.sleep(0.2)
+        second = SlotLock(lock_dir=tmp_path)
+        assert second.slot != free_slot
+        second.release()
+    finally:
+        os.kill(child, 9)
+        os.waitpid(child, 0)
+    third = SlotLock(lock_dir=tmp_path)
+    assert third.slot == free_slot  # free again once the process is gone
+    third.release()
