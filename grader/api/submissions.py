@@ -9,13 +9,13 @@ from datetime import datetime, timedelta, timezone
 
 from flask import current_app, request, url_for
 from flask.views import MethodView
-from flask_smorest import Blueprint
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from marshmallow import ValidationError
 
 from grader.api.assignments import get_assignment
 from grader.api.auth import require_course
 from grader.api.errors import ApiError, first_field
+from grader.api.parsing import Blueprint
 from grader.api.schemas import (BatchCreateSchema, BatchResultSchema, LinkSchema, PollArgsSchema,
                                 SubmissionCreatedSchema, SubmissionCreateSchema, SubmissionSchema)
 from grader.api.state import state

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from flask import url_for
 from flask.views import MethodView
-from flask_smorest import Blueprint
 from marshmallow import Schema, ValidationError, fields, validate, validates
 
 from grader.api.auth import require
 from grader.api.errors import ApiError
+from grader.api.parsing import Blueprint
 from grader.api.schemas import HTTP_URL
 from grader.api.state import state
 from grader.lti.urls import tool_urls
