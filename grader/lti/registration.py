@@ -55,7 +55,9 @@ class PlatformCreateSchema(Schema):
         validate.Length(max=40), validate.Regexp(r"^[A-Za-z0-9_.:-]*$",
                                                  error="letters, digits and _ . : - only")],
         metadata={"description": "Prepended to the platform's user id (sub) to make the learner "
-                                 "id; platforms mapped to one course need distinct prefixes",
+                                 "id; the prefixes of platforms mapped to one course must "
+                                 "not start one another ('' and 'c:' clash, a 409; 'canvas:' "
+                                 "and 'moodle:' do not)",
                   "example": "canvas:"})
     label = fields.String(load_default="", validate=validate.Length(max=200))
 
