@@ -22,6 +22,7 @@ from grader.api.schemas import (BatchCreateSchema, BatchResultSchema, LinkedResu
 from grader.api.state import state
 from grader.items import get_kind
 from grader.store.db import IdempotencyConflict
+from grader.store.pending import TooManyPending, create_capped
 
 blp = Blueprint("submissions", __name__, url_prefix="/api/v1",
                 description="Submit responses and read graded results.")
@@ -139,16 +140,30 @@ def request_digest(assignment_id: str, body: dict) -> str:
 
 
 def intake(principal, assignment, body: dict, idempotency_key: str | None = None,
-           field_prefix: str = ""):
-    """Validate, store durably, then queue. Returns (submission, created)."""
+           field_prefix: str = "", max_pending: int | None = None):
+    """Validate, store durably, then queue. Returns (submission, created). With
+    ``max_pending`` (the learner page), a learner who already has that many submissions queued
+    or running gets a 409 ``submission_pending`` whose ``errors.pending`` lists their ids, newest
+    first (:mod:`grader.store.pending`); the REST API passes none."""
     validate_responses(assignment, body["responses"], field_prefix)
     app_state = state()
+    fields = dict(course_id=principal.course_id, assignment_version=assignment.version,
+                  callback_url=body.get("callback_url"), idempotency_key=idempotency_key,
+                  request_sha256=request_digest(assignment.id, body) if idempotency_key else None)
     try:
-        submission, created = app_state.store.create_submission(
-            assignment.id, body["learner_id"], body["responses"], course_id=principal.course_id,
-            assignment_version=assignment.version, callback_url=body.get("callback_url"),
-            idempotency_key=idempotency_key,
-            request_sha256=request_digest(assignment.id, body) if idempotency_key else None)
+        if max_pending is None:
+            submission, created = app_state.store.create_submission(
+                assignment.id, body["learner_id"], body["responses"], **fields)
+        else:
+            submission, created = create_capped(app_state.store, max_pending, assignment.id,
+                                                body["learner_id"], body["responses"], **fields)
+    except TooManyPending as busy:
+        raise ApiError(409, "submission_pending",
+                       f"You already have {len(busy.pending)} "
+                       f"submission{'' if len(busy.pending) == 1 else 's'} being graded (at most "
+                       f"{busy.cap} at a time): submit again once "
+                       f"{'it is' if len(busy.pending) == 1 else 'one is'} graded.", None,
+                       errors={"pending": busy.pending}) from None
     except IdempotencyConflict as conflict:
         raise ApiError(409, "idempotency_conflict",
                        "This Idempotency-Key was used with a different request body (submission "
