@@ -11,8 +11,8 @@ from datetime import datetime, timedelta
 from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 
-from grader.store.lti_models import (LtiAccessToken, LtiGradeTarget, LtiLoginState, LtiPlatform,
-                                     LtiToolKey)
+from grader.store.lti_models import (LtiAccessToken, LtiDeepLinkPick, LtiGradeTarget,
+                                     LtiLoginState, LtiPlatform, LtiToolKey)
 from grader.store.models import utcnow
 
 
@@ -96,9 +96,10 @@ class LtiRepository:
                 LtiPlatform.issuer == issuer)).scalars())
 
     def delete_platform(self, platform_id: str) -> bool:
-        """Remove a registration with its login states, grade targets and cached tokens."""
+        """Remove a registration with its login states, picks, grade targets and cached
+        tokens."""
         with self.sessions.begin() as session:
-            for model in (LtiLoginState, LtiGradeTarget, LtiAccessToken):
+            for model in (LtiLoginState, LtiDeepLinkPick, LtiGradeTarget, LtiAccessToken):
                 session.execute(delete(model).where(model.platform_id == platform_id))
             return session.execute(delete(LtiPlatform).where(
                 LtiPlatform.id == platform_id)).rowcount == 1
@@ -158,11 +159,39 @@ class LtiRepository:
                 .values(used_at=now)).rowcount == 1
 
     def forget_login_states(self, expired_before: datetime) -> int:
-        """Delete login states that expired before ``expired_before`` (a replay of one of them
-        is still refused: its state is then unknown)."""
+        """Delete login states that expired before ``expired_before`` (the login deletes those
+        past their 10 minutes; a replay of one of them is still refused: its state is then
+        unknown). Returns how many were deleted."""
         with self.sessions.begin() as session:
             return session.execute(delete(LtiLoginState).where(
                 LtiLoginState.expires_at < expired_before)).rowcount
+
+    # -- deep-linking picks (single use, like login states) --------------------------------------
+    def create_pick(self, lifetime: timedelta, **fields) -> LtiDeepLinkPick:
+        """Store a pick (see :class:`~grader.store.lti_models.LtiDeepLinkPick` for ``fields``),
+        deleting picks that have expired."""
+        now = utcnow()
+        row = LtiDeepLinkPick(created_at=now, expires_at=now + lifetime, **fields)
+        with self.sessions.begin() as session:
+            session.execute(delete(LtiDeepLinkPick).where(LtiDeepLinkPick.expires_at < now))
+            session.add(row)
+        return row
+
+    def pick(self, pick_id: str) -> LtiDeepLinkPick | None:
+        with self.sessions() as session:
+            return session.get(LtiDeepLinkPick, pick_id)
+
+    def consume_pick(self, pick_id: str, browser_sha256: str) -> bool:
+        """Mark the pick used if it is unused, unexpired and bound to ``browser_sha256``; True
+        for exactly one caller (one conditional update, as for login states)."""
+        now = utcnow()
+        with self.sessions.begin() as session:
+            return session.execute(
+                update(LtiDeepLinkPick)
+                .where(LtiDeepLinkPick.id == pick_id, LtiDeepLinkPick.used_at.is_(None),
+                       LtiDeepLinkPick.expires_at > now,
+                       LtiDeepLinkPick.browser_sha256 == browser_sha256)
+                .values(used_at=now)).rowcount == 1
 
     # -- grade targets --------------------------------------------------------------------------
     def record_grade_target(self, *, platform_id: str, deployment_id: str, resource_link_id: str,
