@@ -9,7 +9,7 @@ import hashlib
 import hmac
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from grader.content import Assignment
@@ -37,13 +37,22 @@ def missing_result(item_id: str, kind: str, points: float) -> ItemResult:
     )
 
 
+#: Sandbox time a whole submission may take, all its code items together (seconds): a code item
+#: starting later gets what is left, and at least MIN_ITEM_RUN_SECONDS (grader/items/base.py).
+SUBMISSION_RUN_SECONDS = 45.0
+
+
 def grade_responses(assignment: Assignment, responses: dict[str, Any], ctx: GradingContext
                     ) -> list[ItemResult]:
     """Grade every item of ``assignment``; items without a response score 0 with a note.
 
-    Raises :class:`InfrastructureError` when any item could not be graded for a reason that is not
-    the learner's (the caller decides between retry and ``failed``).
+    The code items share one budget of sandbox time (:data:`SUBMISSION_RUN_SECONDS`, from the
+    start of this call, unless ``ctx.deadline`` is set). Raises :class:`InfrastructureError` when
+    any item could not be graded for a reason that is not the learner's (the caller decides
+    between retry and ``failed``).
     """
+    if ctx.deadline is None:
+        ctx = replace(ctx, deadline=time.monotonic() + SUBMISSION_RUN_SECONDS)
     results = []
     for item in assignment.items.values():
         response = responses.get(item.id)

@@ -35,11 +35,19 @@ class GradingContext:
     ``seed`` draws the hidden inputs of code items; it is derived from a server secret and the
     submission id, so the learner never sees it and a regrade draws the same inputs.
     ``sandbox`` is a :class:`grader.sandbox.Sandbox` (only code items use it).
+    ``deadline`` (``time.monotonic()`` seconds) bounds the sandbox time of the whole submission:
+    each code item's run ends by then (:data:`MIN_ITEM_RUN_SECONDS` at least), so one learner's
+    hanging code cannot hold a worker for every item's full limits in turn.
     """
 
     seed: int
     sandbox: Any = None
     settings: dict[str, Any] = field(default_factory=dict)
+    deadline: float | None = None
+
+
+#: A code item's run may always last this long, even past a submission's deadline (seconds).
+MIN_ITEM_RUN_SECONDS = 6.0
 
 
 class ItemKind(Protocol):

@@ -6,10 +6,12 @@ prompt: optional}``. Grading runs every call of the problem's visible and hidden
 """
 from __future__ import annotations
 
+import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from grader.items.base import GradingContext, Item
+from grader.items.base import MIN_ITEM_RUN_SECONDS, GradingContext, Item
 from grader.problems import PROBLEMS, grading
 from grader.results import InfrastructureError, ItemResult
 from grader.sandbox.api import Limits
@@ -69,5 +71,9 @@ class CodeKind:
             return ItemResult(item_id=item.id, kind=self.kind, score=0.0, max_score=item.points,
                               output=f"Not graded: {error}.")
         problem = PROBLEMS[item.spec["problem"]]
+        limits = item.spec["limits"]
+        if ctx.deadline is not None:  # the submission's budget, shared by its code items
+            left = max(MIN_ITEM_RUN_SECONDS, ctx.deadline - time.monotonic())
+            limits = replace(limits, run_wall_seconds=min(limits.run_wall_seconds, left))
         return grading.grade(problem, item.id, item.points, response["code"], ctx.sandbox,
-                             item.spec["limits"], ctx.seed)
+                             limits, ctx.seed)

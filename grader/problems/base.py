@@ -23,8 +23,9 @@ BASES = ("values", "shape", "property", "inputs")
 #: The credit rule, shown in every contract and applied by :mod:`grader.problems.grading`.
 CREDIT_NOTE = ("Scoring: shape tests count only when the output is finite (no NaN/inf); property "
                "tests (equivariance, dtype, ...) and the inputs-not-modified test count only "
-               "once at least one test comparing your values with the expected ones passes. A "
-               "right-shaped but wrong-valued answer therefore earns the shapes points at most.")
+               "once at least one hidden test comparing your values with the expected ones "
+               "passes. A right-shaped but wrong-valued answer therefore earns the shapes points "
+               "at most.")
 
 
 @dataclass

@@ -5,7 +5,9 @@ A test whose check only looks at the learner's output against itself (permutatio
 shift invariance, dtype) or at the arguments after the call ("inputs not modified") is passed by
 code that does not implement the function at all (``return np.zeros(shape)``, ``return Q``). Such
 tests (``basis`` ``property`` or ``inputs``) therefore earn their points only when at least one
-``values`` test, which compares the learner's values with the reference's, passed as well. Shape
+*hidden* ``values`` test, which compares the learner's values with the reference's, passed as
+well: a visible example's expected values are public, so code that hard-codes them proves
+nothing. Shape
 tests need no anchor, but their check already requires a finite output
 (:func:`grader.problems.checks.shapes`), so a right-shaped, finite, wrong-valued answer earns the
 shapes category and nothing else.
@@ -21,13 +23,13 @@ _WHAT = {"property": "a property of your own output", "inputs": "that your funct
 
 
 def apply(results: list[CaseResult]) -> None:
-    """Withhold the points of passing ``property``/``inputs`` tests when no ``values`` test passed:
-    such a result becomes failed with ``uncredited`` set and a failure saying why."""
-    if any(r.passed and r.case.basis == "values" for r in results):
+    """Withhold the points of passing ``property``/``inputs`` tests when no hidden ``values`` test
+    passed: such a result becomes failed with ``uncredited`` set and a failure saying why."""
+    if any(r.passed and r.case.basis == "values" and not r.case.visible for r in results):
         return
     for result in results:
         if result.passed and result.case.basis in ANCHORED_BASES:
             result.passed, result.uncredited = False, True
             result.failure = (f"not credited: this test checks {_WHAT[result.case.basis]}, which "
-                              "counts only once at least one test comparing your values with the "
-                              "expected ones passes, and none did")
+                              "counts only once at least one hidden test comparing your values "
+                              "with the expected ones passes, and none did")

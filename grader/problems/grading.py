@@ -8,6 +8,7 @@ cases drop out), then equally across a category's tests; visible examples count 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -144,11 +145,23 @@ def evaluate(problem: CodeProblem, source: str, sandbox: Any, limits: Limits, se
     """Run every case in one sandbox run, judge it, apply the credit rule
     (:mod:`grader.problems.credit`) and diagnose. Raises :class:`InfrastructureError` when the
     sandbox reports a fault that is not the learner's (never scored)."""
+    return _evaluate(problem, source, sandbox, limits, seed)[:3]
+
+
+def _evaluate(problem: CodeProblem, source: str, sandbox: Any, limits: Limits, seed: int):
+    """:func:`evaluate`, plus the picture calls' outcomes (for :func:`pictures.draw_outcomes`)."""
     cases = problem.cases(seed)
-    calls = build_calls(problem, cases)
-    # picture calls (visible examples) run after every test call and never change a score
-    run = sandbox.run(run_source(problem, source, cases), calls + pictures.calls(problem), limits)
-    run = pictures.settle(run, len(calls))
+    visible = build_calls(problem, [case for case in cases if case.visible])
+    hidden = [replace(call, secret=True)
+              for call in build_calls(problem, [case for case in cases if not case.visible])]
+    # The learner's code sees no hidden input until its import, every visible example and every
+    # picture are done: whatever it shows in full cannot carry one (Call.secret). The pictures
+    # (visible examples only) never change a score (Call.optional; pictures.split).
+    drawn = [replace(call, optional=True, max_result_bytes=result_cap(problem, call.args,
+                                                                      call.kwargs))
+             for call in pictures.calls(problem)]
+    full = sandbox.run(run_source(problem, source, cases), visible + drawn + hidden, limits)
+    run, picture_outcomes = pictures.split(full, len(visible), len(drawn))
     if run.status == "infrastructure_error":
         raise InfrastructureError(f"sandbox: {run.message or 'infrastructure error'}")
     report = run_report.report(run, cases, limits, parameter_names(problem))
@@ -160,7 +173,7 @@ def evaluate(problem: CodeProblem, source: str, sandbox: Any, limits: Limits, se
         results.append(_judge(problem, case, outcomes, run, report))
     credit.apply(results)
     diagnosis.diagnose(problem, results)
-    return results, run, report
+    return results, run, report, picture_outcomes
 
 
 def _judge(problem: CodeProblem, case: Case, outcomes: list, run: RunResult,
@@ -250,16 +263,23 @@ def _score_line(results: list[CaseResult], shares: dict[str, float], points: flo
     n_visible = len(results) - len(hidden)
     hidden_points = sum(shares[r.case.name] for r in hidden)
     tests = "test" if len(hidden) == 1 else "tests"
-    if ran:
+    n_ran = sum(1 for r in hidden if any(o is not None and o.status != "skipped"
+                                         for o in r.outcomes))
+    if ran and n_ran == len(hidden):
         head = (f"{len(hidden)} hidden {tests} ran; they are worth {_fmt(hidden_points)} of the "
                 f"{_fmt(points)} points and count towards your score.")
+    elif ran:
+        head = (f"{n_ran} of the {len(hidden)} hidden {tests} ran; they are worth "
+                f"{_fmt(hidden_points)} of the {_fmt(points)} points and count towards your "
+                "score.")
     else:
         head = (f"There are {len(hidden)} hidden {tests}, worth {_fmt(hidden_points)} of the "
                 f"{_fmt(points)} points; they count towards your score.")
     if n_visible:
         examples = "visible example is" if n_visible == 1 else f"{n_visible} visible examples are"
-        head += (f" The {examples} worth the other "
-                 f"{_fmt(points - hidden_points)} points.")
+        rest = points - hidden_points
+        head += (f" The {examples} worth the other {_fmt(rest)} "
+                 f"point{'' if round(rest, 2) == 1 else 's'}.")
     return (f"{head} You scored {_fmt(score)} of {_fmt(points)} (passed "
             f"{sum(r.passed for r in results)} of {len(results)} tests).")
 
@@ -269,7 +289,7 @@ def grade(problem: CodeProblem, item_id: str, points: float, source: str, sandbo
     """Grade ``source`` on ``problem``; the tests' max scores sum to ``points``."""
     started = time.perf_counter()
     source = normalize_source(source)
-    results, run, report = evaluate(problem, source, sandbox, limits, seed)
+    results, run, report, picture_outcomes = _evaluate(problem, source, sandbox, limits, seed)
     shares = case_points(problem, [r.case for r in results], points)
     tests, shown = [], {}
     for result in results:
@@ -307,5 +327,5 @@ def grade(problem: CodeProblem, item_id: str, points: float, source: str, sandbo
         extra_data={"problem": problem.id, "sandbox_seconds": round(run.seconds, 4),
                     "grading_seconds": round(time.perf_counter() - started, 4),
                     "diagnoses": sorted({r.diagnosis_kind for r in results if r.diagnosis_kind}),
-                    "pictures": pictures.draw_from_run(problem, run, [r.case for r in results])},
+                    "pictures": pictures.draw_outcomes(problem, picture_outcomes)},
     )

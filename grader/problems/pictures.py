@@ -16,11 +16,13 @@ What is drawn, per problem:
   as one row).
 - ``causal_mask``: the mask (True = 1).
 
-The picture calls are appended AFTER every test call of the one sandbox run
-(:func:`calls`), so they never delay or disturb a test; :func:`settle` makes a run that stopped
-in a picture call (time, memory, output or crash) look to the tests exactly like a run that
-finished. Pictures earn nothing and never change a score. :func:`draw` turns the picture calls'
-outcomes into JSON-safe dicts for the item result's ``extra_data["pictures"]``.
+The picture calls run in the one sandbox run after the visible examples and BEFORE any hidden test
+(whose inputs the learner's process does not hold yet: ``Call.secret``), so a picture cannot carry
+a hidden input; they are ``Call.optional`` (a picture that stops its process costs no limit and
+the other pictures are skipped) and capped in size like the tests' returns; :func:`split` removes
+them from the run the tests see. Pictures earn nothing and never change a score. :func:`draw`
+turns the picture calls' outcomes into JSON-safe dicts for the item result's
+``extra_data["pictures"]``.
 """
 from __future__ import annotations
 
@@ -30,13 +32,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from grader.problems.base import Case, CodeProblem
+from grader.problems.base import CodeProblem
 from grader.problems.compare import as_array, split_return
 from grader.problems.reference import attention
 from grader.sandbox.api import Call, CallOutcome, RunResult
 
 #: Test names of picture calls start with this (the sandbox names the running test in its
-#: time and memory messages; :func:`settle` recognises picture calls by it).
+#: time and memory messages; :func:`split` recognises picture calls by it).
 PREFIX = "picture: "
 _STOPPED_IN = re.compile(r"test '(.+?)'")
 MAX_CELLS = 400  # a picture larger than this is not drawn
@@ -122,45 +124,36 @@ def plans(problem: CodeProblem) -> list[Plan]:
 
 
 def calls(problem: CodeProblem) -> list[Call]:
-    """The picture calls, to append after every test call of the run."""
+    """The picture calls, to make after the visible examples and before any hidden test."""
     return [plan.call for plan in plans(problem)]
 
 
-def settle(run: RunResult, n_test_calls: int) -> RunResult:
-    """``run`` as the tests see it. When the run stopped (time, memory, output limit or a crash)
-    only after every test call had finished, i.e. in a picture call, the tests see a run that
-    finished (status ``ok``, no message), as it would have without the pictures; otherwise
-    ``run`` is returned as it is. The picture calls' own outcomes stay in ``run.calls`` after the
-    test calls. The stop is located by the test the sandbox's message names, else by the first
-    call that never ran."""
-    if run.status in ("ok", "syntax_error", "import_error", "infrastructure_error") \
-            or len(run.calls) <= n_test_calls:
-        return run
-    if run.stopped_tests:  # tests that stopped their process; the sandbox went on after each
-        tests = [stop for stop in run.stopped_tests if not stop.test.startswith(PREFIX)]
-        if len(tests) == len(run.stopped_tests):
-            return run
-        unrun = any(outcome.status == "skipped" for outcome in run.calls[:n_test_calls])
-        if not tests:
-            status, message = ("ok", "") if not unrun else (run.status, run.message)
-        else:
-            status = "crashed" if tests[0].kind == "result_too_large" else tests[0].kind
-            message = tests[0].message
-        return RunResult(status=status, calls=list(run.calls), message=message,
-                         stdout=run.stdout, seconds=run.seconds, stopped_tests=tests,
-                         gave_up=run.gave_up if unrun else "")
-    named = _STOPPED_IN.search(run.message or "")
-    if named:
-        in_pictures = named.group(1).startswith(PREFIX)
-    else:
-        statuses = [outcome.status for outcome in run.calls]
-        first_skipped = statuses.index("skipped") if "skipped" in statuses else len(statuses)
-        in_pictures = first_skipped > n_test_calls
-    if not in_pictures or any(o.status in ("skipped", "timeout")
-                              for o in run.calls[:n_test_calls]):
-        return run
-    return RunResult(status="ok", calls=list(run.calls), message="", stdout=run.stdout,
-                     seconds=run.seconds)
+def split(run: RunResult, n_visible: int, n_pictures: int) -> tuple[RunResult, list]:
+    """Split a run of ``n_visible`` visible test calls, then ``n_pictures`` picture calls, then
+    the hidden test calls into ``(the run as the tests see it, the picture calls' outcomes)``.
+
+    The tests see their own calls in order, and only the stops of test calls: a picture that
+    stopped its process (a ``Call.optional`` call, which costs no limit) leaves no trace in the
+    tests' run (status, message, stopped tests), as if no picture had been drawn."""
+    pictures = list(run.calls[n_visible:n_visible + n_pictures])
+    calls = list(run.calls[:n_visible]) + list(run.calls[n_visible + n_pictures:])
+    stops = [stop for stop in run.stopped_tests if not stop.test.startswith(PREFIX)]
+    status, message = run.status, run.message
+    if len(stops) != len(run.stopped_tests) or _named_picture(run.message):
+        if stops:
+            status = "crashed" if stops[0].kind == "result_too_large" else stops[0].kind
+            message = stops[0].message
+        elif status in ("timeout", "memory_limit", "crashed", "output_limit") and \
+                not any(outcome.status == "skipped" for outcome in calls):
+            status, message = "ok", ""
+    tests = RunResult(status=status, calls=calls, message=message, stdout=run.stdout,
+                      seconds=run.seconds, stopped_tests=stops, gave_up=run.gave_up)
+    return tests, pictures
+
+
+def _named_picture(message: str) -> bool:
+    named = _STOPPED_IN.search(message or "")
+    return bool(named and named.group(1).startswith(PREFIX))
 
 
 def _json_matrix(matrix: np.ndarray) -> list[list[float | str]]:
@@ -233,11 +226,10 @@ def draw(problem: CodeProblem, outcomes: list[CallOutcome | None]) -> list[dict[
     return pictures
 
 
-def draw_from_run(problem: CodeProblem, run: RunResult, cases: list[Case]) -> list[dict]:
-    """:func:`draw` on the outcomes that follow the test calls of ``cases`` in ``run``. Never
-    raises: a picture that cannot be made is left out (pictures never cost a grading)."""
+def draw_outcomes(problem: CodeProblem, outcomes: list) -> list[dict]:
+    """:func:`draw` on the picture calls' outcomes. Never raises: a picture that cannot be made
+    is left out (pictures never cost a grading)."""
     try:
-        n_test_calls = sum(len(case.calls) for case in cases)
-        return draw(problem, list(run.calls[n_test_calls:]))
+        return draw(problem, list(outcomes))
     except Exception:  # noqa: BLE001 - a picture is a courtesy, never a reason to fail grading
         return []

@@ -132,8 +132,8 @@ def _stops(run: RunResult, cases: list[Case], limits: Limits, names: tuple[str, 
     count = len(run.stopped_tests)
     summary = (f"{count} test{'s' if count > 1 else ''} stopped the process running your code "
                f"and lost {'their' if count > 1 else 'its'} points: {'; '.join(parts)}. Each test "
-               f"has its own {limits.wall_seconds:g} s time limit; the other tests ran in a fresh "
-               "process.")
+               f"has its own limits ({limits.wall_seconds:g} s of time, "
+               f"{limits.cpu_seconds:g} s of CPU); the other tests ran in a fresh process.")
     if run.gave_up:
         summary += f" Then {run.gave_up}."
     return RunReport(summary, not_run=f"not run: {run.gave_up or 'see the summary'}",

@@ -93,6 +93,7 @@ def hidden_cases(rng: np.random.Generator) -> list[Case]:
                         jitter=50.0, spread=3.0, width=5),
         _stability_case("stability: entries in the hundreds (float32)", rng, [-900, 0, 900],
                         jitter=20.0, spread=30.0, width=6, dtype=np.float32),
+        _spread_case(rng),
     ]
     x = n(4, 6)
     shift = conditions.spaced(rng, 4, -45.0, 45.0, min_gap=20.0)[:, None]
@@ -140,6 +141,26 @@ def _stability_case(name: str, rng: np.random.Generator, offsets: list[float], j
     return value_case(name, "stability", x)
 
 
+def _spread_case(rng: np.random.Generator) -> Case:
+    """Rows at offsets -3000, 0 and 3000 (random order), each spread over 1600 (six entries
+    evenly 320 apart, shuffled): every row spans more than twice the largest finite exponent
+    (709.8), so subtracting the row's MINIMUM (not its maximum) overflows in every row, a naive
+    exp overflows, and a global maximum leaves the lower rows at 0/0."""
+    name = "stability: entries spread over thousands within each row"
+    rows = rng.permutation(np.array([-3000.0, 0.0, 3000.0])) + rng.uniform(-50, 50, 3)
+    x = rows[:, None] + np.stack([rng.permutation(np.linspace(-800.0, 800.0, 6))
+                                  for _ in range(3)])
+    largest = conditions.EXP_OVERFLOW[np.dtype(np.float64)]
+    conditions.require(bool((np.ptp(x, axis=-1) > 2 * largest).all()), name,
+                       "every row spread over more than twice the largest finite exponent")
+    conditions.require(conditions.overflows_exp(x), name, "a naive exp that overflows")
+    conditions.require(conditions.maxima_spread(x) > conditions.EXP_RANGE_FLOAT64, name,
+                       "row maxima spread wider than exp's range")
+    case = value_case(name, "stability", x)
+    case.traits = case.traits | {"wide-rows"}
+    return case
+
+
 def _dominant_case(rng: np.random.Generator) -> Case:
     """Each row has one entry 500 above the others (bounded by 3), in a random column: its
     weight is 1 to within exp(-494), far below the tolerance."""
@@ -157,7 +178,7 @@ def _float32_case(name: str, x: np.ndarray) -> Case:
 
 
 def _buggy(x, axis=-1, *, ignore_axis=False, keepdims=True, stable=True, global_max=False,
-           whole_array=False):
+           whole_array=False, min_shift=False):
     x = np.asarray(x)
     x = x.astype(np.result_type(x.dtype, np.float32))
     axis = -1 if ignore_axis else axis
@@ -166,6 +187,8 @@ def _buggy(x, axis=-1, *, ignore_axis=False, keepdims=True, stable=True, global_
             e = np.exp(x)
         elif global_max:
             e = np.exp(x - x.max())
+        elif min_shift:
+            e = np.exp(x - np.min(x, axis=axis, keepdims=True))
         else:
             e = np.exp(x - np.max(x, axis=axis, keepdims=True))
         total = e.sum() if whole_array else np.sum(e, axis=axis, keepdims=keepdims)
@@ -188,6 +211,10 @@ VARIANTS = [
     _variant("global_max", "7", "One global maximum is subtracted instead of the maximum of each "
              "slice, so slices far below it underflow to 0/0: use "
              "np.max(x, axis=axis, keepdims=True).", global_max=True),
+    _variant("min_subtracted", "7", "The minimum of each slice is subtracted instead of the "
+             "maximum, so np.exp still overflows for entries far above it: subtract "
+             "np.max(x, axis=axis, keepdims=True), which makes every exponent 0 or less.",
+             min_shift=True),
     _variant("whole_array", "5", "The exponentials are divided by the sum over the whole array, "
              "not along the axis: each slice along `axis` must sum to 1.", whole_array=True),
 ]

@@ -94,6 +94,13 @@ class Call:
     Nothing else crosses the boundary (no pickle). ``max_result_bytes`` caps the size of the
     encoded return value (bytes; None: :data:`DEFAULT_MAX_RESULT_BYTES`): a larger return is
     refused from its declared size, before it is read, and the call fails with ``bad_return``.
+
+    ``secret`` marks a hidden test's call: its arguments reach the learner's process only once
+    the learner's code is imported and every call before the first secret one has finished, so
+    nothing shown in full to the learner (an import error, a visible example's output, a picture)
+    can carry hidden inputs; put the secret calls last. ``optional`` marks a call that only
+    illustrates (a picture): a stop in it counts towards no limit, and the optional calls right
+    after it are skipped.
     """
 
     test: str
@@ -101,6 +108,8 @@ class Call:
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
     max_result_bytes: int | None = None
+    secret: bool = False
+    optional: bool = False
 
 
 #: Cap on one call's encoded return value when the caller gives none (bytes).
@@ -145,6 +154,7 @@ class StoppedTest:
     test: str
     kind: str
     message: str
+    optional: bool = False  # the call was an illustration (Call.optional): it counted no limit
 
 
 class SandboxUnavailable(RuntimeError):

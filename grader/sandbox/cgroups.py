@@ -8,12 +8,14 @@ v2: one directory in the unified hierarchy with both controllers enabled). ``bas
 """
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import time
 from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
+log = logging.getLogger(__name__)
 UNLIMITED_V1 = "-1"
 
 
@@ -21,21 +23,35 @@ class CgroupUnavailable(RuntimeError):
     """No writable memory + pids cgroup hierarchy (not root, or controllers missing)."""
 
 
+#: CPU a slot may use at once, in cores (the cpu controller's quota): a job that starts many
+#: spinning processes gets one core's worth, however many it starts, and no other slot's share.
+SLOT_CPU_CORES = 1.0
+CPU_PERIOD_US = 100_000
+
+
 class SlotCgroup:
     """The cgroup(s) of one worker slot. ``procs_files`` are what a process writes its pid into to
-    join; ``set_limits`` and ``oom_kills`` are called by the trusted side around each job."""
+    join; ``set_limits`` and ``oom_kills`` are called by the trusted side around each job. Memory
+    and pids are required; the cpu controller's quota (:data:`SLOT_CPU_CORES`) is applied when
+    the controller is available (``cpu_dir`` None otherwise, with a warning)."""
 
     def __init__(self, slot: int, base: str = "grader-sandbox", root: Path = ROOT):
         self.version = _detect_version(root)
         name = f"slot-{slot}"
+        self.cpu_dir = None
         if self.version == 1:
             self.memory_dir = root / "memory" / base / name
             self.pids_dir = root / "pids" / base / name
             self.dirs = [self.memory_dir, self.pids_dir]
+            if os.access(root / "cpu" / "cpu.cfs_quota_us", os.W_OK):
+                self.cpu_dir = root / "cpu" / base / name
+                self.dirs.append(self.cpu_dir)
         else:
             self.memory_dir = self.pids_dir = root / base / name
             self.dirs = [self.memory_dir]
             _enable_v2_controllers(root, root / base)
+            if _enable_v2_cpu(root, root / base):
+                self.cpu_dir = self.memory_dir
         for directory in self.dirs:
             try:
                 directory.mkdir(parents=True, exist_ok=True)
@@ -44,6 +60,36 @@ class SlotCgroup:
         self.kill_all()
         self._memory_limit = None
         self._pids_limit = None
+        self._set_cpu_quota(SLOT_CPU_CORES)
+
+    def _set_cpu_quota(self, cores: float) -> None:
+        if self.cpu_dir is None:
+            log.warning("no cpu controller: a sandbox job may use every core while it runs")
+            return
+        quota = int(cores * CPU_PERIOD_US)
+        try:
+            if self.version == 1:
+                (self.cpu_dir / "cpu.cfs_period_us").write_text(str(CPU_PERIOD_US))
+                (self.cpu_dir / "cpu.cfs_quota_us").write_text(str(quota))
+            else:
+                (self.cpu_dir / "cpu.max").write_text(f"{quota} {CPU_PERIOD_US}")
+        except OSError as error:
+            log.warning("cannot set the slot's cpu quota (%s): a job may use every core", error)
+            self.cpu_dir = None
+
+    def throttled(self) -> int:
+        """How many cpu periods the slot was throttled in so far (0 without a cpu controller)."""
+        if self.cpu_dir is None:
+            return 0
+        try:
+            text = (self.cpu_dir / "cpu.stat").read_text()
+        except OSError:
+            return 0
+        for line in text.splitlines():
+            key, _, value = line.partition(" ")
+            if key == "nr_throttled":
+                return int(value)
+        return 0
 
     @property
     def procs_files(self) -> list[str]:
@@ -153,6 +199,18 @@ def _detect_version(root: Path) -> int:
         if {"memory", "pids"} <= set(available) and os.access(root, os.W_OK):
             return 2
     raise CgroupUnavailable("no writable memory + pids cgroup (v1 or v2) under /sys/fs/cgroup")
+
+
+def _enable_v2_cpu(root: Path, base: Path) -> bool:
+    """Enable the v2 cpu controller for the slots, when the kernel offers it."""
+    try:
+        if "cpu" not in (root / "cgroup.controllers").read_text().split():
+            return False
+        for directory in (root, base):
+            (directory / "cgroup.subtree_control").write_text("+cpu")
+        return True
+    except OSError:
+        return False
 
 
 def _enable_v2_controllers(root: Path, base: Path) -> None:

@@ -18,7 +18,7 @@ from typing import Sequence
 from grader.sandbox import wire
 from grader.sandbox.api import DEFAULT_MAX_RESULT_BYTES, Call, CallOutcome, Limits, RunResult
 
-RESULT_TAGS = frozenset({b"LIVE", b"STRT", b"VALU", b"FAIL", b"SYNT", b"IMPT", b"DONE"})
+RESULT_TAGS = frozenset({b"LIVE", b"IMPD", b"STRT", b"VALU", b"FAIL", b"SYNT", b"IMPT", b"DONE"})
 FAIL_STATUSES = frozenset({"exception", "missing_function", "bad_return"})
 MAX_RESULT_BYTES = 256 << 20
 MAX_REPORT_FRAME = 64 << 10  # every frame but a value: small JSON reports
@@ -65,6 +65,7 @@ class Collector:
     violation: str | None = None
     received: int = 0
     live: bool = False  # the runner's first frame arrived: the job was set up and read
+    imported: bool = False  # the learner's code was imported (IMPD): hidden arguments may go
     test_started: float | None = None  # when the running test's first call started
 
     def frame_limit(self, tag: bytes) -> int:
@@ -93,6 +94,13 @@ class Collector:
             return
         if self.done or self.syntax is not None or self.import_failure is not None:
             raise wire.WireError("frames after the end of the run")
+        if tag == b"IMPD":
+            if self.imported or wire.parse_json_body(body) != {}:
+                raise wire.WireError("a second import report")
+            self.imported = True
+            return
+        if tag in (b"STRT", b"VALU", b"FAIL", b"DONE") and not self.imported:
+            raise wire.WireError("a call reported before the import")
         if tag in (b"SYNT", b"IMPT"):
             if self.outcomes or self.current is not None:
                 raise wire.WireError("import report after the first call")
@@ -188,10 +196,10 @@ class Collector:
                                   seconds=time.monotonic() - self.current_started)
             return finish("timeout", message, running if running_test else None)
         if ending.oversized is not None and running_test:
-            size = ending.oversized.length
+            # The size the learner's process declared is not repeated: it is the learner's number.
             limit = self.calls[self.current].max_result_bytes or DEFAULT_MAX_RESULT_BYTES
-            message = (f"test '{running_test}' returned a value of {format_bytes(size)}, more than "
-                       f"the {format_bytes(limit)} this test allows (its answer is far smaller): "
+            message = (f"test '{running_test}' returned a value larger than the "
+                       f"{format_bytes(limit)} this test allows (its answer is far smaller): "
                        "check the shape of what you return")
             return finish("crashed", message, CallOutcome(status="bad_return", error=message))
         if ending.output_flood:
@@ -200,9 +208,10 @@ class Collector:
             return finish("output_limit", message,
                           CallOutcome(status="exception", error=message) if running_test else None)
         if self.violation is not None or ending.results_too_large:
-            detail = "results too large" if ending.results_too_large else self.violation
-            return finish("crashed", f"the process running your code sent malformed results "
-                                     f"({detail}); nothing it returned was graded")
+            # The violation itself (kept in self.violation, logged) may quote what the learner's
+            # process wrote, so the learner is told only that it happened.
+            return finish("crashed", "the process running your code sent malformed results; "
+                                     "nothing it returned was graded")
         if self.syntax is not None:
             return finish("syntax_error", self.syntax)
         if self.import_failure is not None:

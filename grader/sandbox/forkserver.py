@@ -24,6 +24,7 @@ import signal
 import socket
 import subprocess
 import time
+from dataclasses import dataclass
 from typing import Sequence
 
 from grader.sandbox import wire
@@ -70,6 +71,7 @@ class ForkServerSandbox:
         self._lock = threading.Lock()
         self._started = None
         self._owner_pid = os.getpid()
+        self._closed = False
         self.restarts = 0
 
     # -- server lifecycle ----------------------------------------------------------------------
@@ -146,8 +148,9 @@ class ForkServerSandbox:
             self._ensure_server()
 
     def close(self) -> None:
-        """Stop the server and release the slot (idempotent)."""
+        """Stop the server and release the slot (idempotent); ``run`` refuses afterwards."""
         with self._lock:
+            self._closed = True
             self._stop_server()
             if self.cgroup is not None:
                 self.cgroup.remove()
@@ -175,6 +178,8 @@ class ForkServerSandbox:
         if os.getpid() != self._owner_pid:
             raise SandboxUnavailable("this sandbox was created in another process (before a fork); "
                                      "create one per worker process, e.g. in worker_process_init")
+        if self._closed:
+            raise SandboxUnavailable("this sandbox was closed (its slot may belong to another now)")
         calls = list(calls)
         encode_job(source, calls)  # refuse an unencodable job before anything runs
         started = time.monotonic()
@@ -202,12 +207,19 @@ class ForkServerSandbox:
                     break
                 end = _end_of_test(segment, stop)
                 test = segment[stop].test
-                stopped.append(StoppedTest(test, _stop_kind(result), result.message))
+                stopped.append(StoppedTest(test, _stop_kind(result), result.message,
+                                           optional=segment[stop].optional))
                 outcomes += result.calls[:stop + 1]
                 outcomes += [CallOutcome(status="skipped", error=f"not run: test '{test}' "
                                          "stopped earlier") for _ in range(stop + 1, end)]
-                if len(stopped) > limits.max_stopped_tests:
-                    gave_up = (f"{len(stopped)} tests stopped (time or memory limit, crash or "
+                if segment[stop].optional:  # an illustration: it costs no limit, nor its kin
+                    while end < len(segment) and segment[end].optional:
+                        outcomes.append(CallOutcome(status="skipped", error="not run: an "
+                                                    "illustration before it stopped"))
+                        end += 1
+                counted = sum(1 for stop_ in stopped if not stop_.optional)
+                if counted >= limits.max_stopped_tests:
+                    gave_up = (f"{counted} tests stopped (time or memory limit, crash or "
                                "oversized return); the remaining tests were not run")
                 elif time.monotonic() >= run_deadline - MIN_SEGMENT_SECONDS:
                     gave_up = _total_time_reached(limits)
@@ -216,8 +228,9 @@ class ForkServerSandbox:
                                  for _ in range(len(outcomes), len(calls))]
                     break
         status, message = (final.status, final.message) if final is not None else ("ok", "")
-        if stopped and status in ("ok", "timeout", "memory_limit", "crashed"):
-            status, message = _run_status(stopped[0]), stopped[0].message
+        counted = [stop for stop in stopped if not stop.optional]
+        if counted and status in ("ok", "timeout", "memory_limit", "crashed"):
+            status, message = _run_status(counted[0]), counted[0].message
         return RunResult(status=status, calls=outcomes, message=message, stdout="".join(stdout),
                          seconds=time.monotonic() - started, stopped_tests=stopped,
                          gave_up=gave_up)
@@ -257,7 +270,7 @@ class ForkServerSandbox:
     def _oom_since(self, before: int) -> bool:
         return self.cgroup is not None and self.cgroup.oom_kills() > before
 
-    def _run(self, job: bytes, collector: Collector, limits: Limits, oom_before: int,
+    def _run(self, job: Job, collector: Collector, limits: Limits, oom_before: int,
              run_deadline: float) -> RunResult:
         started = self._started
         # RLIMIT_NPROC counts the job uid's processes; in development mode the server shares it.
@@ -292,7 +305,7 @@ class ForkServerSandbox:
         begun = time.monotonic()
         deadline = min(begun + limits.wall_seconds, run_deadline)
         open_fds = {result_r, output_r}
-        pending = memoryview(job)
+        pending, held = memoryview(job.opening), job.held
         exited = False
         exit_deadline = None
         kill_sent_at = None
@@ -315,6 +328,8 @@ class ForkServerSandbox:
                     unresponsive = True
                     break
                 readers = list(open_fds) + ([] if exited else [control.fileno()])
+                if held and collector.imported and len(collector.outcomes) >= job.gate:
+                    pending, held = memoryview(bytes(pending) + held), b""  # hidden arguments
                 writers = [job_w] if pending and job_w >= 0 else []
                 wait_until = exit_deadline if exited else (
                     kill_sent_at + KILL_GRACE if kill_sent_at is not None else deadline)
@@ -325,8 +340,8 @@ class ForkServerSandbox:
                         pending = pending[written:]
                     except (BrokenPipeError, BlockingIOError) as error:
                         if isinstance(error, BrokenPipeError):
-                            pending = memoryview(b"")
-                    if not pending:
+                            pending, held = memoryview(b""), b""
+                    if not pending and not held:
                         os.close(job_w)
                         job_w = -1
                 for fd in readable:
@@ -388,6 +403,8 @@ class ForkServerSandbox:
         if output_total > limits.output_bytes:
             stdout += f"\n[output trimmed: more than {format_bytes(limits.output_bytes)} printed]"
         result = collector.result(ending, stdout)
+        if collector.violation is not None:
+            log.info("a job broke the result protocol: %s", collector.violation[:300])
         if open_fds or unresponsive:
             log.warning("sandbox server replaced after a job (%s)",
                         "unresponsive after kill" if unresponsive else "job outlived its exit")
@@ -403,10 +420,23 @@ class ForkServerSandbox:
         return time.monotonic()
 
 
-def encode_job(source: str, calls: Sequence[Call], test_cpu_seconds: float = 4.0) -> bytes:
+@dataclass(frozen=True)
+class Job:
+    """A job stream in two parts: ``opening`` (the ``JOB_`` frame and the arguments of the calls
+    before the first secret one), written at once, and ``held`` (the arguments from the first
+    secret call on), written only when the learner's code is imported and the first ``gate``
+    calls have finished (:class:`~grader.sandbox.api.Call` ``secret``)."""
+
+    opening: bytes
+    held: bytes = b""
+    gate: int = 0
+
+
+def encode_job(source: str, calls: Sequence[Call], test_cpu_seconds: float = 4.0) -> Job:
     """The job stream: a ``JOB_`` frame (source, call names, each test's CPU seconds) and one
-    ``ARGS`` frame per call. Raises ``wire.EncodeError`` for arguments that cannot cross the
-    boundary and ``ValueError`` for a job larger than :data:`MAX_JOB_BYTES`."""
+    ``ARGS`` frame per call, split at the first secret call (:class:`Job`). Raises
+    ``wire.EncodeError`` for arguments that cannot cross the boundary and ``ValueError`` for a
+    job larger than :data:`MAX_JOB_BYTES`."""
     meta = {"source": source, "test_cpu_seconds": float(test_cpu_seconds), "calls": [
         {"test": call.test, "function": call.function, "kwnames": list(call.kwargs)}
         for call in calls]}
@@ -414,10 +444,11 @@ def encode_job(source: str, calls: Sequence[Call], test_cpu_seconds: float = 4.0
     for call in calls:
         values = tuple(call.args) + tuple(call.kwargs.values())
         parts.append(wire.frame(b"ARGS", wire.encode_value(values, allow_none=True)))
-    job = b"".join(parts)
-    if len(job) > MAX_JOB_BYTES:
-        raise ValueError(f"job of {len(job)} bytes exceeds {MAX_JOB_BYTES} (source plus arguments)")
-    return job
+    size = sum(len(part) for part in parts)
+    if size > MAX_JOB_BYTES:
+        raise ValueError(f"job of {size} bytes exceeds {MAX_JOB_BYTES} (source plus arguments)")
+    gate = next((index for index, call in enumerate(calls) if call.secret), len(calls))
+    return Job(b"".join(parts[:gate + 1]), b"".join(parts[gate + 1:]), gate)
 
 
 def _total_time_reached(limits: Limits) -> str:
@@ -449,7 +480,7 @@ def _end_of_test(calls: Sequence[Call], index: int) -> int:
 
 
 def _stop_kind(result: RunResult) -> str:
-    if result.status == "crashed" and "returned a value of" in result.message:
+    if result.status == "crashed" and "returned a value larger than" in result.message:
         return "result_too_large"
     return result.status
 

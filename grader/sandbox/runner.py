@@ -2,8 +2,9 @@
 
 This file is bind-mounted read-only into the sandbox next to ``wire.py`` and runs in a child
 forked by ``server.py`` after isolation and limits are applied. It never decides a verdict: it
-only reports, in order: ``LIVE {}`` once the job is read (before any of the learner's code
-runs), then for call ``i``: ``STRT {"i": i}`` then either ``VALU`` (JSON-length-prefixed
+only reports, in order: ``LIVE {}`` once the job's description is read (before any of the learner's
+code runs), ``IMPD {}`` once the learner's code is imported, then for call ``i`` (its arguments
+read just before it): ``STRT {"i": i}`` then either ``VALU`` (JSON-length-prefixed
 call index + encoded value, see ``wire.py``) or ``FAIL {"i", "status", "error", "memory"}``; or,
 before any call, ``SYNT``/``IMPT`` with a message; and ``DONE`` at the end. The trusted side
 treats everything here as untrusted input: the learner's code runs in this same process and can
@@ -151,28 +152,37 @@ def _flush_learner_output() -> None:
             pass
 
 
-def read_job(job_fd: int) -> tuple[dict, list]:
-    """Read the job: a ``JOB_`` JSON frame (source, calls) followed by one ``ARGS`` frame per call
-    (a tuple of positional arguments then keyword values)."""
-    meta = None
-    arguments = []
-    for tag, body in wire.read_frames(job_fd, JOB_TAGS, MAX_JOB_BYTES):
-        if tag == b"JOB_" and meta is None:
-            meta = wire.parse_json_body(body, max_bytes=MAX_JOB_BYTES)
-        elif tag == b"ARGS" and meta is not None:
-            arguments.append(wire.decode_value(body, allow_none=True, max_bytes=MAX_JOB_BYTES))
-        else:
+class JobReader:
+    """The job, read as it is needed: the ``JOB_`` frame (source, calls) first, then one ``ARGS``
+    frame (positional arguments then keyword values) just before each call. The trusted side
+    writes a hidden test's arguments only once the learner's code is imported and every call
+    before the first hidden one has finished (``Call.secret``), so nothing the learner's code
+    shows before that (an import error, a visible example's output, a picture) can hold them."""
+
+    def __init__(self, job_fd: int):
+        self._frames = wire.read_frames(job_fd, JOB_TAGS, MAX_JOB_BYTES)
+
+    def meta(self) -> dict:
+        tag, body = next(self._frames, (None, None))
+        if tag != b"JOB_":
             raise wire.WireError("malformed job")
-    if meta is None or len(arguments) != len(meta["calls"]):
-        raise wire.WireError("incomplete job")
-    return meta, arguments
+        meta = wire.parse_json_body(body, max_bytes=MAX_JOB_BYTES)
+        if not isinstance(meta.get("calls"), list):
+            raise wire.WireError("malformed job")
+        return meta
+
+    def arguments(self) -> tuple:
+        tag, body = next(self._frames, (None, None))
+        if tag != b"ARGS":
+            raise wire.WireError("incomplete job")
+        return wire.decode_value(body, allow_none=True, max_bytes=MAX_JOB_BYTES)
 
 
 def run_job(job_fd: int, result_fd: int) -> None:
     """Read the job from ``job_fd``, run it, write frames to ``result_fd``. Returns normally when
     done; the learner's code may end the process earlier."""
-    meta, arguments = read_job(job_fd)
-    os.close(job_fd)
+    job = JobReader(job_fd)
+    meta = job.meta()
     _emit_json(result_fd, b"LIVE", {})  # set up and read: from here on, faults are the learner's
     source = meta["source"]
     linecache.cache[SOURCE_NAME] = (len(source), None, source.splitlines(True), SOURCE_NAME)
@@ -220,8 +230,11 @@ def run_job(job_fd: int, result_fd: int) -> None:
         return
     guard.restore()
     _flush_learner_output()
+    emit_json(result_fd, b"IMPD", {})  # imported: the trusted side may now send hidden arguments
+    read_arguments = job.arguments
     previous_test = None
-    for index, (call, args) in enumerate(zip(meta["calls"], arguments)):
+    for index, call in enumerate(meta["calls"]):
+        args = read_arguments()
         if call["test"] != previous_test:
             previous_test = call["test"]
             arm()

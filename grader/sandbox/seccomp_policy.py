@@ -61,6 +61,9 @@ TIOCLINUX = 0x541C
 AF_UNIX = 1
 
 
+#: Denied to jobs only: a job needs no socket, and an AF_UNIX socket lets it keep descriptors
+#: (its own result pipes, a tmpfs) alive after its processes die, in flight (SCM_RIGHTS).
+JOB_ONLY_DENIED = ("socket", "socketpair")
 #: What the server's child may still do before it drops to the job's uid (server filter only).
 SERVER_ALLOWED = ("mount", "unshare")
 #: Namespaces the server's child may create for a job (``unshare`` with any other flag is denied).
@@ -76,7 +79,7 @@ def build_filter(kind: str = "job"):
         raise ValueError(f"unknown seccomp filter kind {kind!r}")
     deny = seccomp.ERRNO(errno.EPERM)
     policy = seccomp.SyscallFilter(seccomp.ALLOW)
-    for name in DENIED:
+    for name in DENIED + (JOB_ONLY_DENIED if kind == "job" else ()):
         if kind == "server" and name in SERVER_ALLOWED:
             continue
         try:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import ctypes
 import os
 import platform
-import resource
 
 import pytest
 
@@ -314,4 +313,47 @@ def test_files_of_one_job_never_reach_the_next(name, hostile_sandbox):
     assert result.status == "ok", (result.status, result.message)
     entries, planted, free_mib, in_tmp = result.calls[0].value.tolist()
     assert (entries, planted, free_mib, in_tmp) == (0, 0, 15, 1)
+    assert_full_marks(sandbox)
+
+
+SPINNERS = '''
+import os, time
+import numpy as np
+
+def softmax(x):
+    readers = []
+    for _ in range(4):
+        r, w = os.pipe()
+        if os.fork() == 0:
+            os.close(r)
+            end = time.monotonic() + 1.0
+            while time.monotonic() < end:
+                pass
+            os.write(w, str(time.process_time()).encode())
+            os._exit(0)
+        os.close(w)
+        readers.append(r)
+    total = 0.0
+    for r in readers:
+        total += float(os.read(r, 64) or b"0")
+    return np.array([total])
+'''
+
+
+def test_a_job_gets_one_core_however_many_processes_it_starts(hostile_sandbox):
+    """Red team: 8 spinners per call took both cores for 30 s. Four processes spinning for one
+    second of wall time share the slot's one-core quota: about one CPU-second in all (two
+    without the quota on this two-core machine)."""
+    from grader.sandbox import Call, Limits
+
+    sandbox = hostile_sandbox
+    if sandbox.cgroup is None or sandbox.cgroup.cpu_dir is None:
+        pytest.fail("the cpu controller is part of this machine's cgroups: the quota must apply")
+    throttled = sandbox.cgroup.throttled()
+    result = sandbox.run(SPINNERS, [Call("spin", "softmax", (0,))],
+                         Limits(wall_seconds=10.0, cpu_seconds=10.0))
+    assert result.status == "ok", result.message
+    cpu = float(result.calls[0].value[0])
+    assert 0.5 <= cpu <= 1.3, cpu
+    assert sandbox.cgroup.throttled() > throttled
     assert_full_marks(sandbox)

@@ -90,9 +90,12 @@ EXPECTED: dict[str, dict[str, tuple[str, object]]] = {
                                                 "properties", "dtypes")),
         "bug_not_stable": ("not_stable", whole("stability")),
         "bug_global_max": ("global_max", some("stability")),
+        "bug_min_subtracted": ("min_subtracted", Where(lambda t: "wide-rows" in t)),
         "bug_modifies_input": ("modifies_inputs", whole("inputs")),
+        # passes only visible examples' values (1-D): no hidden value test anchors the
+        # inputs test's credit (grader/problems/credit.py)
         "bug_whole_array": ("whole_array", some("axis", "values", "stability", "properties",
-                                                "dtypes")),
+                                                "dtypes", "inputs")),
     },
     "causal_mask": {
         "bug_mask_inverted": ("mask_inverted", whole("values", "edge cases", "dtypes")),

@@ -11,6 +11,7 @@ actual inputs are also looked for in the text, in every alphabet used.
 from __future__ import annotations
 
 import base64
+import json
 
 import numpy as np
 import pytest
@@ -37,6 +38,7 @@ def scaled_dot_product_attention(Q, K, V, mask=None):
 ''',
     "base64": ENCODE + '''
 import base64
+import json
 def scaled_dot_product_attention(Q, K, V, mask=None):
     raise RuntimeError(base64.b64encode(_bytes(Q)).decode())
 ''',
@@ -75,6 +77,70 @@ def scaled_dot_product_attention(Q, K, V, mask=None):
     return np.zeros(Q.shape[:-1] + V.shape[-1:])
 ''',
 }
+ATTACKS.update({
+    # Templates whose variable part was free text, with the issue's encoder (red team).
+    "remapped_shapes_template": ENCODE + '''
+def _enc(a):
+    return ''.join('abcdefghijklmnop'[b >> 4] + 'abcdefghijklmnop'[b & 15] for b in _bytes(a))
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    raise ValueError("operands could not be broadcast together with remapped shapes "
+                     "[original->remapped]: " + _enc(Q))
+''',
+    "invalid_literal_template": ENCODE + '''
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    raise ValueError("invalid literal for int() with base 10: '" + _bytes(Q).hex() + "'")
+''',
+    # Every hidden argument, read from the runner's frames at import: none is there yet.
+    "import_time_frame_walk": ENCODE + '''
+import base64, sys
+found = []
+frame = sys._getframe(0)
+while frame is not None:
+    for value in list(frame.f_locals.values()):
+        if isinstance(value, (list, tuple)):
+            found += [v for v in value if isinstance(v, np.ndarray)]
+        elif isinstance(value, np.ndarray):
+            found.append(value)
+    frame = frame.f_back
+if found:
+    raise ValueError(base64.b64encode(b"".join(_bytes(a) for a in found)).decode())
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    raise KeyError("nothing found at import")
+''',
+    # A failure status that is the data, written on the result descriptor by hand.
+    "forged_failure_status": ENCODE + '''
+import base64, json, os, struct
+seen = []
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    seen.append(1)
+    if len(seen) == 5:  # a hidden call: 3 visible examples and 3 pictures come first... or not
+        body = json.dumps({"i": 0, "status": base64.b64encode(_bytes(Q)).decode(), "error": "",
+                           "memory": False}).encode()
+        os.write(3, b"FAIL" + struct.pack("!Q", len(body)) + body)
+        os._exit(0)
+    return np.zeros(Q.shape[:-1] + V.shape[-1:])
+''',
+    # Hidden inputs stashed during the hidden calls, shown in a picture or a visible example:
+    # the pictures and visible examples are done before any hidden input arrives.
+    "stash_for_the_pictures": ENCODE + '''
+stash = []
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    stash.append(_bytes(Q))
+    identity = V.shape[-1] == V.shape[-2] and np.array_equal(
+        V, np.broadcast_to(np.eye(V.shape[-1]), V.shape))
+    if identity and len(stash) > 6:  # a picture call after hidden calls: show what they held
+        data = np.frombuffer(b"".join(stash[6:])[:126].ljust(126, b"\\0"), dtype=np.uint8)
+        return data[:Q.shape[-2] * V.shape[-1]].astype(float).reshape(Q.shape[-2], V.shape[-1])
+    if len(stash) > 6:
+        raise KeyError("hidden call")
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = np.exp(scores - scores.max(-1, keepdims=True))
+    return (weights / weights.sum(-1, keepdims=True)) @ V
+''',
+})
+
 # A shape that is the data: only the dimensions the test's own arrays have may be shown.
 SHAPE_ATTACK = ENCODE + '''
 def scaled_dot_product_attention(Q, K, V, mask=None):
@@ -90,9 +156,12 @@ def sandbox():
 
 
 def hidden_feedback(sandbox, source: str, seed: int) -> list[str]:
+    """Everything a learner sees of a grading: the summary, every test (visible examples too),
+    the pictures and the diagnoses (timings aside)."""
     result = grade(SDPA, "sdpa", 10, source, sandbox, Limits(wall_seconds=2.0), seed)
-    return [result.output] + [f"{t.name}: {t.output}" for t in result.tests
-                              if t.visibility == "hidden"]
+    return [result.output, json.dumps(result.extra_data.get("pictures"), sort_keys=True),
+            json.dumps(result.extra_data.get("diagnoses"))] + [
+        f"{t.name}: {t.score} {t.output}" for t in result.tests]
 
 
 def encodings(seed: int) -> list[str]:
@@ -113,20 +182,25 @@ def encodings(seed: int) -> list[str]:
     return found
 
 
+RAISES = {"letters", "base64", "hex_in_a_short_message", "cjk", "forged_name_error",
+          "forged_broadcasting_error", "exception_class_named_after_the_data",
+          "remapped_shapes_template", "invalid_literal_template"}
+
+
 @pytest.mark.parametrize("name", sorted(ATTACKS))
-def test_feedback_of_hidden_tests_is_the_same_on_every_draw_of_inputs(sandbox, name):
+def test_what_a_learner_sees_is_the_same_on_every_draw_of_inputs(sandbox, name):
     feedback = [hidden_feedback(sandbox, ATTACKS[name], seed) for seed in SEEDS]
     assert feedback[0] == feedback[1] == feedback[2]
     text = "\n".join(feedback[0])
     assert not [code for code in encodings(SEEDS[0]) if code in text]
-    if name != "forged_result_frame":  # that one ends the run: its test reports the crash
+    if name in RAISES:  # the others end the run, return data, or raise at import
         assert "message withheld for a hidden test" in text or "an exception" in text
 
 
 def test_a_returned_shape_shows_only_the_tests_own_sizes(sandbox):
     for seed in SEEDS:
-        for line in hidden_feedback(sandbox, SHAPE_ATTACK, seed)[1:]:
-            if "the output has shape (0, " not in line:
+        for line in hidden_feedback(sandbox, SHAPE_ATTACK, seed)[3:]:
+            if "the output has shape (0, " not in line or line.startswith("example:"):
                 continue
             shown = line.split("the output has shape (0, ", 1)[1].split(")", 1)[0]
             case = next(c for c in SDPA.cases(seed) if line.startswith(c.name + ":"))
@@ -177,6 +251,13 @@ def test_the_graders_own_numbers_keep_sizes_and_lose_precision():
     assert disclosure.numbers(text, CTX) == (
         "the output has shape (2, 3, ?), expected (2, 3, 6); largest difference 0.1 at index "
         "(1, 2, 3); 17 of 36 checked entries outside tolerance; ? of ?")
+
+
+def test_a_range_whose_ends_round_alike_is_not_said_twice():
+    assert disclosure.numbers("slices sum to between 1.63 and 2.41 instead of 1", CTX) == \
+        "slices sum to about 2 instead of 1"  # 1.63 -> 2, 2.41 -> 2 (one significant digit)
+    assert disclosure.numbers("rows sum to between 0.12 and 3.5 instead of 1", CTX) == \
+        "rows sum to between 0.1 and 4 instead of 1"
 
 
 def test_reports_from_inside_the_sandbox_are_rebuilt():

@@ -7,21 +7,23 @@ import pytest
 
 from grader.problems import PROBLEMS, grading, pictures
 from grader.sandbox import get_sandbox
-from grader.sandbox.api import CallOutcome, Limits, RunResult
+from grader.sandbox.api import CallOutcome, Limits, RunResult, StoppedTest
 from tests.problems.conftest import FakeSandbox
 from tests.problems.problem_helpers import grade_file, grade_source, submission
 
 SDPA = "scaled_dot_product_attention"
 CORRECT = submission(SDPA, "correct_matmul")
-# correct on every test call, but misbehaves on every later call: the picture calls, which
-# follow the N_TEST_CALLS test calls of the one run
+# correct on every test call, but misbehaves on the picture calls: a visible example's Q with
+# V = the identity (a hidden test may use the identity too, never a visible example's Q)
 SPOILS_PICTURES = '''import numpy as np
-made = [0]
+VISIBLE_QS = [np.array(q) for q in VISIBLE_QS_LIST]
 
 
 def scaled_dot_product_attention(Q, K, V, mask=None):
-    made[0] += 1
-    if made[0] > N_TEST_CALLS:
+    picture = V.shape[-1] == V.shape[-2] and np.array_equal(
+        V, np.broadcast_to(np.eye(V.shape[-1]), V.shape)) and any(
+        q.shape == Q.shape and np.array_equal(q, Q) for q in VISIBLE_QS)
+    if picture:
         %s
     s = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
     if mask is not None:
@@ -32,8 +34,8 @@ def scaled_dot_product_attention(Q, K, V, mask=None):
 
 
 def spoiling(seed: int, action: str) -> str:
-    n_test_calls = sum(len(case.calls) for case in PROBLEMS[SDPA].cases(seed))
-    return SPOILS_PICTURES.replace("N_TEST_CALLS", str(n_test_calls)) % action
+    qs = [np.asarray(case.calls[0][0][0]).tolist() for case in PROBLEMS[SDPA].visible_cases()]
+    return SPOILS_PICTURES.replace("VISIBLE_QS_LIST", repr(qs)) % action
 
 
 def pictures_of(result):
@@ -106,8 +108,9 @@ def test_other_problems_draw_their_output(fake_sandbox, problem_id, shows):
 
 
 class StopsInFirstPicture(FakeSandbox):
-    """Runs the fake sandbox, then reports the run as stopped by ``status`` in the first
-    picture call (as grader/sandbox/collect.py words it)."""
+    """Runs the fake sandbox, then reports the first picture call as stopped by ``status`` the
+    way grader/sandbox/forkserver.py does for an optional call: that call marked, the other
+    pictures skipped, the hidden tests after them run in a fresh process."""
 
     def __init__(self, status: str):
         super().__init__()
@@ -116,11 +119,14 @@ class StopsInFirstPicture(FakeSandbox):
     def run(self, source, calls, limits):
         full = super().run(source, calls, limits)
         first = next(i for i, c in enumerate(calls) if c.test.startswith(pictures.PREFIX))
+        last = max(i for i, c in enumerate(calls) if c.test.startswith(pictures.PREFIX))
         message = f"test '{calls[first].test}' exceeded the time limit (5 s wall-clock)"
-        outcomes = full.calls[:first] + [CallOutcome("timeout", error=message)]
-        outcomes += [CallOutcome("skipped", error="not run: " + message)
-                     for _ in calls[first + 1:]]
-        return RunResult(self.status, calls=outcomes, message=message)
+        outcomes = full.calls[:first] + [CallOutcome("timeout", error=message, stopped=True)]
+        outcomes += [CallOutcome("skipped", error="not run: an illustration before it stopped")
+                     for _ in calls[first + 1:last + 1]]
+        outcomes += full.calls[last + 1:]
+        return RunResult(self.status, calls=outcomes, message=message, stopped_tests=[
+            StoppedTest(calls[first].test, self.status, message, optional=True)])
 
 
 def test_a_run_stopped_in_a_picture_call_scores_as_if_it_had_finished():
@@ -136,18 +142,25 @@ def test_a_run_stopped_in_a_picture_call_scores_as_if_it_had_finished():
     assert all(p["learner"] is None for p in pictures_of(stopped))
 
 
-def test_a_run_stopped_in_a_test_is_left_as_it_is():
-    run = RunResult("timeout", calls=[CallOutcome("ok", value=1), CallOutcome("timeout"),
-                                      CallOutcome("skipped"), CallOutcome("skipped")],
-                    message="test 'values: x' exceeded the time limit (5 s wall-clock)")
-    assert pictures.settle(run, 3) is run
-    crashed = RunResult("crashed", calls=[CallOutcome("ok"), CallOutcome("exception"),
-                                          CallOutcome("skipped")], message="ended")
-    assert pictures.settle(crashed, 2) is crashed  # stopped at the last test call
-    in_pictures = RunResult("crashed", calls=[CallOutcome("ok"), CallOutcome("ok"),
-                                              CallOutcome("exception")], message="ended")
-    settled = pictures.settle(in_pictures, 2)
-    assert (settled.status, settled.message) == ("ok", "")
+def test_split_gives_the_tests_their_own_calls_and_stops_only():
+    # 2 visible calls, 2 pictures, 2 hidden calls; a test stopped: left as it is
+    stop = StoppedTest("values: x", "timeout", "test 'values: x' exceeded the time limit")
+    calls = [CallOutcome("ok", value=1), CallOutcome("ok", value=2), CallOutcome("ok", value=3),
+             CallOutcome("ok", value=4), CallOutcome("timeout", stopped=True),
+             CallOutcome("ok", value=6)]
+    run = RunResult("timeout", calls=calls, message=stop.message, stopped_tests=[stop])
+    tests, drawn = pictures.split(run, 2, 2)
+    assert [o.value for o in drawn] == [3, 4]
+    assert [o.value for o in tests.calls] == [1, 2, None, 6]
+    assert (tests.status, tests.message, tests.stopped_tests) == ("timeout", stop.message, [stop])
+    # only a picture stopped: the tests see a run that finished
+    picture = StoppedTest(pictures.PREFIX + "example", "timeout", "test 'picture: example' "
+                          "exceeded the time limit", optional=True)
+    calls = [CallOutcome("ok"), CallOutcome("timeout", stopped=True), CallOutcome("ok")]
+    run = RunResult("timeout", calls=calls, message=picture.message, stopped_tests=[picture])
+    tests, drawn = pictures.split(run, 1, 1)
+    assert (tests.status, tests.message, tests.stopped_tests) == ("ok", "", [])
+    assert [o.status for o in tests.calls] == ["ok", "ok"]
 
 
 def test_a_picture_call_that_raises_costs_nothing(fake_sandbox):

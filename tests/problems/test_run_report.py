@@ -33,18 +33,22 @@ class StoppingSandbox(FakeSandbox):
 
 
 class StoppedTestsSandbox(FakeSandbox):
-    """Runs the fake sandbox, then reports the calls in ``stops`` (index -> kind) as tests that
-    stopped their process, the way grader/sandbox/forkserver.py does: that call marked, every
-    other call run in a fresh process; after ``give_up_after`` stops the rest are not run."""
+    """Runs the fake sandbox, then reports the tests in ``stops`` (test name -> kind) as tests
+    that stopped their process, the way grader/sandbox/forkserver.py does: their first call
+    marked, every other call run in a fresh process; after ``give_up_after`` stops (in call
+    order) the rest are not run."""
 
-    def __init__(self, stops: dict[int, str], give_up_after: int | None = None):
+    def __init__(self, stops: dict[str, str], give_up_after: int | None = None):
         super().__init__()
         self.stops, self.give_up_after = stops, give_up_after
 
     def run(self, source, calls, limits):
         outcomes = list(super().run(source, calls, limits).calls)
         stopped, gave_up = [], ""
-        for index, kind in sorted(self.stops.items()):
+        first_calls = {}
+        for index, call in enumerate(calls):
+            first_calls.setdefault(call.test, index)
+        for index, kind in sorted((first_calls[name], kind) for name, kind in self.stops.items()):
             message = {"timeout": f"test '{calls[index].test}' exceeded the time limit "
                                   f"({limits.wall_seconds:g} s wall-clock)",
                        "memory_limit": f"test '{calls[index].test}' exceeded the memory limit "
@@ -52,7 +56,7 @@ class StoppedTestsSandbox(FakeSandbox):
             outcomes[index] = CallOutcome("timeout" if kind == "timeout" else "exception",
                                           error=message, stopped=True)
             stopped.append(StoppedTest(calls[index].test, kind, message))
-            if self.give_up_after is not None and len(stopped) > self.give_up_after:
+            if self.give_up_after is not None and len(stopped) >= self.give_up_after:
                 gave_up = (f"{len(stopped)} tests stopped (time or memory limit, crash or "
                            "oversized return); the remaining tests were not run")
                 outcomes[index + 1:] = [CallOutcome("skipped", error=f"not run: {gave_up}")
@@ -97,8 +101,8 @@ def _single_call_case(seed: int) -> tuple[int, str]:
 
 
 def test_a_test_that_times_out_loses_only_its_own_points_and_is_named_with_its_input_sizes():
-    index, case = _single_call_case(7)
-    result = grade_source(StoppedTestsSandbox({index: "timeout"}), SDPA, CORRECT)
+    _, case = _single_call_case(7)
+    result = grade_source(StoppedTestsSandbox({case.name: "timeout"}), SDPA, CORRECT)
     Q, K, V = case.calls[0][0][:3]
     sizes = f"Q {Q.shape}, K {K.shape}, V {V.shape}"
     assert (f"1 test stopped the process running your code and lost its points: '{case.name}' "
@@ -113,22 +117,20 @@ def test_a_test_that_times_out_loses_only_its_own_points_and_is_named_with_its_i
 
 
 def test_after_too_many_stopped_tests_the_rest_are_reported_as_not_run_with_the_reason():
-    names = _case_names(7)
-    stops = {i: "timeout" for i in range(len(names)) if i == 0 or names[i] != names[i - 1]}
-    first_four = sorted(stops)[:4]
-    result = grade_source(StoppedTestsSandbox({i: stops[i] for i in first_four}, give_up_after=3),
-                          SDPA, CORRECT)
-    assert "4 tests stopped the process running your code and lost their points" in result.output
-    assert ("Then 4 tests stopped (time or memory limit, crash or oversized return); the "
+    names = list(dict.fromkeys(_case_names(7)))  # tests in call order (pictures aside)
+    result = grade_source(StoppedTestsSandbox({name: "timeout" for name in names[:3]},
+                                              give_up_after=3), SDPA, CORRECT)
+    assert "3 tests stopped the process running your code and lost their points" in result.output
+    assert ("Then 3 tests stopped (time or memory limit, crash or oversized return); the "
             "remaining tests were not run.") in result.output
     assert all(t.status == "failed" for t in result.tests)
-    assert result.tests[-1].output.startswith("Failed: not run: 4 tests stopped")
+    assert result.tests[-1].output.startswith("Failed: not run: 3 tests stopped")
     assert result.score == 0
 
 
 def test_memory_and_output_limits_are_named_with_their_size_and_test():
-    index, case = _single_call_case(7)
-    result = grade_source(StoppedTestsSandbox({index: "memory_limit"}), SDPA, CORRECT)
+    _, case = _single_call_case(7)
+    result = grade_source(StoppedTestsSandbox({case.name: "memory_limit"}), SDPA, CORRECT)
     assert f"'{case.name}' (exceeded the memory limit (1 GiB); input sizes: Q" in result.output
     names = _case_names(7)
     output = StoppingSandbox(0, "output_limit", "your code printed far more than the output "
@@ -151,8 +153,9 @@ def test_score_line_separates_what_hidden_tests_are_worth_from_the_score(fake_sa
 
 
 def test_limits_in_the_summary_come_from_the_item(fake_sandbox):
-    index, case = _single_call_case(7)
-    result = grading.grade(PROBLEMS[SDPA], "item", 10, CORRECT, StoppedTestsSandbox({index: "timeout"}),
+    _, case = _single_call_case(7)
+    result = grading.grade(PROBLEMS[SDPA], "item", 10, CORRECT,
+                           StoppedTestsSandbox({case.name: "timeout"}),
                            Limits(wall_seconds=3.0, cpu_seconds=2.0), seed=7)
     assert f"'{case.name}' (exceeded the 3 s time limit" in result.output
-    assert "Each test has its own 3 s time limit" in result.output
+    assert "Each test has its own limits (3 s of time, 2 s of CPU)" in result.output

@@ -153,12 +153,12 @@ def _graded_on_every_seed(fake_sandbox, problem: str, name: str):
 def test_a_global_maximum_softmax_loses_exactly_the_stability_points_on_every_draw(fake_sandbox):
     # softmax weights: shapes 1, axis 2.5, values 2, stability 2, properties 1, dtypes 1,
     # inputs 0.5; total 10, so on 10 points a category is worth its weight. Subtracting one global
-    # maximum fails the three stability tests (rows spread wider than exp's range: every row but
+    # maximum fails the four stability tests (rows spread wider than exp's range: every row but
     # the top one underflows to 0/0) and nothing else (in every other case the rows' maxima lie
     # within about 100 of one another, where exp(x - global max) is still exact):
     # 10 - 2 = 8.0. The issue saw 8.0 and 8.67 (one of three stability tests passing, 2/3 point).
     stability = {c.name for c in PROBLEMS["softmax"].cases(0) if c.category == "stability"}
-    assert len(stability) == 3
+    assert len(stability) == 4
     for seed, result in _graded_on_every_seed(fake_sandbox, "softmax", "bug_global_max"):
         failed = {t.name for t in result.tests if t.status == "failed"}
         assert failed == stability, seed

@@ -24,11 +24,12 @@ def start(index: int) -> tuple[bytes, bytes]:
 
 
 LIVE = (b"LIVE", b"{}")
+IMPD = (b"IMPD", b"{}")
 
 
 def collect(frames, ending=None, live=True):
     collector = Collector(CALLS, Limits())
-    for tag, body in ([LIVE] if live else []) + list(frames):
+    for tag, body in ([LIVE, IMPD] if live else []) + list(frames):
         collector.feed(tag, body)
     return collector.result(ending or Ending(exit_status=0), "")
 
@@ -38,12 +39,22 @@ def test_complete_stream_is_ok():
     assert result.status == "ok" and result.calls[1].value == 3.0
 
 
+def test_calls_are_reported_only_after_the_import():
+    collector = Collector(CALLS, Limits())
+    collector.feed(*LIVE)
+    collector.feed(*start(0))
+    assert not collector.imported and "before the import" in collector.violation
+    again = collect([IMPD, start(0)])
+    assert again.status == "crashed" and again.message == (
+        "the process running your code sent malformed results; nothing it returned was graded")
+
+
 def test_the_first_frame_must_be_live_and_only_the_first():
     collector = Collector(CALLS, Limits())
     collector.feed(*start(0))
     assert not collector.live and "LIVE" in collector.violation
     again = collect([LIVE, start(0), value_frame(0, 1.0)])
-    assert again.status == "crashed" and "LIVE" in again.message
+    assert again.status == "crashed" and "malformed results" in again.message
 
 
 def test_result_for_a_call_that_did_not_start_is_a_crash():
