@@ -48,6 +48,15 @@ SETTINGS: dict[str, tuple[type, Any]] = {
     "WEB_COOKIE_SECURE": (str, "auto"),
     "TRUSTED_PROXY_HOPS": (int, 0),
     "WEB_WAIT_SECONDS": (float, 25.0),
+    # limits of the pages' POSTs (grader/web/limits.py; README "Limits of the pages"): rates in
+    # flask-limiter's notation ("off" disables), per signed-in learner and per client address;
+    # submissions queued or running at once per learner, and per address for anonymous practice
+    # learners (0 disables); the LTI endpoints' rate per client address (grader/lti/views.py)
+    "WEB_SUBMIT_RATE_LIMIT": (str, "10 per minute;100 per hour"),
+    "WEB_SUBMIT_ADDRESS_RATE_LIMIT": (str, "30 per minute;300 per hour"),
+    "WEB_MAX_PENDING": (int, 2),
+    "WEB_MAX_PENDING_PER_ADDRESS": (int, 2),
+    "LTI_RATE_LIMIT": (str, "120 per minute;2000 per hour"),
 }
 
 

@@ -9,6 +9,7 @@ from grader.api import assignments, courses, rubrics, submissions, webhooks
 from grader.api.auth import authenticate
 from grader.api.item_schemas import register_item_schemas
 from grader.api.errors import ApiError, error_response, handle_api_error, handle_http_exception
+from grader.api.parsing import JSONProvider
 from grader.api.schemas import ErrorSchema
 
 #: Content types body-taking endpoints accept (everything else: 415), by path prefix; JSON always.
@@ -66,6 +67,10 @@ def register_api(app: Flask) -> Api:
     # Swagger UI from our own vendored copy (grader/web/static/vendor/swagger-ui, served under
     # /assets/): the docs work offline. Relative to /api/v1/docs, so a path prefix keeps working.
     app.config.setdefault("OPENAPI_SWAGGER_UI_URL", "../../assets/vendor/swagger-ui/")
+    provider = JSONProvider(app)  # request.get_json() reads numbers as the API's bodies do
+    for setting in ("sort_keys", "ensure_ascii", "compact", "mimetype"):
+        setattr(provider, setting, getattr(app.json, setting))
+    app.json = provider
     api = GraderApi(app)
     api.spec.components.security_scheme("ApiKey", {"type": "http", "scheme": "bearer"})
     api.spec.options["security"] = [{"ApiKey": []}]

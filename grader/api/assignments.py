@@ -11,12 +11,12 @@ import numpy
 import json_merge_patch
 from flask import Response, request, url_for
 from flask.views import MethodView
-from flask_smorest import Blueprint
 from marshmallow import Schema, ValidationError, fields, validate
 
 from grader.api.auth import require_course
 from grader.api.errors import ApiError, first_field
 from grader.api.item_schemas import ItemField
+from grader.api.parsing import Blueprint
 from grader.api.schemas import AssignmentSchema, AssignmentSummarySchema, PollArgsSchema
 from grader.api.state import state
 from grader.content import (ContentError, builtin_document, compile_assignment,

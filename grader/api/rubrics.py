@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from flask import current_app, request, url_for
 from flask.views import MethodView
-from flask_smorest import Blueprint
 from marshmallow import Schema, fields, validate
 
 from grader.api.auth import require_course
 from grader.api.errors import ApiError
+from grader.api.parsing import Blueprint
 from grader.api.state import state
 from grader.items.text import find_rubric_file
 from grader.rubric import (RubricError, TrialTooSlow, compile_rubric, load_rubric_file,

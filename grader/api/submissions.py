@@ -8,7 +8,6 @@ from datetime import datetime, timedelta, timezone
 
 from flask import current_app, jsonify, request, url_for
 from flask.views import MethodView
-from flask_smorest import Blueprint
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from marshmallow import ValidationError
 
@@ -16,11 +15,14 @@ from grader.api.assignments import get_assignment
 from grader.api.auth import require_course
 from grader.api.errors import ApiError, first_field
 from grader.api.fastdump import compile_dump
-from grader.api.schemas import (BatchCreateSchema, BatchResultSchema, LinkSchema, PollArgsSchema,
-                                SubmissionCreatedSchema, SubmissionCreateSchema, SubmissionSchema)
+from grader.api.parsing import Blueprint
+from grader.api.schemas import (BatchCreateSchema, BatchResultSchema, LinkedResultSchema,
+                                LinkSchema, PollArgsSchema, SubmissionCreatedSchema,
+                                SubmissionCreateSchema, SubmissionSchema)
 from grader.api.state import state
 from grader.items import get_kind
 from grader.store.db import IdempotencyConflict
+from grader.store.pending import TooManyPending, create_capped
 
 blp = Blueprint("submissions", __name__, url_prefix="/api/v1",
                 description="Submit responses and read graded results.")
@@ -95,6 +97,36 @@ def submission_view(submission) -> dict:
     }
 
 
+#: ``extra_data`` a learner's link keeps, per item and per test: what the result page draws.
+#: Everything else (timings such as ``sandbox_seconds``, ``grading_seconds``, ``execution_time``,
+#: and whatever is added later) stays behind a key.
+LINKED_ITEM_DATA = ("pictures",)
+LINKED_TEST_DATA = ("evidence",)
+LINKED_FIELDS = ("id", "assignment_id", "assignment_version", "learner_id", "status",
+                 "received_at", "score", "max_score", "failure_reason")
+
+
+def _kept(data, names: tuple[str, ...]) -> dict:
+    return {k: data[k] for k in names if k in data} if isinstance(data, dict) else {}
+
+
+def linked_view(submission) -> dict:
+    """A learner's own result as the signed link serves it to API clients
+    (:class:`~grader.api.schemas.LinkedResultSchema`): :func:`learner_items` (details of
+    ``after_due_date`` tests withheld before the due date), without ``content_sha256``,
+    ``attempts``, ``started_at`` or ``finished_at``, and ``extra_data`` cut down to what the
+    result page shows (pictures per item, evidence per test): no timing of the grading."""
+    items = []
+    for item in learner_items(submission):
+        tests = [{**{k: v for k, v in test.items() if k != "extra_data"},
+                  "extra_data": _kept(test.get("extra_data"), LINKED_TEST_DATA)}
+                 for test in item.get("tests", [])]
+        items.append({**{k: v for k, v in item.items() if k not in ("tests", "extra_data")},
+                      "tests": tests,
+                      "extra_data": _kept(item.get("extra_data"), LINKED_ITEM_DATA)})
+    return {**{name: getattr(submission, name) for name in LINKED_FIELDS}, "items": items}
+
+
 def created_view(submission, created: bool) -> dict:
     return {"id": submission.id, "status": submission.status,
             "content_sha256": submission.content_sha256,
@@ -108,16 +140,30 @@ def request_digest(assignment_id: str, body: dict) -> str:
 
 
 def intake(principal, assignment, body: dict, idempotency_key: str | None = None,
-           field_prefix: str = ""):
-    """Validate, store durably, then queue. Returns (submission, created)."""
+           field_prefix: str = "", max_pending: int | None = None):
+    """Validate, store durably, then queue. Returns (submission, created). With
+    ``max_pending`` (the learner page), a learner who already has that many submissions queued
+    or running gets a 409 ``submission_pending`` whose ``errors.pending`` lists their ids, newest
+    first (:mod:`grader.store.pending`); the REST API passes none."""
     validate_responses(assignment, body["responses"], field_prefix)
     app_state = state()
+    fields = dict(course_id=principal.course_id, assignment_version=assignment.version,
+                  callback_url=body.get("callback_url"), idempotency_key=idempotency_key,
+                  request_sha256=request_digest(assignment.id, body) if idempotency_key else None)
     try:
-        submission, created = app_state.store.create_submission(
-            assignment.id, body["learner_id"], body["responses"], course_id=principal.course_id,
-            assignment_version=assignment.version, callback_url=body.get("callback_url"),
-            idempotency_key=idempotency_key,
-            request_sha256=request_digest(assignment.id, body) if idempotency_key else None)
+        if max_pending is None:
+            submission, created = app_state.store.create_submission(
+                assignment.id, body["learner_id"], body["responses"], **fields)
+        else:
+            submission, created = create_capped(app_state.store, max_pending, assignment.id,
+                                                body["learner_id"], body["responses"], **fields)
+    except TooManyPending as busy:
+        raise ApiError(409, "submission_pending",
+                       f"You already have {len(busy.pending)} "
+                       f"submission{'' if len(busy.pending) == 1 else 's'} being graded (at most "
+                       f"{busy.cap} at a time): submit again once "
+                       f"{'it is' if len(busy.pending) == 1 else 'one is'} graded.", None,
+                       errors={"pending": busy.pending}) from None
     except IdempotencyConflict as conflict:
         raise ApiError(409, "idempotency_conflict",
                        "This Idempotency-Key was used with a different request body (submission "
@@ -273,12 +319,15 @@ class SubmissionLink(MethodView):
 
 @blp.route("/results/<token>")
 class ResultByToken(MethodView):
-    @blp.response(200, SubmissionSchema)
+    @blp.response(200, LinkedResultSchema)
     @blp.alt_response(404, schema="Error", description="Invalid or expired link")
     def get(self, token):
         """A learner's own result through a signed link (no key needed). With ``Accept:
         text/html`` (a browser) the answer is the result page: score, tests, diagnosis,
-        criteria with evidence and heatmaps, without internal fields."""
+        criteria with evidence and heatmaps. Either way without internal fields
+        (``content_sha256``, ``attempts``) and without timings of the grading (``started_at``,
+        ``finished_at``, ``extra_data`` other than pictures and evidence), which learner code
+        could use as a covert channel; ``GET /submissions/<id>`` with a key has everything."""
         try:
             data = _link_serializer().loads(token,
                                             max_age=state().config["RESULT_LINK_MAX_AGE_SECONDS"])
@@ -293,7 +342,7 @@ class ResultByToken(MethodView):
         page = current_app.extensions.get(RESULT_PAGE)
         if page is not None and prefers_html():  # a browser: the result page, no internal fields
             return page(submission)
-        return submission_view(submission)
+        return linked_view(submission)
 
 
 #: ``app.extensions`` key of the function rendering a linked result as a page (registered by

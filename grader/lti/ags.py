@@ -31,6 +31,7 @@ import requests
 
 from grader.lti import claims as C
 from grader.lti.keys import Sealer, ToolKeys
+from grader.lti.launch_urls import optional_url
 from grader.notify.channel import Attempt
 from grader.store.models import utcnow
 
@@ -50,13 +51,18 @@ MAX_COMMENT = 250
 def record_target(store, launch, course_id: str, assignment_id: str, learner_id: str):
     """Record (or refresh) the grade target of a verified resource-link launch. Only a launch
     whose AGS endpoint claim grants the score scope and names a line item (or a line-item
-    container we may add to) has one; returns the row or ``None``."""
+    container we may add to) has one; returns the row or ``None``. Raises
+    :class:`~grader.lti.refusals.LtiRefused` (400 ``unsafe_url``) when an endpoint URL is not
+    one the tool may call (:mod:`grader.lti.launch_urls`)."""
     endpoint = launch.claim(C.AGS_ENDPOINT)
     if not isinstance(endpoint, dict):
         return None
     scopes = [s for s in endpoint.get("scope") or [] if isinstance(s, str)]
-    lineitem = endpoint.get("lineitem") if isinstance(endpoint.get("lineitem"), str) else None
-    lineitems = endpoint.get("lineitems") if isinstance(endpoint.get("lineitems"), str) else None
+    # the tool calls these with its access token: https (or local) URLs only
+    lineitem = optional_url(endpoint.get("lineitem"), "endpoint.lineitem", launch.platform) \
+        if isinstance(endpoint.get("lineitem"), str) else None
+    lineitems = optional_url(endpoint.get("lineitems"), "endpoint.lineitems", launch.platform) \
+        if isinstance(endpoint.get("lineitems"), str) else None
     if C.SCOPE_SCORE not in scopes or not (lineitem or (lineitems and C.SCOPE_LINEITEM in scopes)):
         return None
     return store.lti.record_grade_target(

@@ -116,10 +116,17 @@ class LaunchVerifier:
                                  "this tool set when the launch began; browsers block such cookies "
                                  "inside an LMS page (third-party cookies).", "state",
                                  hint="Open the activity in a new window, where it works.",
-                                 retry_url=retry_url(row.params))
+                                 retry_url=retry_url(self._login_params(row)))
             raise LtiRefused(401, "state_mismatch", "The state of this launch does not match the "
                              "one this browser started.", "state")
         return row
+
+    def _login_params(self, row) -> dict:
+        """The login parameters to send again (the new-window fallback): the kept hints, and the
+        platform's ``iss`` and ``client_id``."""
+        platform = self.repo.platform(row.platform_id)
+        named = {"iss": platform.issuer, "client_id": platform.client_id} if platform else {}
+        return {**named, **(row.params or {})}
 
     def verify(self, id_token: str | None, login_state) -> Launch:
         """Verify ``id_token`` for the checked ``login_state`` and consume the state. Raises

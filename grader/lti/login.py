@@ -7,6 +7,12 @@ the platform's authorization endpoint carrying ``scope=openid``, ``response_type
 ``lti_message_hint``, a fresh ``state`` and a fresh ``nonce``. Both are kept in the database (the
 launch consumes them once) and the state is also set in a cookie, binding the launch to this
 browser.
+
+The endpoint is open to anyone (the platform's page sends the browser here), so what it keeps is
+bounded: each parameter at most :data:`MAX_PARAM_BYTES` (1 KiB; longer is a 400), a row holds
+only what the launch needs (state, nonce, platform, and the hints the new-window fallback sends
+again), rows are deleted once expired (:data:`LOGIN_LIFETIME`, 10 minutes), and the views limit
+logins per client address (``LTI_RATE_LIMIT``).
 """
 from __future__ import annotations
 
@@ -21,11 +27,16 @@ from grader.store.models import utcnow
 
 #: How long the platform has to answer a login with the id_token.
 LOGIN_LIFETIME = timedelta(minutes=10)
-#: Login parameters kept with the state (for the new-window fallback), in this order.
+#: Login parameters read, in this order.
 LOGIN_PARAMS = ("iss", "login_hint", "target_link_uri", "lti_message_hint", "client_id",
                 "lti_deployment_id")
+#: Those kept with the state, for the new-window fallback (which sends the login again); ``iss``
+#: and ``client_id`` are the platform's, which the state names.
+KEPT_PARAMS = ("login_hint", "target_link_uri", "lti_message_hint", "lti_deployment_id")
 STATE_COOKIE_PREFIX = "lti_state_"
-MAX_PARAM_LENGTH = 4096
+#: The longest login parameter accepted, in bytes of UTF-8 (platforms send ids and URLs: Canvas's
+#: and Moodle's hints are tens of characters; a target link URI a few hundred at most).
+MAX_PARAM_BYTES = 1024
 
 
 @dataclass
@@ -73,9 +84,12 @@ def begin_login(repo, params: Mapping[str, str], redirect_uri: str, tool_host: s
         value = params.get(name)
         if name == "lti_deployment_id" and not value:
             value = params.get("deployment_id")  # Canvas documents this spelling
-        if value is not None and len(value) > MAX_PARAM_LENGTH:
-            raise LtiRefused(400, "parameter_too_long", f"{name} is longer than "
-                             f"{MAX_PARAM_LENGTH} characters.", name)
+        if value is not None and len(value.encode("utf-8", "surrogatepass")) > MAX_PARAM_BYTES:
+            raise LtiRefused(400, "parameter_too_long", f"{name} is "
+                             f"{len(value.encode('utf-8', 'surrogatepass'))} bytes long; this "
+                             f"tool accepts at most {MAX_PARAM_BYTES} (1 KiB) per login "
+                             "parameter.", name, hint="Start the activity again from the LMS; "
+                             "if this persists, the LMS sends an unusual login request.")
         if value:
             values[name] = value
     for name in ("iss", "login_hint", "target_link_uri"):
@@ -96,8 +110,9 @@ def begin_login(repo, params: Mapping[str, str], redirect_uri: str, tool_host: s
                          "lti_deployment_id", hint="An administrator adds the deployment id to "
                                                    "the platform's registration.")
     state, nonce = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
-    repo.forget_login_states(expired_before=utcnow() - timedelta(days=1))
-    repo.create_login_state(state, nonce, platform.id, values, LOGIN_LIFETIME)
+    repo.forget_login_states(expired_before=utcnow())
+    repo.create_login_state(state, nonce, platform.id,
+                            {k: values[k] for k in KEPT_PARAMS if k in values}, LOGIN_LIFETIME)
     query = {"scope": "openid", "response_type": "id_token", "response_mode": "form_post",
              "prompt": "none", "client_id": platform.client_id, "redirect_uri": redirect_uri,
              "login_hint": values["login_hint"], "state": state, "nonce": nonce}

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from flask import url_for
 from flask.views import MethodView
-from flask_smorest import Blueprint
 from marshmallow import Schema, ValidationError, fields, validate, validates
 
 from grader.api.auth import require
 from grader.api.errors import ApiError
+from grader.api.parsing import Blueprint
 from grader.api.schemas import HTTP_URL
 from grader.api.state import state
 from grader.lti.urls import tool_urls
@@ -55,7 +55,9 @@ class PlatformCreateSchema(Schema):
         validate.Length(max=40), validate.Regexp(r"^[A-Za-z0-9_.:-]*$",
                                                  error="letters, digits and _ . : - only")],
         metadata={"description": "Prepended to the platform's user id (sub) to make the learner "
-                                 "id; platforms mapped to one course need distinct prefixes",
+                                 "id; the prefixes of platforms mapped to one course must "
+                                 "not start one another ('' and 'c:' clash, a 409; 'canvas:' "
+                                 "and 'moodle:' do not)",
                   "example": "canvas:"})
     label = fields.String(load_default="", validate=validate.Length(max=200))
 

@@ -1,5 +1,11 @@
 """The tool's HTTP endpoints under ``/lti``: login, launch, keys, the deep-linking pick, and the
-configuration a Canvas developer key imports. Thin views: parse, call the domain, answer."""
+configuration a Canvas developer key imports. Thin views: parse, call the domain, answer.
+
+Login, launch and the pick are open to anyone, so each counts against ``LTI_RATE_LIMIT`` per
+client address (default ``120 per minute;2000 per hour``; 429 with ``Retry-After``). Every page
+answers with a Content-Security-Policy (:data:`CONTENT_SECURITY_POLICY`: only our own scripts
+and styles, forms post only to us; the deep-linking autopost page may post to the platform's
+checked return URL as well)."""
 from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
@@ -7,12 +13,14 @@ from urllib.parse import parse_qs, urlsplit
 from flask import (Blueprint, Response, current_app, jsonify, redirect, render_template, request,
                    url_for)
 
+from grader.api.ratelimit import client_address, page_limits
 from grader.api.state import state as grader_state
 from grader.lti import claims as C
-from grader.lti.deep_linking import (content_item, pick_token, read_pick_token,
-                                     response_claims)
+from grader.lti.deep_linking import (PICK_LIFETIME, consume_pick, content_item, issue_pick,
+                                     pick_cookie_name, read_pick, response_claims)
 from grader.lti.keys import JWKS_MAX_AGE
 from grader.lti.launch import Launch
+from grader.lti.launch_urls import checked_url, csp_origin, optional_url
 from grader.lti.login import LOGIN_LIFETIME, begin_login, state_cookie_name
 from grader.lti.refusals import LtiRefused, render_refusal
 from grader.lti.urls import tool_urls
@@ -22,6 +30,11 @@ bp = Blueprint("lti", __name__, url_prefix="/lti", template_folder="templates",
 
 #: The longest learner id the store keeps (``submissions.learner_id``).
 MAX_LEARNER_ID = 200
+#: The LTI pages load only what we serve and post forms only to us; like grader/web's pages no
+#: inline script (none is needed), and they may be framed by any site (the LMS's iframe).
+CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; "
+                           "img-src 'self' data:; object-src 'none'; base-uri 'none'; "
+                           "form-action {form_action}")
 
 
 def lti():
@@ -32,6 +45,34 @@ def lti():
 @bp.errorhandler(LtiRefused)
 def _refused(error: LtiRefused):
     return render_refusal(error)
+
+
+@bp.after_request
+def _security_headers(response: Response) -> Response:
+    """The CSP (forms post to us only, unless a view set its own), ``nosniff``, and on pages no
+    referrer outside the tool."""
+    response.headers.setdefault("Content-Security-Policy",
+                                CONTENT_SECURITY_POLICY.format(form_action="'self'"))
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    if response.mimetype == "text/html" and not 300 <= response.status_code < 400:
+        # not on redirects: the platform's authorization endpoint sees the login's referrer
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+    return response
+
+
+def _limit(endpoint: str) -> None:
+    """Count this request against ``LTI_RATE_LIMIT`` for its client address; 429 with
+    ``Retry-After`` over it."""
+    breach = page_limits().check(f"lti-{endpoint}",
+                                 str(grader_state().config.get("LTI_RATE_LIMIT", "")),
+                                 client_address())
+    if breach is not None:
+        raise LtiRefused(429, "rate_limited", "Too many requests to this tool from your network "
+                         f"address (the limit is {breach.limit}). Try again in "
+                         f"{breach.retry_after} s.", None,
+                         hint="If a whole class shares one address, the administrator raises "
+                              "LTI_RATE_LIMIT.",
+                         headers={"Retry-After": str(breach.retry_after)})
 
 
 def _cookie_flags() -> dict:
@@ -48,6 +89,7 @@ def _cookie_flags() -> dict:
 @bp.route("/login", methods=["GET", "POST"])
 def login():
     """OIDC third-party initiated login: redirect to the platform's authorization endpoint."""
+    _limit("login")
     params = request.form if request.method == "POST" else request.args
     outcome = begin_login(grader_state().store.lti, params,
                           redirect_uri=url_for("lti.launch", _external=True),
@@ -64,13 +106,14 @@ def login():
 def launch():
     """The platform's form post of the id_token: verify it, then open the page the message and
     the user's role call for."""
+    _limit("launch")
     state = request.form.get("state")
     cookie = request.cookies.get(state_cookie_name(state)) if state else None
     login_state = lti().verifier.check_state(
         state, cookie, retry_url=lambda params: url_for("lti.login", _external=True, **params))
     verified = lti().verifier.verify(request.form.get("id_token"), login_state)
     if verified.message_type == C.DEEP_LINKING_REQUEST:
-        response = _deep_linking_picker(verified)
+        response = _deep_linking_picker(verified, state)
     else:
         response = _resource_link(verified)
     response.delete_cookie(state_cookie_name(state), path="/lti/", **_cookie_flags())
@@ -144,6 +187,8 @@ def _resource_link(launch: Launch) -> Response:
                          f"{assignment_id!r}.", "assignment_id")
     learner_id = learner_id_of(launch)
     presentation = launch.claim(C.LAUNCH_PRESENTATION, {})
+    return_url = optional_url(presentation.get("return_url"), "launch_presentation.return_url",
+                              launch.platform) if isinstance(presentation, dict) else None
     context = launch.claim(C.CONTEXT, {})
     if role == "learner":
         lti().record_grade_target(launch, course_id, assignment_id, learner_id)
@@ -154,45 +199,58 @@ def _resource_link(launch: Launch) -> Response:
              "deployment_id": launch.deployment_id, "sub": launch.sub,
              "resource_link_id": resource_link["id"],
              "context_id": _short(context.get("id"), 255) if isinstance(context, dict) else None,
-             "return_url": _short(presentation.get("return_url"))
-             if isinstance(presentation, dict) else None}))
+             "return_url": _short(return_url)}))
     endpoint = "web.learn" if role == "learner" else "web.instructor"
     return redirect(url_for(endpoint, assignment_id=assignment_id), 303)
 
 
-def _deep_linking_picker(launch: Launch) -> Response:
+def _deep_linking_picker(launch: Launch, launch_state: str) -> Response:
     if C.tool_role(launch.roles) != "instructor":
         raise LtiRefused(403, "role_not_supported", "Only an instructor can pick an assignment "
                          "to link.", C.ROLES)
     course_id = launch.platform.course_id
-    token = pick_token(grader_state().config["GRADER_SECRET_KEY"], launch, course_id)
+    pick = issue_pick(grader_state().store.lti, grader_state().config["GRADER_SECRET_KEY"],
+                      launch, course_id, launch_state)
     assignments = sorted(grader_state().catalog.visible(course_id), key=lambda a: a.title.lower())
-    html = render_template("lti/picker.html", token=token, assignments=assignments,
+    html = render_template("lti/picker.html", token=pick.token, assignments=assignments,
                            action=url_for("lti.deep_link"), course_id=course_id)
-    return Response(html, 200, content_type="text/html; charset=utf-8")
+    response = Response(html, 200, content_type="text/html; charset=utf-8")
+    response.set_cookie(pick.cookie_name, pick.cookie_value, max_age=PICK_LIFETIME,
+                        path="/lti/", httponly=True, **_cookie_flags())
+    return response
 
 
 @bp.post("/deep-link")
 def deep_link():
-    """The instructor's pick: answer the platform with a signed ``LtiDeepLinkingResponse``."""
-    secret = grader_state().config["GRADER_SECRET_KEY"]
-    pick = read_pick_token(secret, request.form.get("token"))
-    platform = grader_state().store.lti.platform(pick["platform_id"])
+    """The instructor's pick: answer the platform with a signed ``LtiDeepLinkingResponse``.
+    The pick is used once, in the browser that launched (:mod:`grader.lti.deep_linking`)."""
+    _limit("deep-link")
+    repo = grader_state().store.lti
+    pick = read_pick(repo, grader_state().config["GRADER_SECRET_KEY"], request.form.get("token"),
+                     request.cookies)
+    platform = repo.platform(pick.platform_id)
     if platform is None:
         raise LtiRefused(403, "unknown_platform", "The platform of this pick is no longer "
                          "registered.", "token")
     assignment_id = (request.form.get("assignment_id") or "").strip()
-    assignment = grader_state().catalog.get(pick["course_id"], assignment_id) \
+    assignment = grader_state().catalog.get(pick.course_id, assignment_id) \
         if assignment_id else None
     if assignment is None:
         raise LtiRefused(400, "assignment_not_found", f"Pick one of the listed assignments "
                          f"({assignment_id or 'none was picked'!r} is not one).", "assignment_id")
+    return_url = checked_url(pick.return_url, "deep_linking_settings.deep_link_return_url",
+                             platform)  # checked at the launch; the registration may change
+    consume_pick(repo, pick, request.cookies)
     item = content_item(assignment, url_for("lti.launch", _external=True))
     signed = lti().keys.sign(response_claims(platform, pick, [item]))
-    html = render_template("lti/autopost.html", action=pick["return_url"], jwt=signed,
+    html = render_template("lti/autopost.html", action=return_url, jwt=signed,
                            title=assignment.title)
-    return Response(html, 200, content_type="text/html; charset=utf-8",
-                    headers={"Cache-Control": "no-store"})
+    policy = CONTENT_SECURITY_POLICY.format(form_action=f"'self' {csp_origin(return_url)}")
+    response = Response(html, 200, content_type="text/html; charset=utf-8",
+                        headers={"Cache-Control": "no-store",
+                                 "Content-Security-Policy": policy})
+    response.delete_cookie(pick_cookie_name(pick.id), path="/lti/", **_cookie_flags())
+    return response
 
 
 @bp.get("/jwks")

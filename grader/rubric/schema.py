@@ -44,6 +44,8 @@ from typing import Any
 import yaml
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+from grader.jsontext import MAX_INT_DIGITS, NumberTooLong, check_int_size
+from grader.jsontext import loads as json_loads
 from grader.rubric.calibration import calibration_problems
 from grader.rubric.regex_safety import regex_problem
 
@@ -391,7 +393,25 @@ def flatten_errors(messages: Any, path: str = "") -> list[dict[str, str]]:
     return out
 
 
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+class _YamlLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+    """PyYAML's safe loader whose integers are bounded like JSON's (:mod:`grader.jsontext`): a
+    literal of more than 4,300 digits (or a ``0x...`` one as large) is a syntax error at its line
+    and column, not a ``ValueError`` that Python raises when it converts it from or to text."""
+
+
+def _bounded_yaml_int(loader, node):
+    try:
+        return check_int_size(yaml.constructor.SafeConstructor.construct_yaml_int(loader, node))
+    except ValueError as exc:  # NumberTooLong, or Python's own limit on the conversion
+        digits = sum(ch.isdigit() for ch in str(node.value))
+        reason = exc if isinstance(exc, NumberTooLong) or digits <= MAX_INT_DIGITS \
+            else NumberTooLong(digits)
+        raise yaml.constructor.ConstructorError(None, None, str(reason), node.start_mark) \
+            from None
+
+
+_YamlLoader.add_constructor("tag:yaml.org,2002:int", _bounded_yaml_int)
+_YAML_LOADER = _YamlLoader
 
 
 def _expanded_yaml_nodes(root: yaml.Node, limit: int) -> int:
@@ -482,7 +502,7 @@ def parse_rubric(text: str, fmt: str | None = None) -> dict[str, Any]:
         raise ValueError(f"unknown rubric format {fmt!r}; use 'yaml' or 'json'")
     try:
         if fmt == "json" or (fmt is None and text.lstrip().startswith("{")):
-            doc = json.loads(text)
+            doc = json_loads(text)
             if _json_nodes(doc, MAX_DOCUMENT_NODES) > MAX_DOCUMENT_NODES:
                 raise _too_large(1)
         else:

@@ -11,18 +11,35 @@ from datetime import datetime, timedelta
 from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 
-from grader.store.lti_models import (LtiAccessToken, LtiGradeTarget, LtiLoginState, LtiPlatform,
-                                     LtiToolKey)
+from grader.store.lti_models import (LtiAccessToken, LtiDeepLinkPick, LtiGradeTarget,
+                                     LtiLoginState, LtiPlatform, LtiToolKey)
 from grader.store.models import utcnow
 
 
 class PlatformConflict(ValueError):
-    """A registration clashes with another (same issuer and client_id, or a learner prefix already
-    used by another platform of the same course). The message names the field."""
+    """A registration clashes with another (same issuer and client_id, or a learner prefix equal to
+    or starting, or started by, that of another platform of the same course). The message names
+    the field and the other platform."""
 
     def __init__(self, field: str, message: str):
         super().__init__(message)
         self.field = field
+
+
+def prefix_clash(new: str, old: str) -> str:
+    """Why learner prefixes ``new`` and ``old`` of two platforms of one course could make one
+    learner id (learner id = prefix + the platform's ``sub``), or ``""`` when they cannot: they
+    cannot exactly when neither is a prefix of the other (then ``new + s`` and ``old + t`` differ
+    at the first place the prefixes differ, whatever ``s`` and ``t`` are)."""
+    if new == old:
+        return "the prefixes are equal"
+    if not new.startswith(old) and not old.startswith(new):
+        return ""
+    short, long = (new, old) if old.startswith(new) else (old, new)
+    rest = long[len(short):]
+    return (f"{short!r} is the start of {long!r}: the user {rest + '42'!r} of the platform with "
+            f"{short!r} and the user '42' of the platform with {long!r} would both be the learner "
+            f"{long + '42'!r}")
 
 
 class LtiRepository:
@@ -32,7 +49,9 @@ class LtiRepository:
     # -- platforms ------------------------------------------------------------------------------
     def create_platform(self, **fields) -> LtiPlatform:
         """Register a platform. Raises :class:`PlatformConflict` on a duplicate (issuer,
-        client_id) or a learner prefix taken by another platform of the same course."""
+        client_id), or when its learner prefix and that of another platform of the same course
+        are equal or one starts the other (:func:`prefix_clash`): learner ids of the course's
+        platforms stay distinct."""
         row = LtiPlatform(id=str(uuid.uuid4()), created_at=utcnow(), **fields)
         try:
             with self.sessions.begin() as session:
@@ -40,16 +59,20 @@ class LtiRepository:
                         LtiPlatform.issuer == row.issuer,
                         LtiPlatform.client_id == row.client_id)).first() is not None:
                     raise IntegrityError("duplicate issuer and client_id", None, ValueError())
-                same_course = session.execute(select(LtiPlatform).where(
-                    LtiPlatform.course_id == row.course_id,
-                    LtiPlatform.learner_prefix == (row.learner_prefix or ""))).scalars().first()
-                if same_course is not None:
-                    raise PlatformConflict(
-                        "learner_prefix",
-                        f"platform {same_course.id} ({same_course.issuer}) already maps to course "
-                        f"{row.course_id!r} with learner_prefix {row.learner_prefix or ''!r}: give "
-                        "this one a different learner_prefix, so that equal user ids (sub) of two "
-                        "platforms never become the same learner")
+                prefix = row.learner_prefix or ""
+                for other in session.execute(select(LtiPlatform).where(
+                        LtiPlatform.course_id == row.course_id)
+                        .order_by(LtiPlatform.created_at)).scalars():
+                    clash = prefix_clash(prefix, other.learner_prefix or "")
+                    if clash:
+                        raise PlatformConflict(
+                            "learner_prefix",
+                            f"platform {other.id} ({other.issuer}) already maps to course "
+                            f"{row.course_id!r} with learner_prefix "
+                            f"{other.learner_prefix or ''!r}; {clash}: give this platform a "
+                            "learner_prefix that neither starts with that one nor is its start "
+                            "(e.g. 'moodle:' beside 'canvas:'), so that user ids (sub) of two "
+                            "platforms never become the same learner")
                 session.add(row)
         except IntegrityError:
             raise PlatformConflict("client_id", f"a platform with issuer {row.issuer!r} and "
@@ -73,9 +96,10 @@ class LtiRepository:
                 LtiPlatform.issuer == issuer)).scalars())
 
     def delete_platform(self, platform_id: str) -> bool:
-        """Remove a registration with its login states, grade targets and cached tokens."""
+        """Remove a registration with its login states, picks, grade targets and cached
+        tokens."""
         with self.sessions.begin() as session:
-            for model in (LtiLoginState, LtiGradeTarget, LtiAccessToken):
+            for model in (LtiLoginState, LtiDeepLinkPick, LtiGradeTarget, LtiAccessToken):
                 session.execute(delete(model).where(model.platform_id == platform_id))
             return session.execute(delete(LtiPlatform).where(
                 LtiPlatform.id == platform_id)).rowcount == 1
@@ -135,11 +159,39 @@ class LtiRepository:
                 .values(used_at=now)).rowcount == 1
 
     def forget_login_states(self, expired_before: datetime) -> int:
-        """Delete login states that expired before ``expired_before`` (a replay of one of them
-        is still refused: its state is then unknown)."""
+        """Delete login states that expired before ``expired_before`` (the login deletes those
+        past their 10 minutes; a replay of one of them is still refused: its state is then
+        unknown). Returns how many were deleted."""
         with self.sessions.begin() as session:
             return session.execute(delete(LtiLoginState).where(
                 LtiLoginState.expires_at < expired_before)).rowcount
+
+    # -- deep-linking picks (single use, like login states) --------------------------------------
+    def create_pick(self, lifetime: timedelta, **fields) -> LtiDeepLinkPick:
+        """Store a pick (see :class:`~grader.store.lti_models.LtiDeepLinkPick` for ``fields``),
+        deleting picks that have expired."""
+        now = utcnow()
+        row = LtiDeepLinkPick(created_at=now, expires_at=now + lifetime, **fields)
+        with self.sessions.begin() as session:
+            session.execute(delete(LtiDeepLinkPick).where(LtiDeepLinkPick.expires_at < now))
+            session.add(row)
+        return row
+
+    def pick(self, pick_id: str) -> LtiDeepLinkPick | None:
+        with self.sessions() as session:
+            return session.get(LtiDeepLinkPick, pick_id)
+
+    def consume_pick(self, pick_id: str, browser_sha256: str) -> bool:
+        """Mark the pick used if it is unused, unexpired and bound to ``browser_sha256``; True
+        for exactly one caller (one conditional update, as for login states)."""
+        now = utcnow()
+        with self.sessions.begin() as session:
+            return session.execute(
+                update(LtiDeepLinkPick)
+                .where(LtiDeepLinkPick.id == pick_id, LtiDeepLinkPick.used_at.is_(None),
+                       LtiDeepLinkPick.expires_at > now,
+                       LtiDeepLinkPick.browser_sha256 == browser_sha256)
+                .values(used_at=now)).rowcount == 1
 
     # -- grade targets --------------------------------------------------------------------------
     def record_grade_target(self, *, platform_id: str, deployment_id: str, resource_link_id: str,

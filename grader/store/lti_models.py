@@ -1,9 +1,10 @@
 """Tables of the LTI 1.3 tool: the tool's signing keys, registered platforms, OIDC login states
-(the single-use nonce store), grade targets (where a learner's score goes) and cached access
-tokens. Words follow the LTI specs: platform (the LMS), tool (us), deployment, line item, score."""
+(the single-use nonce store), deep-linking picks (single use, bound to their launch), grade
+targets (where a learner's score goes) and cached access tokens. Words follow the LTI specs: platform (the LMS), tool (us), deployment, line item, score."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import JSON, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
@@ -58,6 +59,29 @@ class LtiLoginState(Base):
     nonce: Mapped[str] = mapped_column(String(64), unique=True)
     platform_id: Mapped[str] = mapped_column(String(36), index=True)
     params: Mapped[dict] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class LtiDeepLinkPick(Base):
+    """The assignment picker a deep-linking launch opened: what the response to the platform
+    needs (deployment, return URL, the request's ``data``), the launch it belongs to (its login
+    ``state`` and the instructor's ``sub``) and the SHA-256 of the secret cookie set in the
+    browser that launched. Used once (``used_at``, one conditional update), within
+    ``expires_at``."""
+
+    __tablename__ = "lti_deep_link_picks"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    launch_state: Mapped[str] = mapped_column(String(64))
+    platform_id: Mapped[str] = mapped_column(String(36), index=True)
+    deployment_id: Mapped[str] = mapped_column(String(255))
+    course_id: Mapped[str] = mapped_column(String(64))
+    user_sub: Mapped[str] = mapped_column(String(255))
+    return_url: Mapped[str] = mapped_column(Text)
+    data: Mapped[Any] = mapped_column(JSON, nullable=True)
+    browser_sha256: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
     used_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

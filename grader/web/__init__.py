@@ -14,7 +14,9 @@ Settings (environment or :func:`grader.app.create_app` overrides): ``WEB_PRACTIC
 :mod:`grader.web.access`), ``WEB_COOKIE_SAMESITE`` and ``WEB_COOKIE_SECURE``
 (:mod:`grader.web.cookies`), ``TRUSTED_PROXY_HOPS`` (how many reverse proxies' ``X-Forwarded-*``
 headers to trust, werkzeug's ProxyFix; 0 by default), ``WEB_WAIT_SECONDS`` (how long a result page
-waits on the server for the grade, default 25).
+waits on the server for the grade, default 25), and the limits of the form posts
+(``WEB_SUBMIT_RATE_LIMIT``, ``WEB_SUBMIT_ADDRESS_RATE_LIMIT``, ``WEB_MAX_PENDING``,
+``WEB_MAX_PENDING_PER_ADDRESS``: :mod:`grader.web.limits`).
 """
 from __future__ import annotations
 
@@ -100,7 +102,9 @@ def init_app(app: Flask) -> None:
     CSRFProtect(app)
     app.register_blueprint(bp)
     from grader.api.submissions import RESULT_PAGE
-    from grader.web.learner import render_linked_result
+    from grader.web.learner import PRACTICE_PENDING, render_linked_result
+    from grader.web.limits import PendingByAddress
 
     app.extensions[RESULT_PAGE] = render_linked_result
+    app.extensions[PRACTICE_PENDING] = PendingByAddress()
     app.add_url_rule("/", "web_home", lambda: redirect(url_for("web.index")))

@@ -168,8 +168,9 @@ def item_view(item: dict, response: dict | None, public: dict | None) -> dict[st
 
 
 def submission_view(submission, items: list[dict], assignment) -> dict[str, Any]:
-    """The whole result page's data: status, score, timestamps and the item views, with no
-    internal field of the stored submission."""
+    """The whole result page's data: status, score, when it was submitted and the item views,
+    with no internal field of the stored submission and no timing of its grading (when it
+    started or finished: learner code could signal through a duration)."""
     from grader.content import public_assignment
 
     public = {i["id"]: i for i in public_assignment(assignment)["items"]} if assignment else {}
@@ -182,7 +183,6 @@ def submission_view(submission, items: list[dict], assignment) -> dict[str, Any]
         "final": submission.status in ("graded", "failed"),
         "score": points(submission.score), "max_score": points(submission.max_score),
         "received_at": submission.received_at,
-        "finished_at": submission.finished_at,
         "failure_reason": submission.failure_reason if submission.status == "failed" else None,
         "items": [item_view(item, responses.get(item.get("item_id")),
                             public.get(item.get("item_id"))) for item in items],

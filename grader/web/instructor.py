@@ -13,6 +13,7 @@ from grader.web import feedback
 from grader.web.access import PageError, assignment_for, signed_in
 from grader.web.blueprint import bp
 from grader.web.learner import wait_seconds
+from grader.web.limits import Throttled, check_rate
 
 REGRADE_FINAL = ("done", "failed")
 
@@ -71,6 +72,11 @@ def regrade(assignment_id: str):
     except CSRFError:
         return render_instructor(learner, assignment, "The form had expired; nothing was "
                                  "regraded. Press the button again.", 400)
+    try:
+        check_rate("regrade", learner)
+    except Throttled as busy:
+        page, status = render_instructor(learner, assignment, busy.message, busy.status)
+        return page, status, busy.headers
     dry_run = request.form.get("dry_run", "1") != "0"
     run = state().store.regrades.create(learner.course_id, assignment.id, dry_run)
     state().dispatcher.regrade(run.id)

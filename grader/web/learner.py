@@ -22,9 +22,14 @@ from grader.api.state import state
 from grader.api.submissions import FINAL, intake, learner_items
 from grader.auth import Principal
 from grader.content import public_assignment
+from grader.store.pending import replays
 from grader.web import feedback
 from grader.web.access import assignment_for, signed_in, submission_for
 from grader.web.blueprint import bp
+from grader.web.limits import Throttled, check_rate, is_practice, practice_address_check
+
+#: ``app.extensions`` key of the :class:`grader.web.limits.PendingByAddress` of practice pages.
+PRACTICE_PENDING = "grader_practice_pending"
 
 FIELD = "response-"  # form field of an item: response-<item id>
 MAX_WAIT = 25.0
@@ -104,15 +109,17 @@ def _attempt_rows(attempts, assignment_id: str) -> list[dict]:
 
 
 def render_learn(learner, assignment, answers: dict | None = None, error: str | None = None,
-                 status: int = 200):
+                 status: int = 200, error_link: dict | None = None):
     """The learner page: items, the form (filled with ``answers``, else the latest attempt's,
-    else the starter code), the latest result and the previous attempts."""
+    else the starter code), the latest result and the previous attempts; ``error`` (with an
+    optional ``error_link``, ``{"url", "text"}``) above the form."""
     attempts = state().store.attempts_of(learner.course_id, assignment.id, learner.learner_id)
     latest = next((a for a in attempts if a.status in FINAL), None)
     public = public_assignment(assignment)
     filled = answers if answers is not None else _previous_answers(attempts)
     page = render_template(
         "web/learn.html", learner=learner, assignment=public, answers=filled, error=error,
+        error_link=error_link,
         field=FIELD, form_nonce=secrets.token_urlsafe(12),
         latest=_result(latest, assignment) if latest is not None else None,
         pending=[a for a in attempts if a.status not in FINAL],
@@ -135,7 +142,9 @@ def _wants_json() -> bool:
 
 @bp.post("/learn/<assignment_id>")
 def submit(assignment_id: str):
-    """Submit the form: 303 to the result page (202 JSON for the page's script)."""
+    """Submit the form: 303 to the result page (202 JSON for the page's script). Over a rate
+    limit 429 with ``Retry-After``; with too many submissions pending 409 (the form again, with
+    a link to the one being graded): :mod:`grader.web.limits`."""
     learner = signed_in(assignment_id)
     assignment = assignment_for(learner, assignment_id)
     responses, answers = responses_from_form(assignment, request.form)
@@ -152,16 +161,30 @@ def submit(assignment_id: str):
     body = {"learner_id": learner.learner_id, "responses": responses}
     nonce = str(request.form.get("form_nonce", ""))[:64]
     key = f"web:{learner.learner_id}:{nonce}"[:255] if nonce else None
+    tracker = current_app.extensions[PRACTICE_PENDING]
+    address = None
+    try:
+        check_rate("submit", learner)
+        if is_practice(learner) and not replays(state().store, learner.course_id, key):
+            address = practice_address_check(tracker)
+    except Throttled as busy:
+        return _refuse(learner, assignment, answers, busy.message, busy.status, busy.headers,
+                       busy.code)
+    cap = int(state().config.get("WEB_MAX_PENDING", 0) or 0) or None
     try:
         try:
-            submission, _created = intake(principal, assignment, body, key)
+            submission, created = intake(principal, assignment, body, key, max_pending=cap)
         except ApiError as error:
             if error.code != "idempotency_conflict":
                 raise
             # the same page submitted again with other answers (e.g. after Back): a new attempt
-            submission, _created = intake(principal, assignment, body, None)
+            submission, created = intake(principal, assignment, body, None, max_pending=cap)
     except ApiError as error:
-        return _refuse(learner, assignment, answers, error.message, error.status)
+        link = _pending_link(learner, error) if error.code == "submission_pending" else None
+        return _refuse(learner, assignment, answers, error.message, error.status, code=error.code,
+                       link=link)
+    if address is not None and created:
+        tracker.add(address, submission.id)
     result_url = url_for("web.result", assignment_id=assignment.id, submission_id=submission.id)
     if _wants_json():
         return jsonify({"id": submission.id, "status": submission.status,
@@ -171,10 +194,31 @@ def submit(assignment_id: str):
     return redirect(result_url + "?wait=1", code=303)
 
 
-def _refuse(learner, assignment, answers: dict, message: str, status: int):
+def _pending_link(learner, error: ApiError) -> dict | None:
+    """The learner's newest pending submission as ``{"url", "text"}`` when this session may open
+    it (an LTI launch opens one assignment), else ``None``."""
+    pending = (error.errors or {}).get("pending") or []
+    submission = state().store.get(pending[0]) if pending else None
+    if submission is None or not learner.may_open(submission.assignment_id):
+        return None
+    return {"url": url_for("web.result", assignment_id=submission.assignment_id,
+                           submission_id=submission.id) + "?wait=1",
+            "text": "See the submission being graded"}
+
+
+def _refuse(learner, assignment, answers: dict, message: str, status: int,
+            headers: dict | None = None, code: str | None = None, link: dict | None = None):
+    """The form again with ``message`` (and ``link``), answers kept; JSON for the page's script
+    (``status``, ``code``, ``message``, ``result_url``)."""
     if _wants_json():
-        return jsonify({"status": status, "message": message}), status
-    return render_learn(learner, assignment, answers, message, status)
+        body = {"status": status, "message": message}
+        if code:
+            body["code"] = code
+        if link:
+            body["result_url"] = link["url"]
+        return jsonify(body), status, headers or {}
+    page, status = render_learn(learner, assignment, answers, message, status, link)
+    return page, status, headers or {}
 
 
 @bp.get("/learn/<assignment_id>/submissions/<submission_id>")

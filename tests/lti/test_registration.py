@@ -76,8 +76,15 @@ def test_duplicates_and_clashing_learner_prefixes_conflict(admin):
                   auth_login_url="https://moodle.example.edu/mod/lti/auth.php")
     resp = admin.post("/api/v1/lti/platforms", json=moodle)
     assert (resp.status_code, resp.json["field"]) == (409, "learner_prefix")
-    assert admin.post("/api/v1/lti/platforms",
-                      json={**moodle, "learner_prefix": "moodle:"}).status_code == 201
+    # the first platform's empty prefix starts every prefix (red-team finding 5): its user
+    # "moodle:7" and Moodle's user "7" would be one learner, so "moodle:" clashes too
+    resp = admin.post("/api/v1/lti/platforms", json={**moodle, "learner_prefix": "moodle:"})
+    assert (resp.status_code, resp.json["field"]) == (409, "learner_prefix")
+    # in another course the same registration is fine
+    admin.post("/api/v1/courses", json={"id": "cs402", "name": "CS 402"})
+    assert admin.post("/api/v1/lti/platforms", json={**moodle, "course_id": "cs402",
+                                                     "learner_prefix": "moodle:"}).status_code \
+        == 201
 
 
 def test_only_admins_manage_platforms(client, anonymous):

@@ -190,7 +190,9 @@ def test_signed_result_link_renders_html_for_browsers_and_json_for_clients(live_
         assert internal not in page.text
     as_json = requests.get(link, headers={"Accept": "application/json"})
     assert as_json.headers["Content-Type"].startswith("application/json")
-    assert as_json.json()["content_sha256"] and as_json.json()["score"] == 11.0
+    # the JSON is the learner's view too (red-team finding 7): no digest, no timings
+    assert "content_sha256" not in as_json.json() and as_json.json()["score"] == 11.0
+    assert "sandbox_seconds" not in as_json.text and "finished_at" not in as_json.json()
     assert requests.get(link, headers={"Accept": "*/*"}).json()["id"] == submission_id
 
 

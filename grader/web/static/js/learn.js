@@ -108,6 +108,14 @@
           stopTicker();
           say("<p class='alert' role='alert'>" + escapeHtml(answer.data.message ||
               "The submission was refused.") + "</p>");
+          if (answer.data.result_url) {  // another submission is still being graded
+            var link = document.createElement("a");
+            link.href = answer.data.result_url;
+            link.textContent = "See the submission being graded";
+            var line = document.createElement("p");
+            line.appendChild(link);
+            progress.appendChild(line);
+          }
           if (button) button.disabled = false;
           return;
         }
