@@ -11,6 +11,8 @@ rubric, not the learner's zero.
 """
 from __future__ import annotations
 
+import gc
+import threading
 import time
 
 #: Seconds of CPU time one answer may take under one rubric (about 1,000 times the cost of a
@@ -18,6 +20,30 @@ import time
 #: ``benchmarks/rubric_bench.py --worst-case``). CPU time of the scoring thread, so a busy machine
 #: (the process waiting for a core) never turns a normal answer into a timeout.
 SCORE_BUDGET_SECONDS = 0.25
+
+
+_collector = threading.local()
+
+
+def _time_full_collections(phase: str, info: dict) -> None:
+    """``gc.callbacks`` hook: add the CPU time of each full (generation 2) collection to the
+    thread that ran it. A full collection walks the whole heap of the process, so its cost says
+    nothing about the rubric or the answer being scored when it happens to fall inside them."""
+    if info.get("generation") != 2:
+        return
+    if phase == "start":
+        _collector.started = time.thread_time()
+    elif getattr(_collector, "started", None) is not None:
+        _collector.spent = collector_seconds() + time.thread_time() - _collector.started
+        _collector.started = None
+
+
+def collector_seconds() -> float:
+    """CPU seconds this thread has spent in full garbage collections since it started."""
+    return getattr(_collector, "spent", 0.0)
+
+
+gc.callbacks.append(_time_full_collections)
 
 
 class ScoringTimeout(RuntimeError):
@@ -37,20 +63,28 @@ class Deadline:
     cannot come before the budget is spent, and read the thread's CPU clock
     (``time.thread_time``, a system call) only once that point has passed; if the thread was
     waiting for a core, the point moves on by the CPU time still left.
+
+    Full garbage collections that fall inside the budget are not charged to it
+    (:func:`collector_seconds`): their cost grows with the whole process's heap (a long-lived
+    worker or test process can spend a quarter of a second in one), not with the rubric.
     """
 
     __slots__ = ("at", "seconds", "cpu_start")
 
     def __init__(self, seconds: float | None = SCORE_BUDGET_SECONDS):
         self.seconds = seconds
-        self.cpu_start = time.thread_time() if seconds is not None else 0.0
+        self.cpu_start = self._used() if seconds is not None else 0.0
         self.at = float("inf") if seconds is None else time.perf_counter() + seconds
+
+    @staticmethod
+    def _used() -> float:
+        return time.thread_time() - collector_seconds()
 
     def cpu_left(self) -> float:
         """CPU seconds left (``inf`` without a budget, never negative)."""
         if self.seconds is None:
             return float("inf")
-        return max(self.seconds - (time.thread_time() - self.cpu_start), 0.0)
+        return max(self.seconds - (self._used() - self.cpu_start), 0.0)
 
     def remaining(self) -> float:
         """Seconds left: what a regular-expression search may take (the ``regex`` module counts
