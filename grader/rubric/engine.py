@@ -258,19 +258,43 @@ class CompiledRubric:
         ``budget`` is the CPU seconds the whole rubric may take on this answer (``None``:
         unbounded); past it, raises :class:`grader.rubric.budget.ScoringTimeout` (the same answer
         and rubric either score identically or time out: never a partial score)."""
-        answer = answer or ""
-        notes: list[str] = []
-        words_read = None
+        answer, words_read, notes = self._read(answer or "")
+        view = AnswerView(analyse(answer), self._vocab, Deadline(budget))
+        hits = self._misconception_hits(view)
+        voided, endorsed = self._voided(view, hits)
+        present = view.a.index.keys() | view.extra.keys()
+        negated_words = _NegatedWords(view) if max(view.a.neg, default=-1) >= 0 else None
+        criteria = [self._criterion(view, c, voided, endorsed, negated_words, answer, present)
+                    for c in self._criteria]
+        earned = round(sum(c.points for c in criteria), 4)
+        on_topic = bool(self.base_share and view.a.key and not any(hits) and self._on_topic(view))
+        copy = copies_question(view.a, self._question_keys, self._question_options, self.guards["copies_question"])
+        form = None if copy else form_problem(view.a, self.guards)
+        base = 0.0
+        if on_topic and self.base_share and not copy and not (form and form.cap == 0.0):
+            base = round(self.base_share * max(self.max_points - earned, 0.0), 4)
+        misconceptions, running = self._deduct(view, hits, round(earned + base, 4))
+        guards, running = self._guard(copy, form, running, notes)
+        points = round(min(max(running, 0.0), self.max_points), 4)
+        return apply_to_score(self.calibration, answer, RubricScore(
+            points, self.max_points, criteria, misconceptions, self.id, self.version, notes,
+            base, on_topic, guards, words_read))
+
+    def _read(self, answer: str) -> tuple[str, int | None, list[str]]:
+        """The part of ``answer`` that is scored (its first ``max_words`` words), the number of
+        words read when it was cut (else ``None``), and the note that says so."""
         if self.max_words is not None:
             read, total_words = _first_words(answer, self.max_words)
             if total_words > self.max_words:
-                answer, words_read = read, self.max_words
-                notes.append(f"Only the first {self.max_words} words were read (the limit for this question is "
-                             f"{self.max_words} words; this answer has {total_words}).")
-        deadline = Deadline(budget)
-        view = AnswerView(analyse(answer), self._vocab, deadline)
-        has_negation = max(view.a.neg, default=-1) >= 0
-        hits = self._misconception_hits(view)
+                return read, self.max_words, [
+                    f"Only the first {self.max_words} words were read (the limit for this question is "
+                    f"{self.max_words} words; this answer has {total_words})."]
+        return answer, None, []
+
+    def _voided(self, view: AnswerView, hits: list[list]) -> tuple[dict[str, str], bool]:
+        """Criteria voided (criterion id -> the misconception that voids it) and whether the
+        answer endorses a false statement (then the trap fires and every criterion is void).
+        Fills ``hits`` for the trap in place."""
         voided: dict[str, str] = {}
         endorsed = False
         if self._trap is not None:
@@ -287,22 +311,12 @@ class CompiledRubric:
         for m, hit in zip(self._misconceptions, hits):
             for cid in m.voids if hit else ():
                 voided.setdefault(cid, m.id)
-        earned = 0.0
-        criteria: list[CriterionResult] = []
-        present = view.a.index.keys() | view.extra.keys()
-        negated_words = _NegatedWords(view) if has_negation else None
-        for c in self._criteria:
-            criteria.append(self._criterion(view, c, voided, endorsed, negated_words, answer, present))
-            earned += criteria[-1].points
-        earned = round(earned, 4)
-        any_misconception = any(hits)
-        on_topic = bool(self.base_share and view.a.key and not any_misconception and self._on_topic(view))
-        base = 0.0
-        copy = copies_question(view.a, self._question_keys, self._question_options, self.guards["copies_question"])
-        form = None if copy else form_problem(view.a, self.guards)
-        if on_topic and self.base_share and not copy and not (form and form.cap == 0.0):
-            base = round(self.base_share * max(self.max_points - earned, 0.0), 4)
-        running = round(earned + base, 4)
+        return voided, endorsed
+
+    def _deduct(self, view: AnswerView, hits: list[list], running: float
+                ) -> tuple[list[MisconceptionResult], float]:
+        """Each misconception's result, its penalty taken from ``running`` (never below 0), in
+        the rubric's order; returns the results and what is left."""
         misconceptions: list[MisconceptionResult] = []
         for m, hit in zip(self._misconceptions, hits):
             penalty = m.penalty if hit else 0.0
@@ -310,21 +324,21 @@ class CompiledRubric:
             running = round(running - deducted, 4)
             misconceptions.append(MisconceptionResult(
                 m.id, bool(hit), penalty, _spans(view, set(hit[0])) if hit else [], m.message, deducted))
-        guards: list[dict[str, Any]] = []
+        return misconceptions, running
+
+    def _guard(self, copy, form, running: float, notes: list[str]) -> tuple[list[dict[str, Any]], float]:
+        """Apply the guard that fired (a copy of the question earns nothing; a form problem caps
+        the credit); append its note to ``notes``; return the guards and the points left."""
         if copy:
             notes.append("This answer repeats the question; it earns no credit. Answer it in your own words.")
-            guards.append({"id": "copies_question", "cap": 0.0, "deducted": running, "reason": notes[-1]})
-            running = 0.0
-        elif form is not None:
+            return [{"id": "copies_question", "cap": 0.0, "deducted": running, "reason": notes[-1]}], 0.0
+        if form is not None:
             limit = round(form.cap * self.max_points, 4)
             deducted = round(max(running - limit, 0.0), 4)
             notes.append(form.reason)
-            guards.append({"id": form.guard, "cap": form.cap, "deducted": deducted, "reason": form.reason})
-            running = round(running - deducted, 4)
-        points = round(min(max(running, 0.0), self.max_points), 4)
-        return apply_to_score(self.calibration, answer, RubricScore(
-            points, self.max_points, criteria, misconceptions, self.id, self.version, notes,
-            base, on_topic, guards, words_read))
+            return ([{"id": form.guard, "cap": form.cap, "deducted": deducted, "reason": form.reason}],
+                    round(running - deducted, 4))
+        return [], running
 
     def _criterion(self, view: AnswerView, c: _Criterion, voided: dict[str, str], endorsed: bool,
                    negated_words: "_NegatedWords | None", answer: str, present: set) -> CriterionResult:
