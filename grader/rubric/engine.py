@@ -342,28 +342,10 @@ class CompiledRubric:
 
     def _criterion(self, view: AnswerView, c: _Criterion, voided: dict[str, str], endorsed: bool,
                    negated_words: "_NegatedWords | None", answer: str, present: set) -> CriterionResult:
-        evidence: set[int] = set()
-        values: list[float] = []
-        check = view.deadline.check
-        weighted, allow = self._weighted, c.allow_question_words
-        for concept, needs in zip(c.concepts, c.needs):
-            if needs is not None and needs.isdisjoint(present):
-                values.append(0.0)  # none of its words is in the answer
-                continue
-            check()
-            if weighted:
-                value, found = self._concept(view, concept, allow)
-            else:
-                found = concept.find(view)
-                if found and not allow:
-                    found = self._qualifying(view, found, False)
-                value = 1.0 if found else 0.0
-            values.append(value)
-            if value:
-                evidence.update(found[0])
+        values, evidence = self._concept_values(view, c, present)
         matched = len(values) - values.count(0.0)
         met = matched >= c.required
-        if met and c.id not in voided and not weighted:  # the common case: met, nothing more to look for
+        if met and c.id not in voided and not self._weighted:  # the common case: met, nothing more to look for
             return CriterionResult(c.id, c.description, c.points, c.points, True, _spans(view, evidence),
                                    c.met_text, matched, c.required, [], "met")
         mentioned = 0 if met else self._mentions(present, c)
@@ -383,17 +365,7 @@ class CompiledRubric:
             if pts:
                 credit = "partial"
             if self.near_miss_share and c.near_words and c.id not in voided and mentioned >= c.near_words:
-                shares, near_positions = [], set()
-                for concept, value in zip(c.concepts, values):
-                    if value > 0:
-                        shares.append(value)
-                        continue
-                    view.deadline.check()
-                    share, where = concept.near(view, self._question_keys)
-                    shares.append(share)
-                    near_positions.update(where)
-                shares.sort(reverse=True)
-                near = round(c.points * self.near_miss_share * sum(shares[:c.required]) / c.required, 4)
+                near, near_positions = self._near_miss(view, c, values)
                 if near > pts and near_positions:
                     pts, credit = near, "near_miss"
                     near_spans = _spans(view, near_positions | evidence)
@@ -416,6 +388,46 @@ class CompiledRubric:
         spans = _spans(view, evidence) if met or credit == "partial" else near_spans
         return CriterionResult(c.id, c.description, pts, c.points, met, spans, feedback, matched, c.required,
                                negated, credit)
+
+    def _concept_values(self, view: AnswerView, c: _Criterion, present: set) -> tuple[list[float], set[int]]:
+        """Each concept's value (1 or 0; a weight in [0, 1] for weighted alternatives) and the
+        word positions of the first match of every concept that has one."""
+        evidence: set[int] = set()
+        values: list[float] = []
+        check = view.deadline.check
+        weighted, allow = self._weighted, c.allow_question_words
+        for concept, needs in zip(c.concepts, c.needs):
+            if needs is not None and needs.isdisjoint(present):
+                values.append(0.0)  # none of its words is in the answer
+                continue
+            check()
+            if weighted:
+                value, found = self._concept(view, concept, allow)
+            else:
+                found = concept.find(view)
+                if found and not allow:
+                    found = self._qualifying(view, found, False)
+                value = 1.0 if found else 0.0
+            values.append(value)
+            if value:
+                evidence.update(found[0])
+        return values, evidence
+
+    def _near_miss(self, view: AnswerView, c: _Criterion, values: list[float]) -> tuple[float, set[int]]:
+        """The near-miss credit of an unmet criterion (``points * near_miss * share``, where a
+        matched concept counts 1 and an unmatched one the share of its best phrase the answer
+        affirms) and the word positions that earned it."""
+        shares, near_positions = [], set()
+        for concept, value in zip(c.concepts, values):
+            if value > 0:
+                shares.append(value)
+                continue
+            view.deadline.check()
+            share, where = concept.near(view, self._question_keys)
+            shares.append(share)
+            near_positions.update(where)
+        shares.sort(reverse=True)
+        return round(c.points * self.near_miss_share * sum(shares[:c.required]) / c.required, 4), near_positions
 
     def _misconception_hits(self, view: AnswerView) -> list[list[Match]]:
         """Per misconception, the matches of its first pattern that holds (empty when none)."""
