@@ -16,7 +16,8 @@ from grader.rubric.agreement import TrialTooSlow, agreement, trial_report
 from grader.rubric.budget import ScoringTimeout
 from grader.rubric.engine import CompiledRubric, RubricScore, compile_rubric
 from grader.rubric.files import load_marked_responses, load_rubric_file
-from grader.rubric.schema import RubricError, parse_rubric
+from grader.rubric.parsing import parse_rubric
+from grader.rubric.schema import RubricError
 
 __all__ = ["CompiledRubric", "RubricError", "RubricScore", "ScoringTimeout", "TrialTooSlow", "agreement",
            "compile_rubric", "load_marked_responses", "load_rubric_file", "parse_rubric", "trial_report"]

@@ -96,7 +96,6 @@ def trial_report(compiled, responses: Sequence[dict[str, Any]], max_mark: float 
     max_points = compiled.max_points
     scale = max_points / (max_mark or max_points)
     tol = 0.2 * max_points if tolerance is None else tolerance
-    scores: list[float] = []
     marks: list[float] = []
     criterion_counts = {cid: 0 for cid in compiled.criterion_ids}
     misconception_counts = {mid: 0 for mid in compiled.misconception_ids}
@@ -105,41 +104,20 @@ def trial_report(compiled, responses: Sequence[dict[str, Any]], max_mark: float 
     started = time.perf_counter()
     results = []  # calibration and unmatched phrases (below) read the raw points and evidence
     for i, resp in enumerate(responses):
-        if not isinstance(resp, dict) or not isinstance(resp.get("text"), str):
-            raise ValueError(f"responses[{i}].text: a string is required")
-        mark = resp.get("mark")
-        if isinstance(mark, bool) or not isinstance(mark, (int, float)):
-            raise ValueError(f"responses[{i}].mark: a number is required")
+        mark = _mark(resp, i)
         trial_left = None if budget is None else budget - (time.perf_counter() - started)
-        answer_budget = SCORE_BUDGET_SECONDS if trial_left is None else min(SCORE_BUDGET_SECONDS, trial_left)
-        try:
-            if answer_budget <= 0:
-                raise ScoringTimeout(0.0)
-            result = compiled.score(resp["text"], budget=answer_budget)
-        except ScoringTimeout:
-            if answer_budget < SCORE_BUDGET_SECONDS:
-                raise TrialTooSlow(None, i, len(responses), budget) from None
-            raise TrialTooSlow(i, i, len(responses), SCORE_BUDGET_SECONDS) from None
+        result = _score_in_budget(compiled, resp["text"], i, len(responses), trial_left, budget)
         results.append(result)
-        human = float(mark) * scale
-        scores.append(result.points)
-        marks.append(human)
-        met = [c.id for c in result.criteria if c.met]
-        hit = [m.id for m in result.misconceptions if m.matched]
-        for cid in met:
+        marks.append(float(mark) * scale)
+        row = _row(i, resp, marks[-1], result)
+        rows.append(row)
+        for cid in row["criteria_met"]:
             criterion_counts[cid] += 1
-        for mid in hit:
+        for mid in row["misconceptions"]:
             misconception_counts[mid] += 1
-        fired = [g["id"] for g in result.guards]
-        for gid in fired:
-            guard_hits.setdefault(gid, []).append(resp.get("id", i))
-        rows.append({"index": i, "id": resp.get("id", i), "text": resp["text"], "mark": human,
-                     "score": result.points, "difference": round(result.points - human, 4),
-                     "criteria_met": met, "misconceptions": hit, "guards": fired,
-                     "base_credit": result.base_credit,
-                     "near_misses": [c.id for c in result.criteria if c.credit == "near_miss"]})
-        if result.calibration is not None:
-            rows[-1]["raw_score"] = result.raw_points
+        for gid in row["guards"]:
+            guard_hits.setdefault(gid, []).append(row["id"])
+    scores = [r.points for r in results]
     over = sorted((r for r in rows if r["difference"] > tol), key=lambda r: (-r["difference"], r["index"]))
     under = sorted((r for r in rows if r["difference"] < -tol), key=lambda r: (r["difference"], r["index"]))
     report = {
@@ -160,6 +138,47 @@ def trial_report(compiled, responses: Sequence[dict[str, Any]], max_mark: float 
     }
     report.update(_calibration_and_paraphrases(compiled, responses, results, marks, tol))
     return rounded_for_display(report)
+
+
+def _mark(resp: Any, i: int) -> float:
+    """The human mark of ``responses[i]``; ``ValueError`` naming the field when it is not a
+    ``{"text": str, "mark": number}`` mapping."""
+    if not isinstance(resp, dict) or not isinstance(resp.get("text"), str):
+        raise ValueError(f"responses[{i}].text: a string is required")
+    mark = resp.get("mark")
+    if isinstance(mark, bool) or not isinstance(mark, (int, float)):
+        raise ValueError(f"responses[{i}].mark: a number is required")
+    return mark
+
+
+def _score_in_budget(compiled, text: str, i: int, total: int, trial_left: float | None,
+                     budget: float | None):
+    """Score ``responses[i]`` under the per-answer budget, or under what is left of the trial's
+    when that is less; :class:`TrialTooSlow` names which of the two ran out."""
+    answer_budget = SCORE_BUDGET_SECONDS if trial_left is None else min(SCORE_BUDGET_SECONDS, trial_left)
+    try:
+        if answer_budget <= 0:
+            raise ScoringTimeout(0.0)
+        return compiled.score(text, budget=answer_budget)
+    except ScoringTimeout:
+        if answer_budget < SCORE_BUDGET_SECONDS:
+            raise TrialTooSlow(None, i, total, budget) from None
+        raise TrialTooSlow(i, i, total, SCORE_BUDGET_SECONDS) from None
+
+
+def _row(i: int, resp: dict[str, Any], human: float, result) -> dict[str, Any]:
+    """One response's line of the report: its mark on the rubric's scale, its score, and what
+    earned or cost it points."""
+    row = {"index": i, "id": resp.get("id", i), "text": resp["text"], "mark": human,
+           "score": result.points, "difference": round(result.points - human, 4),
+           "criteria_met": [c.id for c in result.criteria if c.met],
+           "misconceptions": [m.id for m in result.misconceptions if m.matched],
+           "guards": [g["id"] for g in result.guards],
+           "base_credit": result.base_credit,
+           "near_misses": [c.id for c in result.criteria if c.credit == "near_miss"]}
+    if result.calibration is not None:
+        row["raw_score"] = result.raw_points
+    return row
 
 
 def _calibration_and_paraphrases(compiled, responses, results, marks, tol) -> dict[str, Any]:

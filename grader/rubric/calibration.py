@@ -352,7 +352,7 @@ def calibration_report(raw: Sequence[float], marks: Sequence[float], max_points:
 
 
 def apply_to_score(calibration: Calibration | None, answer: str, result):
-    """Apply ``calibration`` to a :class:`grader.rubric.engine.RubricScore` in place; return it.
+    """Apply ``calibration`` to a :class:`grader.rubric.scores.RubricScore` in place; return it.
 
     ``raw_points`` keeps the rubric's own points. Then ``points`` becomes the calibrated score,
     except: an answer without a letter or digit keeps its 0 (a blank answer is never lifted), and

@@ -39,6 +39,9 @@ BUILTIN_SYNONYMS = {"not": sorted(lexicon.NEGATION_CUES)}
 NEGATION_KEYS = frozenset({lexicon.stem(w) for w in lexicon.NEGATION_CUES} | {"not"})
 #: Options a concept passes on to the concepts inside it.
 INHERITED = ("gap", "order", "fuzzy", "polarity", "not_after")
+#: Concept options a rubric's ``defaults:`` starts from.
+DEFAULT_OPTIONS = {"gap": 0, "order": "fixed", "fuzzy": 1, "polarity": "affirmed",
+                   "question_words": "discount", "not_after": ()}
 
 
 def not_after_words(value) -> frozenset:

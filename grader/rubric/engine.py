@@ -32,24 +32,22 @@ voids every criterion and fires the ``trap`` misconception (default: the first o
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from typing import Any
-
-from marshmallow import ValidationError
 
 from grader.rubric.analysis import analyse
 from grader.rubric.budget import SCORE_BUDGET_SECONDS, Deadline
 from grader.rubric.calibration import Calibration, apply_to_score
 from grader.rubric.calibration import from_document as calibration_from_document
-from grader.rubric.compiler import INHERITED, PhraseCompiler
+from grader.rubric.compiler import DEFAULT_OPTIONS, INHERITED, PhraseCompiler
+from grader.rubric import concepts
 from grader.rubric.guards import (copies_question, endorsing_verdict, form_problem, guard_settings,
                                   question_options, refuted)
-from grader.rubric.matching import (AllOf, AnswerView, AnyOf, FuzzyVocabulary, Match, NoneOf, Phrase,
-                                    Regex, Weighted, concept_value)
-from grader.rubric.schema import ConceptField, RubricError, validate_rubric
+from grader.rubric.lint import rubric_warnings, semantic_errors
+from grader.rubric.matching import AnswerView, FuzzyVocabulary, Match, Phrase, concept_value
+from grader.rubric.schema import RubricError, validate_rubric
+from grader.rubric.scores import CriterionResult, MisconceptionResult, RubricScore
 
-DEFAULT_OPTIONS = {"gap": 0, "order": "fixed", "fuzzy": 1, "polarity": "affirmed",
-                   "question_words": "discount", "not_after": ()}
 #: ``credit:`` defaults: the share of the points its criteria missed that an on-topic answer
 #: earns, and the share of an unmet criterion's points a near miss earns. Chosen from how human
 #: markers treat short answers (an on-topic attempt that misses the point gets about 2 of 5,
@@ -59,77 +57,6 @@ DEFAULT_CREDIT = {"base": 0.3, "near_miss": 0.5}
 #: An answer that uses a word of the question and this many distinct affirmed words of its own is
 #: on topic even when none of them is a rubric word (a paraphrase the rubric did not foresee).
 ON_TOPIC_OWN_WORDS = 3
-
-
-@dataclass
-class CriterionResult:
-    """One criterion's outcome; ``evidence`` holds ``[start, end)`` character spans of the answer.
-
-    ``credit`` says how the points were earned: ``"met"``, ``"partial"`` (``partial: true``),
-    ``"near_miss"`` (some of a phrase's words) or ``""`` (nothing). ``negated_evidence`` (missed
-    criteria only) points at mentions that would have earned the criterion but are negated ("it
-    is *not quadratic*"); the feedback then says so.
-    """
-
-    id: str
-    description: str
-    points: float
-    max_points: float
-    met: bool
-    evidence: list[list[int]]
-    feedback: str
-    concepts_matched: int = 0
-    concepts_required: int = 0
-    negated_evidence: list[list[int]] = field(default_factory=list)
-    credit: str = ""
-
-
-@dataclass
-class MisconceptionResult:
-    """One misconception: ``penalty`` is its penalty when matched (0 when not), ``deducted`` the
-    points it actually removed (less when the score reached 0 first)."""
-
-    id: str
-    matched: bool
-    penalty: float
-    evidence: list[list[int]]
-    message: str
-    deducted: float = 0.0
-
-
-@dataclass
-class RubricScore:
-    """The score of one answer under one rubric version.
-
-    ``points`` = sum of the criteria's points + ``base_credit`` - each misconception's
-    ``deducted`` - each guard's ``deducted`` (all rounded to 4 decimals). ``guards`` lists the
-    guards that fired (``{"id", "cap", "deducted", "reason"}``); ``notes`` explain, in words, every
-    limit on the whole answer's credit (a guard, words past ``max_words``).
-    """
-
-    points: float
-    max_points: float
-    criteria: list[CriterionResult] = field(default_factory=list)
-    misconceptions: list[MisconceptionResult] = field(default_factory=list)
-    rubric_id: str | None = None
-    rubric_version: int | None = None
-    notes: list[str] = field(default_factory=list)
-    base_credit: float = 0.0
-    on_topic: bool = False
-    guards: list[dict[str, Any]] = field(default_factory=list)
-    words_read: int | None = None  # set when the answer had more than max_words words
-    #: the rubric's own points before calibration (equal to ``points`` when it has none) and the
-    #: calibration method applied (``None``: not calibrated); see :mod:`grader.rubric.calibration`
-    raw_points: float | None = None
-    calibration: str | None = None
-
-    @property
-    def fraction(self) -> float:
-        """``points / max_points`` in [0, 1]."""
-        return self.points / self.max_points if self.max_points else 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass
@@ -331,19 +258,43 @@ class CompiledRubric:
         ``budget`` is the CPU seconds the whole rubric may take on this answer (``None``:
         unbounded); past it, raises :class:`grader.rubric.budget.ScoringTimeout` (the same answer
         and rubric either score identically or time out: never a partial score)."""
-        answer = answer or ""
-        notes: list[str] = []
-        words_read = None
+        answer, words_read, notes = self._read(answer or "")
+        view = AnswerView(analyse(answer), self._vocab, Deadline(budget))
+        hits = self._misconception_hits(view)
+        voided, endorsed = self._voided(view, hits)
+        present = view.a.index.keys() | view.extra.keys()
+        negated_words = _NegatedWords(view) if max(view.a.neg, default=-1) >= 0 else None
+        criteria = [self._criterion(view, c, voided, endorsed, negated_words, answer, present)
+                    for c in self._criteria]
+        earned = round(sum(c.points for c in criteria), 4)
+        on_topic = bool(self.base_share and view.a.key and not any(hits) and self._on_topic(view))
+        copy = copies_question(view.a, self._question_keys, self._question_options, self.guards["copies_question"])
+        form = None if copy else form_problem(view.a, self.guards)
+        base = 0.0
+        if on_topic and self.base_share and not copy and not (form and form.cap == 0.0):
+            base = round(self.base_share * max(self.max_points - earned, 0.0), 4)
+        misconceptions, running = self._deduct(view, hits, round(earned + base, 4))
+        guards, running = self._guard(copy, form, running, notes)
+        points = round(min(max(running, 0.0), self.max_points), 4)
+        return apply_to_score(self.calibration, answer, RubricScore(
+            points, self.max_points, criteria, misconceptions, self.id, self.version, notes,
+            base, on_topic, guards, words_read))
+
+    def _read(self, answer: str) -> tuple[str, int | None, list[str]]:
+        """The part of ``answer`` that is scored (its first ``max_words`` words), the number of
+        words read when it was cut (else ``None``), and the note that says so."""
         if self.max_words is not None:
             read, total_words = _first_words(answer, self.max_words)
             if total_words > self.max_words:
-                answer, words_read = read, self.max_words
-                notes.append(f"Only the first {self.max_words} words were read (the limit for this question is "
-                             f"{self.max_words} words; this answer has {total_words}).")
-        deadline = Deadline(budget)
-        view = AnswerView(analyse(answer), self._vocab, deadline)
-        has_negation = max(view.a.neg, default=-1) >= 0
-        hits = self._misconception_hits(view)
+                return read, self.max_words, [
+                    f"Only the first {self.max_words} words were read (the limit for this question is "
+                    f"{self.max_words} words; this answer has {total_words})."]
+        return answer, None, []
+
+    def _voided(self, view: AnswerView, hits: list[list]) -> tuple[dict[str, str], bool]:
+        """Criteria voided (criterion id -> the misconception that voids it) and whether the
+        answer endorses a false statement (then the trap fires and every criterion is void).
+        Fills ``hits`` for the trap in place."""
         voided: dict[str, str] = {}
         endorsed = False
         if self._trap is not None:
@@ -360,22 +311,12 @@ class CompiledRubric:
         for m, hit in zip(self._misconceptions, hits):
             for cid in m.voids if hit else ():
                 voided.setdefault(cid, m.id)
-        earned = 0.0
-        criteria: list[CriterionResult] = []
-        present = view.a.index.keys() | view.extra.keys()
-        negated_words = _NegatedWords(view) if has_negation else None
-        for c in self._criteria:
-            criteria.append(self._criterion(view, c, voided, endorsed, negated_words, answer, present))
-            earned += criteria[-1].points
-        earned = round(earned, 4)
-        any_misconception = any(hits)
-        on_topic = bool(self.base_share and view.a.key and not any_misconception and self._on_topic(view))
-        base = 0.0
-        copy = copies_question(view.a, self._question_keys, self._question_options, self.guards["copies_question"])
-        form = None if copy else form_problem(view.a, self.guards)
-        if on_topic and self.base_share and not copy and not (form and form.cap == 0.0):
-            base = round(self.base_share * max(self.max_points - earned, 0.0), 4)
-        running = round(earned + base, 4)
+        return voided, endorsed
+
+    def _deduct(self, view: AnswerView, hits: list[list], running: float
+                ) -> tuple[list[MisconceptionResult], float]:
+        """Each misconception's result, its penalty taken from ``running`` (never below 0), in
+        the rubric's order; returns the results and what is left."""
         misconceptions: list[MisconceptionResult] = []
         for m, hit in zip(self._misconceptions, hits):
             penalty = m.penalty if hit else 0.0
@@ -383,46 +324,28 @@ class CompiledRubric:
             running = round(running - deducted, 4)
             misconceptions.append(MisconceptionResult(
                 m.id, bool(hit), penalty, _spans(view, set(hit[0])) if hit else [], m.message, deducted))
-        guards: list[dict[str, Any]] = []
+        return misconceptions, running
+
+    def _guard(self, copy, form, running: float, notes: list[str]) -> tuple[list[dict[str, Any]], float]:
+        """Apply the guard that fired (a copy of the question earns nothing; a form problem caps
+        the credit); append its note to ``notes``; return the guards and the points left."""
         if copy:
             notes.append("This answer repeats the question; it earns no credit. Answer it in your own words.")
-            guards.append({"id": "copies_question", "cap": 0.0, "deducted": running, "reason": notes[-1]})
-            running = 0.0
-        elif form is not None:
+            return [{"id": "copies_question", "cap": 0.0, "deducted": running, "reason": notes[-1]}], 0.0
+        if form is not None:
             limit = round(form.cap * self.max_points, 4)
             deducted = round(max(running - limit, 0.0), 4)
             notes.append(form.reason)
-            guards.append({"id": form.guard, "cap": form.cap, "deducted": deducted, "reason": form.reason})
-            running = round(running - deducted, 4)
-        points = round(min(max(running, 0.0), self.max_points), 4)
-        return apply_to_score(self.calibration, answer, RubricScore(
-            points, self.max_points, criteria, misconceptions, self.id, self.version, notes,
-            base, on_topic, guards, words_read))
+            return ([{"id": form.guard, "cap": form.cap, "deducted": deducted, "reason": form.reason}],
+                    round(running - deducted, 4))
+        return [], running
 
     def _criterion(self, view: AnswerView, c: _Criterion, voided: dict[str, str], endorsed: bool,
                    negated_words: "_NegatedWords | None", answer: str, present: set) -> CriterionResult:
-        evidence: set[int] = set()
-        values: list[float] = []
-        check = view.deadline.check
-        weighted, allow = self._weighted, c.allow_question_words
-        for concept, needs in zip(c.concepts, c.needs):
-            if needs is not None and needs.isdisjoint(present):
-                values.append(0.0)  # none of its words is in the answer
-                continue
-            check()
-            if weighted:
-                value, found = self._concept(view, concept, allow)
-            else:
-                found = concept.find(view)
-                if found and not allow:
-                    found = self._qualifying(view, found, False)
-                value = 1.0 if found else 0.0
-            values.append(value)
-            if value:
-                evidence.update(found[0])
+        values, evidence = self._concept_values(view, c, present)
         matched = len(values) - values.count(0.0)
         met = matched >= c.required
-        if met and c.id not in voided and not weighted:  # the common case: met, nothing more to look for
+        if met and c.id not in voided and not self._weighted:  # the common case: met, nothing more to look for
             return CriterionResult(c.id, c.description, c.points, c.points, True, _spans(view, evidence),
                                    c.met_text, matched, c.required, [], "met")
         mentioned = 0 if met else self._mentions(present, c)
@@ -442,17 +365,7 @@ class CompiledRubric:
             if pts:
                 credit = "partial"
             if self.near_miss_share and c.near_words and c.id not in voided and mentioned >= c.near_words:
-                shares, near_positions = [], set()
-                for concept, value in zip(c.concepts, values):
-                    if value > 0:
-                        shares.append(value)
-                        continue
-                    view.deadline.check()
-                    share, where = concept.near(view, self._question_keys)
-                    shares.append(share)
-                    near_positions.update(where)
-                shares.sort(reverse=True)
-                near = round(c.points * self.near_miss_share * sum(shares[:c.required]) / c.required, 4)
+                near, near_positions = self._near_miss(view, c, values)
                 if near > pts and near_positions:
                     pts, credit = near, "near_miss"
                     near_spans = _spans(view, near_positions | evidence)
@@ -476,6 +389,46 @@ class CompiledRubric:
         return CriterionResult(c.id, c.description, pts, c.points, met, spans, feedback, matched, c.required,
                                negated, credit)
 
+    def _concept_values(self, view: AnswerView, c: _Criterion, present: set) -> tuple[list[float], set[int]]:
+        """Each concept's value (1 or 0; a weight in [0, 1] for weighted alternatives) and the
+        word positions of the first match of every concept that has one."""
+        evidence: set[int] = set()
+        values: list[float] = []
+        check = view.deadline.check
+        weighted, allow = self._weighted, c.allow_question_words
+        for concept, needs in zip(c.concepts, c.needs):
+            if needs is not None and needs.isdisjoint(present):
+                values.append(0.0)  # none of its words is in the answer
+                continue
+            check()
+            if weighted:
+                value, found = self._concept(view, concept, allow)
+            else:
+                found = concept.find(view)
+                if found and not allow:
+                    found = self._qualifying(view, found, False)
+                value = 1.0 if found else 0.0
+            values.append(value)
+            if value:
+                evidence.update(found[0])
+        return values, evidence
+
+    def _near_miss(self, view: AnswerView, c: _Criterion, values: list[float]) -> tuple[float, set[int]]:
+        """The near-miss credit of an unmet criterion (``points * near_miss * share``, where a
+        matched concept counts 1 and an unmatched one the share of its best phrase the answer
+        affirms) and the word positions that earned it."""
+        shares, near_positions = [], set()
+        for concept, value in zip(c.concepts, values):
+            if value > 0:
+                shares.append(value)
+                continue
+            view.deadline.check()
+            share, where = concept.near(view, self._question_keys)
+            shares.append(share)
+            near_positions.update(where)
+        shares.sort(reverse=True)
+        return round(c.points * self.near_miss_share * sum(shares[:c.required]) / c.required, 4), near_positions
+
     def _misconception_hits(self, view: AnswerView) -> list[list[Match]]:
         """Per misconception, the matches of its first pattern that holds (empty when none)."""
         out: list[list[Match]] = []
@@ -490,129 +443,6 @@ class CompiledRubric:
         return out
 
 
-def _walk(node):
-    """Every leaf (phrase or regex) of a compiled concept."""
-    if isinstance(node, (Phrase, Regex)):
-        yield node
-    elif isinstance(node, (NoneOf, Weighted)):
-        yield from _walk(node.child)
-    elif isinstance(node, (AnyOf, AllOf)):
-        for child in node.children:
-            yield from _walk(child)
-
-
-def _vocabulary(nodes) -> frozenset | None:
-    """The keys and ``*prefix`` entries of every phrase under ``nodes`` (``None`` when a regular
-    expression is among them: it can match anything)."""
-    out: set[str] = set()
-    for node in nodes:
-        if node is None:
-            continue
-        for leaf in _walk(node):
-            if isinstance(leaf, Regex):
-                return None
-            for slot in leaf.slots:
-                out.update(k for k, _ in slot.keys)
-                out.update("*" + p for p, _ in slot.prefixes)
-    return frozenset(out)
-
-
-def _needs(node) -> frozenset | None:
-    """Keys (and ``*prefix`` entries) at least one of which an answer must hold for ``node`` to
-    match: those of its phrases' first words. ``None`` when it can match without any (a 'not'
-    group) or through a regular expression."""
-    if isinstance(node, Phrase):
-        first = node.slots[0]
-        return frozenset([k for k, _ in first.keys] + ["*" + p for p, _ in first.prefixes])
-    if isinstance(node, Weighted):
-        return _needs(node.child)
-    if isinstance(node, (AnyOf, AllOf)):
-        parts = [_needs(child) for child in node.children]
-        if any(p is None for p in parts):
-            return None
-        if isinstance(node, AllOf):
-            return parts[0]
-        return frozenset().union(*parts)
-    return None
-
-
-def _near_words(nodes) -> int:
-    """The fewest answer words a near miss of ``nodes`` needs: half (rounded up) of the shortest
-    phrase of two words or more; 0 when there is none (single words are met or missed)."""
-    lengths = [len(leaf.slots) for node in nodes if node is not None for leaf in _walk(node)
-               if isinstance(leaf, Phrase) and len(leaf.slots) >= 2]
-    return (min(lengths) + 1) // 2 if lengths else 0
-
-
-def _question_only(node, question_keys: frozenset) -> bool:
-    """True when every match of ``node`` is made of question words only (so it never qualifies
-    under ``question_words: discount``)."""
-    if isinstance(node, Phrase):
-        return node.polarity == "affirmed" and all(
-            slot.keys and not slot.prefixes and all(k in question_keys for k, _ in slot.keys) for slot in node.slots)
-    if isinstance(node, Weighted):
-        return _question_only(node.child, question_keys)
-    if isinstance(node, AnyOf):
-        return all(_question_only(c, question_keys) for c in node.children)
-    if isinstance(node, AllOf):
-        return all(_question_only(c, question_keys) for c in node.children)
-    return False
-
-
-def _dead_alternatives(node, question_keys: frozenset, path: str) -> list[str]:
-    """Paths of alternatives (phrases of an ``any`` group, or the concept itself) that can never
-    earn a criterion under the question-word discount."""
-    if _question_only(node, question_keys):
-        return [path]
-    if isinstance(node, Weighted):
-        return _dead_alternatives(node.child, question_keys, path)
-    if isinstance(node, AnyOf):
-        out = []
-        for i, child in enumerate(node.children):
-            out.extend(_dead_alternatives(child, question_keys, f"{path}.any[{i}]"))
-        return out
-    return []
-
-
-def _warnings(data: dict[str, Any], compiled: CompiledRubric, comp: PhraseCompiler) -> list[dict[str, str]]:
-    """What is valid but probably not meant: precedence of ``|`` (from the compiler), concepts made
-    only of question words, unused synonym sets, criteria an empty answer earns, and a reference
-    answer that does not earn full marks or fires a misconception."""
-    warnings = list(comp.warnings)
-    qk = compiled._question_keys
-    for i, (c, raw) in enumerate(zip(compiled._criteria, data["criteria"])):
-        if c.allow_question_words:
-            continue
-        for j, concept in enumerate(c.concepts):
-            for path in _dead_alternatives(concept, qk, f"criteria[{i}].concepts[{j}]"):
-                warnings.append({"path": path, "message": (
-                    "every word of this alternative is a word of the question, so it never earns the criterion "
-                    "(words copied from the question earn nothing by themselves); add the answer's own words "
-                    "or set question_words: allow on the criterion")})
-    for name in data.get("synonyms") or {}:
-        if name not in comp.used_synonyms:
-            warnings.append({"path": f"synonyms.{name}", "message": f"synonym set @{name} is never used"})
-    empty = compiled.score("", budget=None)
-    for i, c in enumerate(empty.criteria):
-        if c.points > 0:
-            warnings.append({"path": f"criteria[{i}]", "message": (
-                "an empty answer earns this criterion (its concepts are all 'not' groups); add a concept the "
-                "answer has to state")})
-    reference = data.get("reference_answer")
-    if reference:
-        result = compiled.score(reference, budget=None)
-        missed = [c.id for c in result.criteria if not c.met]
-        if missed:
-            warnings.append({"path": "reference_answer", "message": (
-                f"the reference answer does not meet {', '.join(missed)} (it earns {result.points:g} of "
-                f"{compiled.max_points:g}): check those criteria's wording")})
-        fired = [m.id for m in result.misconceptions if m.matched]
-        if fired:
-            warnings.append({"path": "reference_answer", "message": (
-                f"the reference answer fires the misconception(s) {', '.join(fired)}")})
-    return warnings
-
-
 def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None) -> CompiledRubric:
     """Validate (marshmallow) and compile a rubric document.
 
@@ -625,7 +455,7 @@ def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None) -> Compile
     except RubricError as exc:
         if exc.oversized:
             raise
-        raise RubricError(exc.errors + _semantic_errors(doc, exc.partial)) from exc
+        raise RubricError(exc.errors + semantic_errors(doc, exc.partial)) from exc
     if rubric_id and not data.get("id"):
         data["id"] = rubric_id
     data.setdefault("version", 1)
@@ -644,7 +474,7 @@ def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None) -> Compile
             c.get("question_words", defaults["question_words"]) == "allow",
             fb.get("met", f"Credit: {c['description']}."),
             fb.get("missed", f"Missing: {c['description']}."),
-            _vocabulary(nodes), _near_words(nodes), tuple(_needs(node) for node in nodes)))
+            concepts.vocabulary(nodes), concepts.near_words(nodes), tuple(concepts.needs(node) for node in nodes)))
     misconceptions: list[_Misconception] = []
     for i, m in enumerate(data.get("misconceptions", [])):
         opts = {k: m.get(k, defaults[k]) for k in INHERITED}
@@ -662,7 +492,7 @@ def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None) -> Compile
     topic_keys, topic_prefixes = set(), []
     for c in criteria:
         for concept in c.concepts:
-            for leaf in _walk(concept):
+            for leaf in concepts.walk(concept):
                 if isinstance(leaf, Phrase):
                     for slot in leaf.slots:
                         topic_keys.update(k for k, _ in slot.keys)
@@ -672,28 +502,7 @@ def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None) -> Compile
     topic_keys -= question_keys
     compiled = CompiledRubric(data, criteria, misconceptions, vocab, question_keys, trap,
                               frozenset(topic_keys), tuple(dict.fromkeys(topic_prefixes)), comp.weighted)
-    compiled.warnings = _warnings(data, compiled, comp)
+    compiled.warnings = rubric_warnings(data, compiled, comp)
     if "calibration" in data:
         compiled.calibration = calibration_from_document(data["calibration"])
     return compiled
-
-
-def _semantic_errors(doc: dict[str, Any], partial: dict[str, Any]) -> list[dict[str, str]]:
-    """Compile every concept that passed the schema, so that one pass over an invalid rubric also
-    reports unknown synonyms, short wildcards and the like (paths index the document as written)."""
-    raw_synonyms = doc.get("synonyms") if isinstance(doc.get("synonyms"), dict) else {}
-    comp = PhraseCompiler(partial.get("synonyms") or {}, FuzzyVocabulary())
-    opts = {**DEFAULT_OPTIONS, **(partial.get("defaults") or {})}
-    for section, key in (("criteria", "concepts"), ("misconceptions", "patterns")):
-        entries = doc.get(section)
-        for i, entry in enumerate(entries if isinstance(entries, list) else []):
-            concepts = entry.get(key) if isinstance(entry, dict) else None
-            for j, raw in enumerate(concepts if isinstance(concepts, list) else []):
-                try:
-                    spec = ConceptField().deserialize(raw)
-                except ValidationError:
-                    continue  # already reported by the schema
-                comp.concept(spec, opts, f"{section}[{i}].{key}[{j}]")
-    # a synonym set the schema refused is reported there, not again as "unknown" at each use
-    return [e for e in comp.errors
-            if not any(f"unknown synonym @{name} " in e["message"] for name in raw_synonyms)]

@@ -4,7 +4,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from grader.rubric.engine import CompiledRubric, compile_rubric
-from grader.rubric.schema import RubricError, parse_rubric
+from grader.rubric.parsing import parse_rubric
+from grader.rubric.schema import RubricError
 
 
 def load_rubric_file(path: str | Path) -> CompiledRubric:
