@@ -13,7 +13,8 @@ from grader.api.state import AppState
 from grader.bootstrap import bootstrap_local_course
 from grader.config import grading_is_inline, load_config
 from grader.lti import init_app as init_lti
-from grader.observability import init_app as init_observability
+from grader.observability.health import make_sandbox_check
+from grader.observability.web import init_app as init_observability
 from grader.queue import make_dispatcher
 from grader.wakeup import make_wakeups
 from grader.runtime import build_service, check_sandbox, make_catalog, make_notifier
@@ -53,7 +54,7 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     init_web(app)  # the learner page, result pages and instructor view (grader/web)
     init_lti(app, api)  # the LTI tool (grader/lti): /lti and /api/v1/lti/platforms
     ratelimit.init_app(app)
-    init_observability(app, sandbox_self_test=check_sandbox)
+    init_observability(app, sandbox_check=make_sandbox_check(config, check_sandbox))
 
     if grading_is_inline(config):
         bootstrap_local_course(store, config)
