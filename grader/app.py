@@ -24,6 +24,13 @@ from grader.web import init_app as init_web
 log = logging.getLogger(__name__)
 
 
+def _celery(config: dict[str, Any]):
+    """The Celery app the dispatcher sends to (imported only when grading runs on Celery)."""
+    from workers.celery_app import make_celery
+
+    return make_celery(config)
+
+
 def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     """Build the API app.
 
@@ -44,7 +51,8 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     app.extensions["grader_wakeups"] = wakeups
     dispatcher = make_dispatcher(
         config, lambda schedule: build_service(config, store=store, schedule_webhook=schedule,
-                                               catalog=content, announce=wakeups.wake))
+                                               catalog=content, announce=wakeups.wake),
+        celery_app=None if grading_is_inline(config) else _celery(config))
     service = getattr(dispatcher, "service", None)  # in-process grading has its own
     notifier = service.notifier if service is not None else make_notifier(
         config, store, content, dispatcher.deliver_webhook)
