@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import render_template, request
 
-from grader.api.errors import error_response
+from grader.errors import error_response
 
 
 class LtiRefused(Exception):
