@@ -3,7 +3,7 @@
 Starts ``celery -A workers.celery_app worker -c 1`` (one prefork pool process) from a source tree
 (``--root``, default this one; e.g. a checkout of an earlier commit, run with this virtualenv's
 interpreter), on the machine's Redis with a queue of its own and a SQLite store in a temporary
-folder. Reports, in MiB (``VmRSS`` of ``/proc/<pid>/status``):
+folder. Reports, in MiB, RSS, PSS and USS (:func:`memory_mib`) of:
 
 - ``idle``: the pool process once the worker is ready and the process has started its sandbox;
 - ``graded``: the same process after it graded one ``attention-basics`` SDPA submission;
@@ -41,12 +41,16 @@ print(json.dumps(sorted(m for m in sys.modules
 """
 
 
-def rss_mib(pid: int) -> float:
-    """Resident set size of ``pid`` in MiB (``VmRSS``). Raises ``OSError`` when it is gone."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise OSError(f"no VmRSS for {pid}")
+def memory_mib(pid: int) -> dict[str, float]:
+    """Of ``pid``, in MiB: ``rss`` (resident, pages shared with the parent included), ``pss``
+    (shared pages divided among their sharers) and ``uss`` (its private pages only), from
+    ``/proc/<pid>/smaps_rollup``. Raises ``OSError`` when it is gone."""
+    fields = {}
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:]:
+        name, _, rest = line.partition(":")
+        fields[name] = int(rest.split()[0]) / 1024
+    return {"rss": fields["Rss"], "pss": fields["Pss"],
+            "uss": fields["Private_Clean"] + fields["Private_Dirty"]}
 
 
 def children(pid: int) -> list[int]:
@@ -66,8 +70,9 @@ def loaded_modules(root: Path, imports: str) -> list[str]:
            "CELERY_BROKER_URL": REDIS_URL}
     with tempfile.TemporaryDirectory() as tmp:
         env["INSTANCE_PATH"] = tmp
-        out = subprocess.run([sys.executable, "-c", "import json\n" + _MODULES.format(imports=imports)],
-                             env=env, cwd=tmp, capture_output=True, text=True, check=True)
+        code = "import json\n" + _MODULES.format(imports=imports)
+        out = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp,
+                             capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 
 
@@ -100,7 +105,7 @@ def measure_once(root: Path, timeout: float = 120.0) -> dict[str, float]:
             pool = children(worker.pid)
             if len(pool) != 1:
                 raise RuntimeError(f"expected one pool process, found {pool}")
-            idle = rss_mib(pool[0])
+            idle = memory_mib(pool[0])
             code = json.loads((ROOT / "examples" / "submission_correct.json").read_text())
             submission, _ = store.create_submission("attention-basics", "mem",
                                                     {"sdpa": code["responses"]["sdpa"]})
@@ -116,7 +121,11 @@ def measure_once(root: Path, timeout: float = 120.0) -> dict[str, float]:
             if status != "graded":
                 raise RuntimeError(f"submission {status}:\n{log_path.read_text()[-3000:]}")
             time.sleep(1.0)
-            return {"idle": idle, "graded": rss_mib(pool[0]), "main": rss_mib(worker.pid)}
+            main = memory_mib(worker.pid)  # before the pool process, so both share alike
+            graded = memory_mib(pool[0])
+            return {**{f"idle {k}": v for k, v in idle.items()},
+                    **{f"graded {k}": v for k, v in graded.items()},
+                    **{f"main {k}": v for k, v in main.items()}}
         finally:
             os.killpg(worker.pid, 15)
             try:
@@ -141,9 +150,9 @@ def main(argv: list[str] | None = None) -> int:
             found = loaded_modules(root, imports)
             print(f"{imports}: {len(found)} module(s): {', '.join(found) or '-'}")
     runs = [measure_once(root) for _ in range(args.runs)]
-    for key in ("idle", "graded", "main"):
+    for key in runs[0]:
         values = [r[key] for r in runs]
-        print(f"{key:7s} RSS median {statistics.median(values):7.1f} MiB  "
+        print(f"{key:10s} median {statistics.median(values):7.1f} MiB  "
               f"(runs: {', '.join(f'{v:.1f}' for v in values)})")
     return 0
 

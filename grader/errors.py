@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import jsonify
-
 
 def error_response(status: int, code: str, message: str, field: str | None = None,
                    errors: Any = None, headers: dict[str, str] | None = None):
     """A JSON response ``status`` with body ``{"status", "code", "message", "field"}`` (and
     ``errors``, a marshmallow message tree, when given) and the extra ``headers``. Call inside an
     application context."""
+    from flask import jsonify  # (here: importing this module loads no Flask)
+
     body = {"status": status, "code": code, "message": message, "field": field}
     if errors is not None:
         body["errors"] = errors

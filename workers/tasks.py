@@ -3,7 +3,8 @@
 The tasks are defined once, at module level, with their names fixed (``workers.tasks.<name>``:
 messages already queued on the broker are consumed by any version that keeps them) and their
 retries declared. They are shared tasks: every app :func:`workers.celery_app.make_celery` builds
-has them, and each runs with the configuration of the app it belongs to (``app.conf.grader_config``).
+has them, and each runs with the configuration of the app it belongs to
+(``app.conf.grader_config``).
 
 Each worker process builds one :class:`grader.grading.GradingService` (store, content, warm
 sandbox) on ``worker_process_init`` and keeps it across jobs; where that signal does not fire

@@ -10,7 +10,8 @@ with ``Retry-After``; each check reports ``ok``, ``seconds`` and, when failing, 
 - ``sandbox``: the sandbox self-test (the ``run`` given to :func:`make_sandbox_check`; the app
   factory builds the check over :func:`grader.runtime.check_sandbox` and hands it to
   ``init_app``). It starts a sandbox, so its result is cached for ``READY_SANDBOX_TTL`` seconds
-  (default 60); ``READY_CHECK_SANDBOX=0`` leaves it out (e.g. an API-only host in production, where workers run the sandbox).
+  (default 60); ``READY_CHECK_SANDBOX=0`` leaves it out (e.g. an API-only host in production,
+  where workers run the sandbox).
 
 Every check has a time limit (``READY_TIMEOUT`` seconds, default 3): a hung dependency makes the
 check fail, never the probe hang.
