@@ -13,7 +13,8 @@ from grader.api.state import AppState
 from grader.bootstrap import bootstrap_local_course
 from grader.config import grading_is_inline, load_config
 from grader.lti import init_app as init_lti
-from grader.observability import init_app as init_observability
+from grader.observability.health import make_sandbox_check
+from grader.observability.web import init_app as init_observability
 from grader.queue import make_dispatcher
 from grader.wakeup import make_wakeups
 from grader.runtime import build_service, check_sandbox, make_catalog, make_notifier
@@ -21,6 +22,13 @@ from grader.store import Store
 from grader.web import init_app as init_web
 
 log = logging.getLogger(__name__)
+
+
+def _celery(config: dict[str, Any]):
+    """The Celery app the dispatcher sends to (imported only when grading runs on Celery)."""
+    from workers.celery_app import make_celery
+
+    return make_celery(config)
 
 
 def create_app(overrides: dict[str, Any] | None = None) -> Flask:
@@ -43,7 +51,8 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     app.extensions["grader_wakeups"] = wakeups
     dispatcher = make_dispatcher(
         config, lambda schedule: build_service(config, store=store, schedule_webhook=schedule,
-                                               catalog=content, announce=wakeups.wake))
+                                               catalog=content, announce=wakeups.wake),
+        celery_app=None if grading_is_inline(config) else _celery(config))
     service = getattr(dispatcher, "service", None)  # in-process grading has its own
     notifier = service.notifier if service is not None else make_notifier(
         config, store, content, dispatcher.deliver_webhook)
@@ -53,7 +62,7 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     init_web(app)  # the learner page, result pages and instructor view (grader/web)
     init_lti(app, api)  # the LTI tool (grader/lti): /lti and /api/v1/lti/platforms
     ratelimit.init_app(app)
-    init_observability(app, sandbox_self_test=check_sandbox)
+    init_observability(app, sandbox_check=make_sandbox_check(config, check_sandbox))
 
     if grading_is_inline(config):
         bootstrap_local_course(store, config)

@@ -57,13 +57,63 @@ SETTINGS: dict[str, tuple[type, Any]] = {
     "WEB_MAX_PENDING": (int, 2),
     "WEB_MAX_PENDING_PER_ADDRESS": (int, 2),
     "LTI_RATE_LIMIT": (str, "120 per minute;2000 per hour"),
+    # observability (grader/observability; README "Observability"): JSON log handler on the root
+    # logger, one access-log line per request, the log format (json | text) and root level
+    "LOG_JSON": (bool, True),
+    "ACCESS_LOG": (bool, True),
+    "LOG_FORMAT": (str, "json"),
+    "LOG_LEVEL": (str, "INFO"),
+    # /readyz: run the sandbox self-test (off on API hosts that never run learner code), cache its
+    # result this many seconds, bound every check by this many seconds
+    "READY_CHECK_SANDBOX": (bool, True),
+    "READY_SANDBOX_TTL": (float, 60.0),
+    "READY_TIMEOUT": (float, 3.0),
+    # Retry-After (seconds) of the 503 answered while the store is unreachable, and of /readyz
+    "STORE_RETRY_AFTER_SECONDS": (int, 5),
 }
+
+#: Words a yes/no setting accepts (any case, surrounding spaces ignored).
+TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+FALSE_WORDS = frozenset({"0", "false", "no", "off"})
+
+
+def truthy(value: Any) -> bool:
+    """Whether a yes/no value says yes: ``True``, ``1``, or a string in :data:`TRUE_WORDS`.
+    Anything else (``"0"``, ``"off"``, ``False``, ``None``, ...) says no."""
+    return str(value).strip().lower() in TRUE_WORDS
 
 
 def _parse(kind: type, raw: str) -> Any:
+    """``raw`` (an environment string) as ``kind``. Raises ``ValueError`` when it does not
+    parse; a yes/no setting takes a word of :data:`TRUE_WORDS` or :data:`FALSE_WORDS`."""
     if kind is bool:
-        return raw.strip().lower() in {"1", "true", "yes", "on"}
+        word = raw.strip().lower()
+        if word not in TRUE_WORDS | FALSE_WORDS:
+            raise ValueError(f"{raw!r} is not one of 1/0, true/false, yes/no, on/off")
+        return word in TRUE_WORDS
     return kind(raw)
+
+
+def setting(config: Mapping[str, Any], name: str) -> Any:
+    """The value of setting ``name`` in ``config`` with the type :data:`SETTINGS` declares: its
+    default when ``config`` lacks it (a hand-built configuration), and a string (an override such
+    as ``{"READY_CHECK_SANDBOX": "0"}``) parsed as :func:`load_config` parses the environment.
+    Raises ``KeyError`` for a name not in :data:`SETTINGS`, ``ValueError`` for a value that does
+    not parse."""
+    kind, default = SETTINGS[name]
+    value = config.get(name, default)
+    if isinstance(value, str) and kind is not str:
+        return _parse(kind, value)
+    return value
+
+
+def auto_flag(config: Mapping[str, Any], name: str) -> bool:
+    """A setting that is ``auto`` (the default), or yes/no (:func:`truthy`): ``auto`` means yes on
+    the embedded default (:func:`grading_is_inline`), no in production."""
+    value = str(config.get(name, "auto")).strip().lower()
+    if value == "auto":
+        return grading_is_inline(config)
+    return truthy(value)
 
 
 def load_config(environ: Mapping[str, str] | None = None, **overrides: Any) -> dict[str, Any]:
@@ -109,10 +159,7 @@ def webhooks_may_reach_private(config: Mapping[str, Any]) -> bool:
     """Whether callbacks may target loopback or private addresses: ``WEBHOOK_ALLOW_PRIVATE`` 1/0,
     or ``auto`` (the default): yes on the embedded default (a laptop's own receivers), no in
     production, where an LMS key must not make the service call internal hosts."""
-    value = str(config.get("WEBHOOK_ALLOW_PRIVATE", "auto")).strip().lower()
-    if value == "auto":
-        return grading_is_inline(config)
-    return value in {"1", "true", "yes", "on"}
+    return auto_flag(config, "WEBHOOK_ALLOW_PRIVATE")
 
 
 def grading_is_inline(config: Mapping[str, Any]) -> bool:

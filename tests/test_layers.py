@@ -1,10 +1,16 @@
-"""Issue 14.9: the layers read one way. The import graph of ``grader`` and ``workers`` (every
-``import``, also inside functions, and the package ``__init__`` each import runs) has no cycle;
-observability in particular imports nothing above it (it was ``observability/__init__`` ->
-``health`` -> ``grader.runtime`` -> ``observability``)."""
+"""Issues 14.9 and 16: the layers read one way. The import graph of ``grader`` and ``workers``
+(every ``import``, also inside functions, and the package ``__init__`` each import runs) has no
+cycle and no upward import (:data:`LAYERS`); observability in particular imports nothing above it
+(it was ``observability/__init__`` -> ``health`` -> ``grader.runtime`` -> ``observability``, and
+``outage`` -> ``grader.api``, which loaded flask-smorest and every API blueprint into the Celery
+worker)."""
 from __future__ import annotations
 
 import ast
+import json
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 from tests.conftest import ROOT
@@ -107,13 +113,109 @@ def test_the_project_has_no_new_import_cycle():
 
 
 def test_observability_imports_nothing_above_it():
-    """Observability is a low layer: it may read the store's tables (metrics by status) and use
-    the API's error shape, never the runtime, the app, grading, notification or the queue (they
-    use it)."""
+    """Observability is a low layer: it may read the store's tables (metrics by status), the
+    settings and the neutral error shape, never the API, the runtime, the app, grading,
+    notification or the queue (they use it)."""
     graph = import_graph()
     outside = {target for name, targets in graph.items()
                if name.startswith("grader.observability") for target in targets
                if not target.startswith("grader.observability")}
-    assert outside <= {"grader", "grader.api", "grader.api.errors", "grader.store",
+    assert outside <= {"grader", "grader.config", "grader.errors", "grader.store",
                        "grader.store.models"}, outside
     assert "grader.observability.instrument" in graph["grader.runtime"]
+
+
+#: The layers, highest first. A module may import modules of its own layer or of a layer below,
+#: never above. Each unit is a top-level module or package of ``grader`` (``grader.api``,
+#: ``grader.runtime``, ...) or the ``workers`` package.
+LAYERS: list[set[str]] = [
+    {"grader.app", "grader.cli", "grader.wsgi", "workers"},  # composition roots
+    {"grader.runtime", "grader.bootstrap"},  # builds the long-lived parts of a process
+    {"grader.lti"},  # the LTI tool: pages, launches, score passback
+    {"grader.web"},  # learner and instructor pages
+    {"grader.api"},  # the REST API
+    {"grader.queue", "grader.grading", "grader.notify", "grader.wakeup"},
+    {"grader.content"},  # assignments: items and their specs
+    {"grader.items"},  # the item kinds
+    {"grader.problems", "grader.rubric"},  # code problems, rubric language
+    {"grader.observability"},
+    {"grader.sandbox", "grader.store", "grader.results", "grader.jsontext"},
+    {"grader.auth", "grader.config", "grader.errors"},  # leaves
+]
+
+
+def unit(module: str) -> str | None:
+    """The layer unit of a project module (``None`` for the ``grader`` package itself)."""
+    parts = module.split(".")
+    if parts[0] == "workers":
+        return "workers"
+    return ".".join(parts[:2]) if len(parts) > 1 else None
+
+
+def layer_of(name: str) -> int:
+    return next(i for i, units in enumerate(LAYERS) if name in units)
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """(importer, imported) pairs where the imported module's layer is above the importer's."""
+    found = []
+    for name, targets in graph.items():
+        if unit(name) is None:
+            continue
+        for target in targets:
+            if unit(target) is not None and layer_of(unit(target)) < layer_of(unit(name)):
+                found.append((name, target))
+    return sorted(found)
+
+
+def test_every_package_has_a_layer():
+    units = {unit(name) for name in modules()} - {None}
+    placed = set().union(*LAYERS)
+    assert units - placed == set(), "place the new package in LAYERS"
+    assert sum(len(layer) for layer in LAYERS) == len(placed)  # none placed twice
+
+
+def test_the_layer_check_finds_an_upward_import():
+    assert upward_imports({"grader.store.db": {"grader.api.errors"}, "grader.api.errors": set()}) \
+        == [("grader.store.db", "grader.api.errors")]
+    assert upward_imports({"grader.api.errors": {"grader.store.db"}, "grader.store.db": set()}) \
+        == []
+
+
+def test_no_module_imports_a_layer_above_its_own():
+    assert upward_imports(import_graph()) == []
+
+
+#: What the Celery worker imports: at start (the app and its tasks) and when it builds its
+#: grading service (the notifier, with the LTI score channel).
+WORKER_IMPORTS = ("grader.notify", "workers.tasks", "workers.celery_app", "grader.runtime",
+                  "grader.lti.channel")
+
+
+def loaded_after(imports: tuple[str, ...]) -> list[str]:
+    """``sys.modules`` of a fresh interpreter (in this project) after importing ``imports``."""
+    code = (f"import json, sys\nimport {', '.join(imports)}\n"
+            "print(json.dumps(sorted(sys.modules)))")
+    with tempfile.TemporaryDirectory() as instance:  # workers.celery_app reads the environment
+        out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                             text=True, timeout=120,
+                             env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT),
+                                  "INSTANCE_PATH": instance,
+                                  "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0"})
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout)
+
+
+def test_the_worker_loads_no_api_module():
+    """Issue 16.5: importing ``grader.notify`` and ``workers.tasks`` (and everything the worker
+    builds) loads no ``grader.api`` module, no flask-smorest, and no Flask at all."""
+    loaded = loaded_after(WORKER_IMPORTS)
+    assert "grader.notify" in loaded and "workers.tasks" in loaded
+    assert [m for m in loaded if m == "grader.api" or m.startswith(("grader.api.",
+                                                                  "flask_smorest"))] == []
+    assert [m for m in loaded if m.split(".")[0] in ("flask", "werkzeug", "jinja2")] == []
+
+
+def test_the_api_is_seen_when_it_is_loaded():
+    """The check above can fail: the app factory does load the API."""
+    assert "grader.api" in loaded_after(("grader.app",))

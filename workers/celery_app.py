@@ -13,7 +13,8 @@ from grader.config import load_config
 
 
 def make_celery(config: Mapping[str, Any] | None = None) -> Celery:
-    """A Celery app for ``config`` (default: from the environment)."""
+    """A Celery app for ``config`` (default: from the environment), with the tasks of
+    :mod:`workers.tasks`; they read ``config`` as ``app.conf.grader_config``."""
     config = dict(config or load_config())
     app = Celery("grader", broker=config["CELERY_BROKER_URL"] or "redis://127.0.0.1:6379/0")
     queue = config["CELERY_QUEUE"]
@@ -47,10 +48,9 @@ def make_celery(config: Mapping[str, Any] | None = None) -> Celery:
     )
     app.conf.grader_config = config
     from grader.observability.instrument import instrument_celery
-    from workers.tasks import register_tasks
+    import workers.tasks  # noqa: F401  (its shared tasks join every app)
 
     instrument_celery(app)
-    register_tasks(app)
     return app
 
 

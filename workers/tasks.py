@@ -1,24 +1,53 @@
 """Celery tasks: grade a submission by id, deliver a webhook, run a regrade, and sweep.
 
-Each worker process builds one :class:`grader.grading.GradingService` (store, content, warm sandbox)
-on first use and keeps it across jobs. At start the worker runs the sandbox self-test and refuses to
-start when isolation is unavailable (fail closed), unless ``SANDBOX_MODE=unsafe-dev``.
+The tasks are defined once, at module level, with their names fixed (``workers.tasks.<name>``:
+messages already queued on the broker are consumed by any version that keeps them) and their
+retries declared. They are shared tasks: every app :func:`workers.celery_app.make_celery` builds
+has them, and each runs with the configuration of the app it belongs to
+(``app.conf.grader_config``).
+
+Each worker process builds one :class:`grader.grading.GradingService` (store, content, warm
+sandbox) on ``worker_process_init`` and keeps it across jobs; where that signal does not fire
+(a solo or eager run) the first task builds it. At start the worker runs the sandbox self-test
+and refuses to start when isolation is unavailable (fail closed), unless
+``SANDBOX_MODE=unsafe-dev``.
 """
 from __future__ import annotations
 
 import logging
-import random
-from datetime import timedelta
 
-from celery import Celery, signals
+from celery import current_app, shared_task, signals
 from sqlalchemy.exc import InterfaceError, OperationalError
 
+from grader.grading import GradingService
+from grader.queue.sweep import CELERY_WEBHOOK_GRACE, sweep as sweep_store
 from grader.runtime import build_service, check_sandbox
-from grader.store.models import utcnow
 
 log = logging.getLogger(__name__)
 
-_service = None
+GRADE = "workers.tasks.grade_submission"
+DELIVER_WEBHOOK = "workers.tasks.deliver_webhook"
+REGRADE = "workers.tasks.regrade"
+SWEEP = "workers.tasks.sweep"
+
+#: This process's grading service (see the module docstring).
+_service: GradingService | None = None
+
+
+class GradeLater(Exception):
+    """The grading service met an infrastructure fault and asked for another attempt (it counts
+    them and marks the submission failed after ``MAX_GRADING_ATTEMPTS``)."""
+
+
+def service(app=None) -> GradingService:
+    """This process's grading service, built on first use from ``app``'s configuration (default
+    the current Celery app). Its webhook deliveries are sent as ``deliver_webhook`` tasks."""
+    global _service
+    if _service is None:
+        app = app or current_app
+        _service = build_service(app.conf.grader_config, schedule_webhook=lambda delivery_id:
+                                 app.tasks[DELIVER_WEBHOOK].apply_async(args=[delivery_id]))
+    return _service
 
 
 @signals.worker_process_shutdown.connect
@@ -27,76 +56,71 @@ def _close_service(**_kwargs):
         _service.close()
 
 
-def register_tasks(app: Celery) -> None:
-    """Register the tasks on ``app``."""
-    config = app.conf.grader_config
+@signals.worker_init.connect
+def _self_test(sender=None, **_kwargs):
+    """Before the worker consumes anything: the sandbox self-test; raises (the worker does not
+    start) when isolation is unavailable."""
+    config = getattr(getattr(sender, "app", None), "conf", {}).get("grader_config")
+    if config is not None:
+        check_sandbox(config)
 
-    def service():
-        global _service
-        if _service is None:
-            _service = build_service(config, schedule_webhook=lambda delivery_id:
-                                     deliver_webhook.apply_async(args=[delivery_id]))
-        return _service
 
-    @app.task(name="workers.tasks.grade_submission", bind=True, max_retries=None,
-              acks_late=True, reject_on_worker_lost=True)
-    def grade_submission(task, submission_id: str) -> dict:
-        """Grade one stored submission; infrastructure faults are retried with backoff and
-        jitter, then marked failed by the service after ``MAX_GRADING_ATTEMPTS``."""
-        try:
-            outcome = service().grade(submission_id)
-        except (OperationalError, InterfaceError) as exc:  # the store is down: try again later
-            raise task.retry(exc=exc, countdown=min(60, 2 ** task.request.retries) + random.random())
-        if outcome.action == "retry":
-            countdown = min(60, 2 ** task.request.retries) + random.random()
-            raise task.retry(countdown=countdown)
-        return {"action": outcome.action, "score": outcome.score}
+@signals.worker_process_init.connect
+def _warm_service(**_kwargs):
+    """Build this pool process's service and start its sandbox before its first job (one warm
+    pre-forked server per process, kept across jobs). A failure here is logged; jobs then fail as
+    infrastructure faults, never as zeros."""
+    if current_app.conf.get("grader_config") is None:
+        return
+    try:
+        service().sandbox
+    except Exception:
+        log.exception("could not start the sandbox in this worker process")
 
-    @app.task(name="workers.tasks.deliver_webhook", bind=True, max_retries=None,
-              acks_late=True)
-    def deliver_webhook(task, delivery_id: str) -> bool:
-        """One delivery attempt; a failure is retried after the backoff the notifier chose."""
-        delivered, delay = service().notifier.attempt(delivery_id)
-        if not delivered and delay is not None:
-            raise task.retry(countdown=delay + 1)  # just after next_attempt_at
-        return delivered
 
-    @app.task(name="workers.tasks.regrade", acks_late=True)
-    def regrade(run_id: str) -> int:
-        from grader.grading.regrade import run_regrade
+@shared_task(name=GRADE, bind=True, acks_late=True, reject_on_worker_lost=True,
+             autoretry_for=(OperationalError, InterfaceError, GradeLater), max_retries=None,
+             retry_backoff=2, retry_backoff_max=60, retry_jitter=True)
+def grade_submission(task, submission_id: str) -> dict:
+    """Grade one stored submission. A store that cannot be reached, or an infrastructure fault
+    the service reports, is retried after a random 0 to 2·2^n seconds (n = retries so far; at most
+    60 s), without limit here: the service marks the submission failed after
+    ``MAX_GRADING_ATTEMPTS``."""
+    outcome = service(task.app).grade(submission_id)
+    if outcome.action == "retry":
+        raise GradeLater(outcome.reason)
+    return {"action": outcome.action, "score": outcome.score}
 
-        return len(run_regrade(service(), run_id))
 
-    @app.task(name="workers.tasks.sweep")
-    def sweep() -> list[str]:
-        """Re-queue submissions left queued or running past ``SWEEP_AFTER_SECONDS``, re-send
-        webhook deliveries overdue by a minute (their retry message was lost), and forget
-        idempotency keys older than 48 h."""
-        store = service().store
-        ids = []
-        for submission in store.stale(timedelta(seconds=config["SWEEP_AFTER_SECONDS"])):
-            if store.requeue(submission.id):
-                grade_submission.apply_async(args=[submission.id])
-                ids.append(submission.id)
-        for delivery in store.webhooks.due(now=utcnow() - timedelta(seconds=60)):
-            deliver_webhook.apply_async(args=[delivery.id])
-        store.forget_idempotency_keys(timedelta(hours=48))
-        if ids:
-            log.warning("sweep re-queued %d submission(s)", len(ids))
-        return ids
+@shared_task(name=DELIVER_WEBHOOK, bind=True, max_retries=None, acks_late=True)
+def deliver_webhook(task, delivery_id: str) -> bool:
+    """One delivery attempt; a failure is retried after the backoff the notifier chose (and
+    stored as the delivery's ``next_attempt_at``)."""
+    delivered, delay = service(task.app).notifier.attempt(delivery_id)
+    if not delivered and delay is not None:
+        raise task.retry(countdown=delay + 1)  # just after next_attempt_at
+    return delivered
 
-    @signals.worker_init.connect(weak=False)
-    def _self_test(sender=None, **_kwargs):
-        if getattr(sender, "app", None) is not app:
-            return
-        check_sandbox(config)  # raises -> the worker does not start
 
-    @signals.worker_process_init.connect(weak=False)
-    def _warm_sandbox(**_kwargs):
-        """Start this pool process's sandbox before its first job (one warm pre-forked server
-        per process, kept across jobs). A failure here is logged; jobs then fail as
-        infrastructure faults, never as zeros."""
-        try:
-            service().sandbox
-        except Exception:
-            log.exception("could not start the sandbox in this worker process")
+@shared_task(name=REGRADE, bind=True, acks_late=True)
+def regrade(task, run_id: str) -> int:
+    """Run the regrade ``run_id``; returns how many submissions it regraded."""
+    from grader.grading.regrade import run_regrade
+
+    return len(run_regrade(service(task.app), run_id))
+
+
+@shared_task(name=SWEEP, bind=True)
+def sweep(task) -> list[str]:
+    """:func:`grader.queue.sweep.sweep` on Celery: submissions left queued or running past
+    ``SWEEP_AFTER_SECONDS`` are graded again, deliveries a minute overdue (their retry message
+    was lost) sent again; returns the re-queued ids."""
+    from datetime import timedelta
+
+    app = task.app
+    return sweep_store(
+        service(app).store,
+        older_than=timedelta(seconds=app.conf.grader_config["SWEEP_AFTER_SECONDS"]),
+        grade=lambda submission_id: app.tasks[GRADE].apply_async(args=[submission_id]),
+        deliver=lambda delivery_id: app.tasks[DELIVER_WEBHOOK].apply_async(args=[delivery_id]),
+        webhook_grace=CELERY_WEBHOOK_GRACE)

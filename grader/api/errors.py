@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import jsonify
 from werkzeug.exceptions import HTTPException
+
+from grader.errors import error_response  # noqa: F401  (the API's users import it from here)
 
 DEFAULT_CODES = {
     400: "bad_request",
@@ -35,18 +36,6 @@ class ApiError(Exception):
         super().__init__(message)
         self.status, self.code, self.message = status, code, message
         self.field, self.errors, self.headers = field, errors, headers or {}
-
-
-def error_response(status: int, code: str, message: str, field: str | None = None,
-                   errors: Any = None, headers: dict[str, str] | None = None):
-    body = {"status": status, "code": code, "message": message, "field": field}
-    if errors is not None:
-        body["errors"] = errors
-    response = jsonify(body)
-    response.status_code = status
-    for name, value in (headers or {}).items():
-        response.headers[name] = value
-    return response
 
 
 def first_field(messages: Any, prefix: str = "") -> tuple[str | None, str]:

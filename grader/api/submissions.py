@@ -292,7 +292,7 @@ class SubmissionHistory(MethodView):
         scored with (role: instructor)."""
         principal = require_course("instructor")
         get_own_submission(principal, submission_id)
-        return [{"kind": r.kind, "created_at": r.created_at.isoformat(), "score": r.score,
+        return [{"kind": r.trigger, "created_at": r.created_at.isoformat(), "score": r.score,
                  "max_score": r.max_score, "versions": r.versions}
                 for r in state().store.history(submission_id)]
 

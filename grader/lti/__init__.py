@@ -11,12 +11,14 @@ initiation), :mod:`~grader.lti.launch` (id_token verification), :mod:`~grader.lt
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from flask import Flask
+from typing import TYPE_CHECKING
 
 from grader.lti.keys import ToolKeys
 from grader.lti.launch import Launch, LaunchVerifier
 from grader.lti.platform_keys import PlatformKeys
+
+if TYPE_CHECKING:  # the worker's score channel imports this package; it needs no Flask
+    from flask import Flask
 
 
 @dataclass

@@ -2,9 +2,7 @@
 happened and what to do) or as the API's JSON error shape to a client that asks for JSON."""
 from __future__ import annotations
 
-from flask import render_template, request
-
-from grader.api.errors import error_response
+from grader.errors import error_response
 
 
 class LtiRefused(Exception):
@@ -36,11 +34,15 @@ TITLES = {400: "This LTI request is malformed", 401: "This launch could not be v
 
 def wants_json() -> bool:
     """True when the client prefers JSON to HTML (API-style clients)."""
+    from flask import request  # (here: the worker imports this module and needs no Flask)
+
     best = request.accept_mimetypes.best_match(["text/html", "application/json"])
     return best == "application/json"
 
 
 def render_refusal(error: LtiRefused):
+    from flask import render_template
+
     if wants_json():
         return error_response(error.status, error.code, error.message, error.field,
                               headers=error.headers)

@@ -1,4 +1,5 @@
-"""``/healthz`` (the process is up; registered by ``init_app`` unless the app has one) and ``/readyz`` (it can do its job: store, broker, sandbox).
+"""The checks behind ``/readyz`` (the process can do its job: store, broker, sandbox), without
+Flask: :mod:`grader.observability.web` serves them, and ``/healthz`` (the process is up).
 
 ``/readyz`` answers 200 ``{"status": "ready", "checks": {...}}`` or 503 ``{"status": "unready", ...}``
 with ``Retry-After``; each check reports ``ok``, ``seconds`` and, when failing, ``error``. Checks:
@@ -6,32 +7,26 @@ with ``Retry-After``; each check reports ``ok``, ``seconds`` and, when failing, 
 - ``store``: ``SELECT 1`` on the store.
 - ``broker``: ``PING`` to the Celery broker (Redis); on the embedded default there is none and the
   check reports ``"mode": "inline"``.
-- ``sandbox``: the sandbox self-test (the ``run`` given to :func:`make_sandbox_check`, in the API
-  :func:`grader.runtime.check_sandbox`, handed over by the app factory). It starts a sandbox, so
-  its result is cached for ``READY_SANDBOX_TTL`` seconds (default 60); ``READY_CHECK_SANDBOX=0``
-  leaves it out (e.g. an API-only host in production, where workers run the sandbox).
+- ``sandbox``: the sandbox self-test (the ``run`` given to :func:`make_sandbox_check`; the app
+  factory builds the check over :func:`grader.runtime.check_sandbox` and hands it to
+  ``init_app``). It starts a sandbox, so its result is cached for ``READY_SANDBOX_TTL`` seconds
+  (default 60); ``READY_CHECK_SANDBOX=0`` leaves it out (e.g. an API-only host in production,
+  where workers run the sandbox).
 
 Every check has a time limit (``READY_TIMEOUT`` seconds, default 3): a hung dependency makes the
 check fail, never the probe hang.
 """
 from __future__ import annotations
 
-import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, Callable
 
-from flask import Blueprint, current_app, jsonify
-
-bp = Blueprint("observability_health", __name__)
+from grader.config import setting
 
 _executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="readyz")
-
-
-def _setting(config: dict[str, Any], name: str, default: str) -> str:
-    return str(config.get(name, os.environ.get(name, default)))
 
 
 def check_store(store) -> dict[str, Any]:
@@ -98,37 +93,25 @@ def run_checks(checks: dict[str, Callable[[], dict[str, Any]]], timeout: float) 
     return reports
 
 
-def healthz():
-    """The process is up and serving (no dependency is consulted)."""
-    return jsonify({"status": "ok"})
-
-
-@bp.get("/readyz")
-def readyz():
-    """Store, broker and sandbox checks; 200 when all pass, else 503 with ``Retry-After``."""
-    grader = current_app.extensions["grader"]
-    obs = current_app.extensions["observability"]
-    config = grader.config
+def readiness(store, config: dict[str, Any],
+              sandbox_check: Callable[[], dict[str, Any]] | None) -> tuple[bool, dict[str, Any]]:
+    """Run the store, broker and (when given) sandbox checks within ``READY_TIMEOUT`` seconds;
+    returns (all passed, the ``/readyz`` body ``{"status": "ready"|"unready", "checks": ...}``)."""
     checks = {
-        "store": lambda: check_store(grader.store),
+        "store": lambda: check_store(store),
         "broker": lambda: check_broker(config),
     }
-    if obs.get("sandbox_check") is not None:
-        checks["sandbox"] = obs["sandbox_check"]
-    reports = run_checks(checks, float(_setting(config, "READY_TIMEOUT", "3")))
+    if sandbox_check is not None:
+        checks["sandbox"] = sandbox_check
+    reports = run_checks(checks, setting(config, "READY_TIMEOUT"))
     ready = all(r["ok"] for r in reports.values())
-    response = jsonify({"status": "ready" if ready else "unready", "checks": reports})
-    if not ready:
-        response.status_code = 503
-        response.headers["Retry-After"] = _setting(config, "STORE_RETRY_AFTER_SECONDS", "5")
-    return response
+    return ready, {"status": "ready" if ready else "unready", "checks": reports}
 
 
 def make_sandbox_check(config: dict[str, Any],
                        run: Callable[[dict[str, Any]], None] | None) -> SandboxCheck | None:
     """The cached sandbox check for an app, running ``run(config)`` (raises when the sandbox is
     unusable); ``None`` when ``READY_CHECK_SANDBOX`` is off or no ``run`` is given."""
-    if run is None or _setting(config, "READY_CHECK_SANDBOX", "1").strip().lower() in {
-            "0", "false", "no", "off"}:
+    if run is None or not setting(config, "READY_CHECK_SANDBOX"):
         return None
-    return SandboxCheck(config, float(_setting(config, "READY_SANDBOX_TTL", "60")), run)
+    return SandboxCheck(config, setting(config, "READY_SANDBOX_TTL"), run)

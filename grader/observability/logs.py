@@ -24,6 +24,8 @@ from contextvars import ContextVar, Token
 from datetime import datetime, timezone
 from typing import Any, Iterator
 
+from grader.config import setting
+
 #: Context fields copied onto every record (``None`` when not bound).
 CONTEXT_FIELDS = ("submission_id", "request_id", "task_id")
 _vars: dict[str, ContextVar[str | None]] = {
@@ -119,8 +121,9 @@ class TextFormatter(logging.Formatter):
 def configure_logging(level: str | None = None, fmt: str | None = None, stream=None) -> logging.Handler:
     """Install (once per process) a root handler with the context filter and the JSON formatter.
 
-    ``level`` defaults to ``LOG_LEVEL`` (``INFO``), ``fmt`` to ``LOG_FORMAT`` (``json``), ``stream``
-    to standard error. Calling it again replaces our handler, never anyone else's.
+    ``level`` defaults to the ``LOG_LEVEL`` setting (``INFO``), ``fmt`` to ``LOG_FORMAT``
+    (``json``), both read from the environment (:func:`grader.config.setting`) when not given;
+    ``stream`` to standard error. Calling it again replaces our handler, never anyone else's.
     """
     root = logging.getLogger()
     for existing in list(root.handlers):
@@ -129,8 +132,8 @@ def configure_logging(level: str | None = None, fmt: str | None = None, stream=N
     handler = logging.StreamHandler(stream or sys.stderr)
     setattr(handler, _HANDLER_FLAG, True)
     handler.addFilter(ContextFilter())
-    fmt = (fmt or os.environ.get("LOG_FORMAT", "json")).lower()
+    fmt = (fmt or setting(os.environ, "LOG_FORMAT")).lower()
     handler.setFormatter(TextFormatter() if fmt == "text" else JsonFormatter())
     root.addHandler(handler)
-    root.setLevel((level or os.environ.get("LOG_LEVEL", "INFO")).upper())
+    root.setLevel((level or setting(os.environ, "LOG_LEVEL")).upper())
     return handler

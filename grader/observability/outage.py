@@ -10,12 +10,12 @@ bugs, not outages, and stay 500.
 from __future__ import annotations
 
 import logging
-import os
 
 from flask import Flask
 from sqlalchemy import exc as sa_exc
 
-from grader.api.errors import error_response
+from grader.config import setting
+from grader.errors import error_response
 from grader.observability import metrics
 
 log = logging.getLogger(__name__)
@@ -25,9 +25,8 @@ OUTAGE_ERRORS = (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.Disconne
 
 
 def retry_after_seconds(app: Flask) -> int:
-    config = app.config.get("GRADER", {})
-    return int(config.get("STORE_RETRY_AFTER_SECONDS",
-                          os.environ.get("STORE_RETRY_AFTER_SECONDS", 5)))
+    """``STORE_RETRY_AFTER_SECONDS`` of ``app``'s configuration (default 5)."""
+    return int(setting(app.config.get("GRADER", {}), "STORE_RETRY_AFTER_SECONDS"))
 
 
 def register_store_outage_handler(app: Flask) -> None:

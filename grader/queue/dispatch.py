@@ -6,6 +6,8 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import timedelta
 
+from grader.queue.sweep import sweep
+
 log = logging.getLogger(__name__)
 
 GRADE_TASK = "workers.tasks.grade_submission"
@@ -79,16 +81,11 @@ class InlineDispatcher:
         return outcome
 
     def sweep(self, older_than: timedelta | None = None) -> list[str]:
-        """Re-queue submissions left queued/running (e.g. by a restart); returns their ids."""
-        store = self.service.store
-        ids = [s.id for s in store.stale(older_than if older_than is not None else self.sweep_after)]
-        for submission_id in ids:
-            store.requeue(submission_id)
-            self.enqueue(submission_id)
-        for delivery in store.webhooks.due():
-            self.deliver_webhook(delivery.id)
-        store.forget_idempotency_keys(timedelta(hours=48))
-        return ids
+        """Re-queue submissions left queued/running (e.g. by a restart) and re-send deliveries
+        whose retry time has come (:func:`grader.queue.sweep.sweep`); returns the re-queued ids."""
+        return sweep(self.service.store,
+                     older_than=older_than if older_than is not None else self.sweep_after,
+                     grade=self.enqueue, deliver=self.deliver_webhook)
 
     def start_sweeper(self) -> None:
         def loop():
@@ -107,15 +104,17 @@ class InlineDispatcher:
         self.service.close()
 
 
-def make_dispatcher(config, service_factory):
-    """The dispatcher the configuration asks for: Celery when ``CELERY_BROKER_URL`` is set, else
-    in-process. ``service_factory(schedule_webhook)`` builds the in-process grading service."""
+def make_dispatcher(config, service_factory, celery_app=None):
+    """The dispatcher the configuration asks for: Celery when ``CELERY_BROKER_URL`` is set (on
+    ``celery_app``, which the app factory builds: this package does not import ``workers``), else
+    in-process. ``service_factory(schedule_webhook)`` builds the in-process grading service.
+    Raises ``ValueError`` when a broker is configured and no ``celery_app`` is given."""
     from grader.config import grading_is_inline
 
     if grading_is_inline(config):
         return InlineDispatcher(service_factory, workers=config["INLINE_WORKERS"],
                                 sweep_after=config["SWEEP_AFTER_SECONDS"],
                                 sweep_every=config["SWEEP_INTERVAL_SECONDS"])
-    from workers.celery_app import make_celery
-
-    return CeleryDispatcher(make_celery(config), config["CELERY_QUEUE"])
+    if celery_app is None:
+        raise ValueError("CELERY_BROKER_URL is set: make_dispatcher needs the Celery app")
+    return CeleryDispatcher(celery_app, config["CELERY_QUEUE"])

@@ -208,9 +208,9 @@ class Store:
                         results=results, failure_reason=None)
             ).rowcount == 1
             if changed:  # (a Core INSERT: no unit-of-work flush for one row)
-                session.execute(insert(GradeRecord.__table__).values(
-                    submission_id=submission_id, kind="initial", created_at=utcnow(), score=score,
-                    max_score=max_score, results=results, versions=versions or {}))
+                session.execute(insert(GradeRecord).values(
+                    submission_id=submission_id, trigger="initial", created_at=utcnow(),
+                    score=score, max_score=max_score, results=results, versions=versions or {}))
             return changed
 
     def apply_regrade(self, submission_id: str, score: float, max_score: float, results: list,
@@ -224,8 +224,9 @@ class Store:
                 .values(score=score, max_score=max_score, results=results)
             ).rowcount == 1
             if changed:
-                session.add(GradeRecord(submission_id=submission_id, kind="regrade", score=score,
-                                        max_score=max_score, results=results, versions=versions))
+                session.add(GradeRecord(submission_id=submission_id, trigger="regrade",
+                                        score=score, max_score=max_score, results=results,
+                                        versions=versions))
             return changed
 
     def last_scored_at(self, submission_id: str) -> datetime | None:

@@ -74,7 +74,9 @@ class GradeRecord(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     submission_id: Mapped[str] = mapped_column(ForeignKey("submissions.id"), index=True)
-    kind: Mapped[str] = mapped_column(String(16))  # "initial" | "regrade"
+    #: What stored it: "initial" (the first grading) | "regrade" (an applied regrade). The table
+    #: column and the history endpoint's field keep their name ``kind``.
+    trigger: Mapped[str] = mapped_column("kind", String(16))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     score: Mapped[float] = mapped_column(Float)
     max_score: Mapped[float] = mapped_column(Float)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from flask import current_app
 
 from grader.api.state import state
-from grader.config import grading_is_inline
+from grader.config import auto_flag
 from grader.web.session import LearnerSession, begin, current, practice_session
 
 
@@ -26,11 +26,7 @@ class PageError(Exception):
 
 def practice_enabled() -> bool:
     """Whether anonymous visitors get a practice learner (see the module docstring)."""
-    config = state().config
-    value = str(config.get("WEB_PRACTICE", "auto")).strip().lower()
-    if value == "auto":
-        return grading_is_inline(config)
-    return value in {"1", "true", "yes", "on"}
+    return auto_flag(state().config, "WEB_PRACTICE")
 
 
 def signed_in(assignment_id: str, instructor: bool = False) -> LearnerSession:

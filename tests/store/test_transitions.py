@@ -88,8 +88,14 @@ def test_last_scored_at_is_the_newest_history_record(store):
     assert store.last_scored_at(sub.id) == store.history(sub.id)[-1].created_at
     assert store.apply_regrade(sub.id, 4.0, 5.0, [{"item_id": "q", "score": 4.0}], {"v": 2})
     history = store.history(sub.id)
-    assert [r.kind for r in history] == ["initial", "regrade"]
+    assert [r.trigger for r in history] == ["initial", "regrade"]
     assert store.last_scored_at(sub.id) == history[-1].created_at
+    from sqlalchemy import text
+
+    with store.engine.connect() as conn:  # the attribute is ``trigger``, the column stays ``kind``
+        assert conn.execute(text("SELECT kind FROM grade_records WHERE submission_id = :s "
+                                 "ORDER BY id"), {"s": sub.id}).scalars().all() == [
+            "initial", "regrade"]
 
 
 def test_one_statement_work_commits_on_its_own(store):

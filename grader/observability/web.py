@@ -1,17 +1,18 @@
-"""Observability of the HTTP API: ``/healthz``, ``/readyz``, ``/metrics``, request ids, access
-logs, HTTP metrics and the store-outage answer, registered on an app by :func:`init_app`."""
+"""Observability of the HTTP API, the one part of :mod:`grader.observability` that needs Flask:
+``/healthz``, ``/readyz``, ``/metrics``, request ids, access logs, HTTP metrics and the
+store-outage answer, registered on an app by :func:`init_app`. The Celery worker never imports
+this module (nor Flask)."""
 from __future__ import annotations
 
 import logging
-import os
 import time
 from typing import Any, Callable
 
-from flask import Flask, Response, g, request
+from flask import Blueprint, Flask, Response, current_app, g, jsonify, request
 
+from grader.config import setting
 from grader.observability import metrics
-from grader.observability.health import bp as health_bp
-from grader.observability.health import healthz, make_sandbox_check
+from grader.observability.health import readiness
 from grader.observability.logs import bind, configure_logging, current, unbind
 from grader.observability.outage import register_store_outage_handler
 
@@ -19,10 +20,27 @@ log = logging.getLogger("grader.access")
 REQUEST_ID_HEADER = "X-Request-ID"
 _SAFE_ID = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:")
 
+health_bp = Blueprint("observability_health", __name__)
 
-def _flag(config: dict[str, Any], name: str, default: str) -> bool:
-    raw = str(config.get(name, os.environ.get(name, default)))
-    return raw.strip().lower() in {"1", "true", "yes", "on"}
+
+def healthz():
+    """The process is up and serving (no dependency is consulted)."""
+    return jsonify({"status": "ok"})
+
+
+@health_bp.get("/readyz")
+def readyz():
+    """Store, broker and sandbox checks (:func:`grader.observability.health.readiness`); 200 when
+    all pass, else 503 with ``Retry-After`` (``STORE_RETRY_AFTER_SECONDS``)."""
+    grader = current_app.extensions["grader"]
+    obs = current_app.extensions["observability"]
+    ready, body = readiness(grader.store, grader.config, obs.get("sandbox_check"))
+    response = jsonify(body)
+    if not ready:
+        response.status_code = 503
+        response.headers["Retry-After"] = str(setting(grader.config,
+                                                      "STORE_RETRY_AFTER_SECONDS"))
+    return response
 
 
 def _request_id() -> str:
@@ -69,22 +87,23 @@ def _teardown(_exc):
 
 
 def init_app(app: Flask, *, configure_logs: bool | None = None,
-             sandbox_self_test: Callable[[dict[str, Any]], None] | None = None) -> None:
+             sandbox_check: Callable[[], dict[str, Any]] | None = None) -> None:
     """Register ``/healthz``, ``/readyz``, ``/metrics``, request ids, access logs, HTTP metrics and
     the store-outage handler on ``app`` (built by :func:`grader.app.create_app`).
 
-    ``configure_logs`` (default: ``LOG_JSON`` setting, on) installs the JSON log handler on the
-    root logger. ``ACCESS_LOG=0`` turns the per-request log line off. ``sandbox_self_test(config)``
-    (raises when isolation is unavailable; :func:`grader.runtime.check_sandbox`) backs the
-    ``sandbox`` check of ``/readyz``; without it that check is left out.
+    ``configure_logs`` (default: the ``LOG_JSON`` setting, on) installs the JSON log handler on
+    the root logger (``LOG_LEVEL``, ``LOG_FORMAT``). ``ACCESS_LOG=0`` turns the per-request log
+    line off. ``sandbox_check()`` (raises when isolation is unavailable; the factory builds it with
+    :func:`grader.observability.health.make_sandbox_check`) is the ``sandbox`` check of
+    ``/readyz``; without it that check is left out.
     """
     config = app.config.get("GRADER", {})
-    if configure_logs if configure_logs is not None else _flag(config, "LOG_JSON", "1"):
-        configure_logging()
+    if configure_logs if configure_logs is not None else setting(config, "LOG_JSON"):
+        configure_logging(setting(config, "LOG_LEVEL"), setting(config, "LOG_FORMAT"))
     grader = app.extensions["grader"]
-    access_log = _flag(config, "ACCESS_LOG", "1")
+    access_log = setting(config, "ACCESS_LOG")
     app.extensions["observability"] = {
-        "sandbox_check": make_sandbox_check(config, sandbox_self_test),
+        "sandbox_check": sandbox_check,
         "registry": metrics.app_registry(grader.store, grader.dispatcher, config),
     }
     app.register_blueprint(health_bp)

@@ -1,0 +1,50 @@
+"""Issue 16.5/16.7: every setting observability reads is declared, with its type, in
+``config.SETTINGS``, and yes/no values are parsed in one place."""
+from __future__ import annotations
+
+import pytest
+
+from grader.config import SETTINGS, auto_flag, load_config, setting, truthy
+
+OBSERVABILITY = {"LOG_JSON": True, "ACCESS_LOG": True, "LOG_FORMAT": "json", "LOG_LEVEL": "INFO",
+                 "READY_CHECK_SANDBOX": True, "READY_SANDBOX_TTL": 60.0, "READY_TIMEOUT": 3.0,
+                 "STORE_RETRY_AFTER_SECONDS": 5}
+
+
+def test_observability_settings_are_declared_with_their_defaults(tmp_path):
+    config = load_config({"INSTANCE_PATH": str(tmp_path)})
+    assert {name: config[name] for name in OBSERVABILITY} == OBSERVABILITY
+    assert {name: type(SETTINGS[name][1]) for name in OBSERVABILITY} == {
+        name: type(value) for name, value in OBSERVABILITY.items()}
+
+
+@pytest.mark.parametrize("raw, expected", [("1", True), (" Yes ", True), ("ON", True),
+                                           ("true", True), ("0", False), ("off", False),
+                                           ("No", False), ("false", False)])
+def test_yes_no_words_from_the_environment(tmp_path, raw, expected):
+    config = load_config({"INSTANCE_PATH": str(tmp_path), "READY_CHECK_SANDBOX": raw,
+                          "ACCESS_LOG": raw})
+    assert config["READY_CHECK_SANDBOX"] is expected and config["ACCESS_LOG"] is expected
+
+
+def test_a_yes_no_setting_that_is_neither_stops_the_start(tmp_path):
+    with pytest.raises(ValueError, match="environment variable LOG_JSON"):
+        load_config({"INSTANCE_PATH": str(tmp_path), "LOG_JSON": "maybe"})
+
+
+def test_setting_parses_string_overrides_and_fills_defaults():
+    assert setting({"READY_CHECK_SANDBOX": "0"}, "READY_CHECK_SANDBOX") is False
+    assert setting({"READY_TIMEOUT": "1.5"}, "READY_TIMEOUT") == 1.5
+    assert setting({"STORE_RETRY_AFTER_SECONDS": 7}, "STORE_RETRY_AFTER_SECONDS") == 7
+    assert setting({}, "STORE_RETRY_AFTER_SECONDS") == 5
+    with pytest.raises(KeyError):
+        setting({}, "NOT_A_SETTING")
+
+
+def test_truthy_and_auto():
+    assert [truthy(v) for v in (True, 1, "1", " on ", False, 0, "0", "off", None, "")] == [
+        True] * 4 + [False] * 6
+    inline, celery = {}, {"CELERY_BROKER_URL": "redis://x"}
+    assert auto_flag(inline, "WEB_PRACTICE") and not auto_flag(celery, "WEB_PRACTICE")
+    assert auto_flag({**celery, "WEB_PRACTICE": "yes"}, "WEB_PRACTICE")
+    assert not auto_flag({**inline, "WEB_PRACTICE": "0"}, "WEB_PRACTICE")
