@@ -85,7 +85,8 @@ def truthy(value: Any) -> bool:
 
 def _parse(kind: type, raw: str) -> Any:
     """``raw`` (an environment string) as ``kind``. Raises ``ValueError`` when it does not
-    parse; a yes/no setting takes a word of :data:`TRUE_WORDS` or :data:`FALSE_WORDS`."""
+    parse; a yes/no setting takes a word of :data:`TRUE_WORDS` or :data:`FALSE_WORDS` (an empty
+    one, as ``VAR=`` or a compose file's ``${VAR:-}`` gives, is read as unset: its default)."""
     if kind is bool:
         word = raw.strip().lower()
         if word not in TRUE_WORDS | FALSE_WORDS:
@@ -126,7 +127,7 @@ def load_config(environ: Mapping[str, str] | None = None, **overrides: Any) -> d
     for name, (kind, default) in SETTINGS.items():
         if name in overrides:
             config[name] = overrides[name]
-        elif name in environ:
+        elif name in environ and not (kind is bool and not environ[name].strip()):
             try:
                 config[name] = _parse(kind, environ[name])
             except ValueError as exc:

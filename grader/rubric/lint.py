@@ -3,7 +3,7 @@
 Both return ``[{"path", "message"}]``, with paths that index the document as written."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from marshmallow import ValidationError
 
@@ -12,14 +12,13 @@ from grader.rubric.concepts import dead_alternatives
 from grader.rubric.matching import FuzzyVocabulary
 from grader.rubric.schema import ConceptField
 
-if TYPE_CHECKING:
-    from grader.rubric.engine import CompiledRubric
 
-
-def rubric_warnings(data: dict[str, Any], compiled: CompiledRubric, comp: PhraseCompiler) -> list[dict[str, str]]:
+def rubric_warnings(data: dict[str, Any], compiled: Any, comp: PhraseCompiler) -> list[dict[str, str]]:
     """What is valid but probably not meant: precedence of ``|`` (from the compiler), concepts made
     only of question words, unused synonym sets, criteria an empty answer earns, and a reference
-    answer that does not earn full marks or fires a misconception."""
+    answer that does not earn full marks or fires a misconception. ``compiled`` is the
+    :class:`grader.rubric.engine.CompiledRubric` being built (not imported here: the engine
+    imports this module)."""
     warnings = list(comp.warnings)
     qk = compiled._question_keys
     for i, (c, raw) in enumerate(zip(compiled._criteria, data["criteria"])):

@@ -32,6 +32,13 @@ def test_a_yes_no_setting_that_is_neither_stops_the_start(tmp_path):
         load_config({"INSTANCE_PATH": str(tmp_path), "LOG_JSON": "maybe"})
 
 
+@pytest.mark.parametrize("raw", ["", "  "])
+def test_an_empty_yes_no_variable_means_its_default(tmp_path, raw):
+    # ``VAR=`` or a compose file's ``${VAR:-}``: read as unset (it turned a check on before too)
+    config = load_config({"INSTANCE_PATH": str(tmp_path), "READY_CHECK_SANDBOX": raw, "LOG_JSON": raw})
+    assert (config["READY_CHECK_SANDBOX"], config["LOG_JSON"]) == (True, True)
+
+
 def test_setting_parses_string_overrides_and_fills_defaults():
     assert setting({"READY_CHECK_SANDBOX": "0"}, "READY_CHECK_SANDBOX") is False
     assert setting({"READY_TIMEOUT": "1.5"}, "READY_TIMEOUT") == 1.5
