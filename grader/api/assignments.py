@@ -100,7 +100,7 @@ class GradesArgsSchema(Schema):
 def resolve_rubrics(course_id: str, document: dict) -> dict:
     """Inline the course's uploaded rubrics into text items (``rubric: <id>``), pinning the
     version, so an assignment version always scores with the same rubric version."""
-    from grader.items.text import find_rubric_file
+    from grader.rubric.files import find_rubric_file
 
     document = copy.deepcopy(document)
     for index, item in enumerate(document["items"]):

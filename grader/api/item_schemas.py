@@ -6,7 +6,8 @@
 Validation of a sent item stays where it always was, in each kind's ``load`` (through
 :func:`grader.content.compile_assignment`, whose messages name the field); these schemas say the
 same thing to readers of ``/api/v1/openapi.json``. ``tests/api/test_openapi_items.py`` checks that
-each sent schema lists exactly the fields :data:`grader.content.KIND_FIELDS` allows.
+each registered kind has a schema listing exactly the fields it allows
+(``allowed_fields`` of :func:`grader.items.kinds`).
 """
 from __future__ import annotations
 
