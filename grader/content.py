@@ -7,13 +7,13 @@ each item mapping has ``id``, ``kind`` (a name in the registry :func:`grader.ite
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from grader.ids import ID
 from grader.items import Item, get_kind, unknown_kind_message
 from grader.items.base import MAX_POINTS, points_problem
 
@@ -23,8 +23,7 @@ from grader.items.base import MAX_POINTS, points_problem
 HIDDEN_TEST_MODES = ("hidden", "after_due_date")
 
 
-ITEM_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
-__all__ = ["Assignment", "Catalog", "ContentError", "HIDDEN_TEST_MODES", "ITEM_ID", "MAX_POINTS",
+__all__ = ["Assignment", "Catalog", "ContentError", "HIDDEN_TEST_MODES", "MAX_POINTS",
            "builtin_document", "compile_assignment", "load_assignment", "load_catalog",
            "public_assignment"]
 
@@ -79,7 +78,7 @@ def compile_assignment(raw: Any, content_dir: Path, where: str = "assignment",
         if not isinstance(item_raw, dict):
             raise ContentError(f"{here}: must be a mapping")
         item_id, kind_name = item_raw.get("id"), item_raw.get("kind")
-        if not isinstance(item_id, str) or not ITEM_ID.match(item_id):
+        if not isinstance(item_id, str) or not ID.match(item_id):
             raise ContentError(f"{here}.id: required, 1-100 of letters, digits, '.', '_', '-'")
         if item_id in assignment.items:
             raise ContentError(f"{here}.id: duplicate item id {item_id!r}")

@@ -14,10 +14,11 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from grader.content import HIDDEN_TEST_MODES, MAX_POINTS
+from grader.ids import ID_PATTERN
 from grader.problems import PROBLEMS
 from grader.sandbox.api import LIMIT_RANGES
 
-ITEM_ID = validate.Regexp(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
+ITEM_ID = validate.Regexp(ID_PATTERN)
 
 
 def kind_field(kind: str) -> fields.String:

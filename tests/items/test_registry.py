@@ -114,3 +114,13 @@ def test_content_errors_name_the_field_and_the_item_once(raw, message):
     with pytest.raises(ContentError) as caught:
         compiled(raw)
     assert str(caught.value) == f"assignment: {message}"
+
+
+@pytest.mark.parametrize("length, ok", [(1, True), (100, True), (101, False)])
+def test_item_ids_follow_the_one_id_pattern(length, ok):
+    raw = {**SAMPLES["choice"][0], "id": "q" * length}
+    if ok:
+        assert compiled(raw).id == "q" * length
+    else:
+        with pytest.raises(ContentError, match=r"items\[0\]\.id: required, 1-100 of"):
+            compiled(raw)
