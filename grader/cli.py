@@ -25,9 +25,6 @@ from pathlib import Path
 
 from grader.config import load_config
 
-RESPONSE_FIELD = {"code": "code", "text": "text", "choice": "choice"}
-
-
 def cmd_serve(args) -> int:
     from grader.app import create_app
     from grader.runtime import check_sandbox
@@ -153,9 +150,9 @@ def cmd_grade(args) -> int:
         print(f"grader grade: cannot read {args.file}: {exc}", file=sys.stderr)
         return 2
     value = content.strip() if item.kind == "choice" else content
-    response = {RESPONSE_FIELD[item.kind]: value}
     from grader.items import get_kind
 
+    response = {get_kind(item.kind).response_field: value}
     problem = get_kind(item.kind).validate_response(item, response)
     if problem:
         print(f"grader grade: {problem}", file=sys.stderr)

@@ -93,13 +93,17 @@ def points_problem(points: Any) -> str | None:
 class BaseKind:
     """The defaults every kind shares (CTFd's ``BaseChallenge``).
 
-    A kind sets ``kind`` (its name in assignment files), ``fields`` (the fields its items may have
+    A kind sets ``kind`` (its name in assignment files), ``title``, ``response_field``, ``fields`` (the fields its items may have
     besides :data:`COMMON_FIELDS`), ``required`` (those of them, or ``prompt``, that must be
     present) and ``has_hidden_tests``; it implements :meth:`build`, :meth:`public_fields`,
     ``validate_response`` and ``grade`` (see :class:`ItemKind`).
     """
 
     kind: str = ""
+    #: the kind in words, for pages ("Explanation" for ``text``)
+    title: str = ""
+    #: a response is ``{response_field: <string>}`` (the form field and the CLI file fill it)
+    response_field: str = ""
     fields: frozenset[str] = frozenset()
     required: tuple[str, ...] = ()
     #: whether items of this kind have hidden tests (and so the ``hidden_tests`` display modes)

@@ -37,6 +37,8 @@ class ChoiceKind(BaseKind):
     """One correct option among several; full points or none."""
 
     kind = "choice"
+    title = "Choice"
+    response_field = "choice"
     fields = frozenset({"options", "answer", "explanation", "reveal_answer"})
     required = ("prompt", "points", "options", "answer")
 

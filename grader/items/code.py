@@ -23,6 +23,8 @@ class CodeKind(BaseKind):
     """Implements :class:`grader.items.base.ItemKind` for code problems."""
 
     kind = "code"
+    title = "Code"
+    response_field = "code"
     fields = frozenset({"problem", "limits"})
     has_hidden_tests = True
 

@@ -63,6 +63,8 @@ class TextKind(BaseKind):
     inlined, their version pinned (``grader.api.assignments.resolve_rubrics``)."""
 
     kind = "text"
+    title = "Explanation"
+    response_field = "text"
     fields = frozenset({"rubric", "model_answer", "accepted_explanation"})
     required = ("points", "rubric")
 

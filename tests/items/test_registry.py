@@ -124,3 +124,11 @@ def test_item_ids_follow_the_one_id_pattern(length, ok):
     else:
         with pytest.raises(ContentError, match=r"items\[0\]\.id: required, 1-100 of"):
             compiled(raw)
+
+
+@pytest.mark.parametrize("name", KINDS)
+def test_a_kind_names_its_response_field_and_its_title(name):
+    kind = kinds()[name]
+    item = compiled(SAMPLES[name][0])
+    assert kind.title and kind.response_field
+    assert kind.validate_response(item, {kind.response_field: 3}) is not None  # right field, wrong type
