@@ -204,9 +204,8 @@ def cmd_check_sandbox(args) -> int:
 
 
 def cmd_rubric_trial(args) -> int:
-    from grader.rubric import (RubricError, TrialTooSlow, find_rubric_file, load_rubric_file,
-                               trial_report)
-    from grader.rubric.files import load_marked_responses
+    from grader.rubric import RubricError, TrialTooSlow, load_rubric_file, trial_report
+    from grader.rubric.files import find_rubric_file, load_marked_responses
 
     config = load_config()
     path = Path(args.rubric)

@@ -15,8 +15,8 @@ The rubric language is documented in :mod:`grader.rubric.schema` and ``rubrics/R
 from grader.rubric.agreement import TrialTooSlow, agreement, trial_report
 from grader.rubric.budget import ScoringTimeout
 from grader.rubric.engine import CompiledRubric, RubricScore, compile_rubric
-from grader.rubric.files import find_rubric_file, load_marked_responses, load_rubric_file
+from grader.rubric.files import load_marked_responses, load_rubric_file
 from grader.rubric.schema import RubricError, parse_rubric
 
 __all__ = ["CompiledRubric", "RubricError", "RubricScore", "ScoringTimeout", "TrialTooSlow", "agreement",
-           "compile_rubric", "find_rubric_file", "load_marked_responses", "load_rubric_file", "parse_rubric", "trial_report"]
+           "compile_rubric", "load_marked_responses", "load_rubric_file", "parse_rubric", "trial_report"]

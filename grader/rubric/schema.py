@@ -44,12 +44,13 @@ from typing import Any
 import yaml
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from grader.ids import ID_PATTERN
 from grader.jsontext import MAX_INT_DIGITS, NumberTooLong, check_int_size
 from grader.jsontext import loads as json_loads
 from grader.rubric.calibration import calibration_problems
 from grader.rubric.regex_safety import regex_problem
+from grader.ids import ID_PATTERN
 
+ID_RE = ID_PATTERN  # the one id pattern of assignments, items and rubrics (grader/ids.py)
 # Size limits: a rubric is compiled per upload and scored per answer, so its size is bounded.
 MAX_CRITERIA = 100
 MAX_MISCONCEPTIONS = 50
@@ -195,7 +196,7 @@ class FeedbackSchema(Schema):
 
 
 class CriterionSchema(Schema):
-    id = Text(required=True, validate=validate.Regexp(ID_PATTERN))
+    id = Text(required=True, validate=validate.Regexp(ID_RE))
     description = Text(required=True, validate=validate.Length(min=1))
     points = fields.Float(required=True, validate=validate.Range(min=0, max=MAX_POINTS, min_inclusive=False))
     concepts = fields.List(ConceptField(), required=True, validate=validate.Length(min=1, max=MAX_CONCEPTS))
@@ -216,11 +217,11 @@ class CriterionSchema(Schema):
 
 
 class MisconceptionSchema(Schema):
-    id = Text(required=True, validate=validate.Regexp(ID_PATTERN))
+    id = Text(required=True, validate=validate.Regexp(ID_RE))
     description = Text()
     patterns = fields.List(ConceptField(), required=True, validate=validate.Length(min=1, max=MAX_CONCEPTS))
     penalty = fields.Float(required=True, validate=validate.Range(min=0, max=MAX_POINTS))
-    voids = fields.List(Text(validate=validate.Regexp(ID_PATTERN)), load_default=list,
+    voids = fields.List(Text(validate=validate.Regexp(ID_RE)), load_default=list,
                         validate=validate.Length(max=MAX_CRITERIA))
     message = Text(required=True, validate=validate.Length(min=1))
     question_words = Text(validate=validate.OneOf(["discount", "allow"]))
@@ -294,7 +295,7 @@ def _synonym_list(value: Any) -> list[str]:
 
 
 class RubricSchema(Schema):
-    id = Text(validate=validate.Regexp(ID_PATTERN))
+    id = Text(validate=validate.Regexp(ID_RE))
     version = fields.Integer(validate=validate.Range(min=1))
     title = Text()
     question = Text(required=True, validate=validate.Length(min=1))
@@ -311,7 +312,7 @@ class RubricSchema(Schema):
     #: spot-the-error / true-false: ``false`` when the question's statement is false; an answer
     #: whose verdict endorses it then earns nothing and fires ``trap`` (default: the first misconception)
     statement = fields.Boolean()
-    trap = Text(validate=validate.Regexp(ID_PATTERN))
+    trap = Text(validate=validate.Regexp(ID_RE))
     credit = fields.Nested(CreditSchema, load_default=dict)
     guards = fields.Nested(GuardsSchema, load_default=dict)
     #: words read from an answer (the rest is ignored, and learners are told): shown with the item
