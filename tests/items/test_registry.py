@@ -84,6 +84,8 @@ def test_an_unknown_kind_is_named_with_every_registered_kind():
     with pytest.raises(ContentError) as caught:
         compiled({"id": "q1", "kind": "essay", "points": 1})
     assert str(caught.value) == "assignment: items[0].kind: unknown kind 'essay'; use code, text or choice"
+    with pytest.raises(ContentError, match=r"items\[0\]\.kind: unknown kind \['essay'\]; use "):
+        compiled({"id": "q1", "kind": ["essay"], "points": 1})  # was a TypeError (a 500)
     assert unknown_kind_message("x").endswith(", ".join(KINDS[:-1]) + f" or {KINDS[-1]}")
 
 
