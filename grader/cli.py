@@ -25,9 +25,6 @@ from pathlib import Path
 
 from grader.config import load_config
 
-RESPONSE_FIELD = {"code": "code", "text": "text", "choice": "choice"}
-
-
 def cmd_serve(args) -> int:
     from grader.app import create_app
     from grader.runtime import check_sandbox
@@ -153,9 +150,9 @@ def cmd_grade(args) -> int:
         print(f"grader grade: cannot read {args.file}: {exc}", file=sys.stderr)
         return 2
     value = content.strip() if item.kind == "choice" else content
-    response = {RESPONSE_FIELD[item.kind]: value}
     from grader.items import get_kind
 
+    response = {get_kind(item.kind).response_field: value}
     problem = get_kind(item.kind).validate_response(item, response)
     if problem:
         print(f"grader grade: {problem}", file=sys.stderr)
@@ -207,9 +204,8 @@ def cmd_check_sandbox(args) -> int:
 
 
 def cmd_rubric_trial(args) -> int:
-    from grader.items.text import find_rubric_file
     from grader.rubric import RubricError, TrialTooSlow, load_rubric_file, trial_report
-    from grader.rubric.files import load_marked_responses
+    from grader.rubric.files import find_rubric_file, load_marked_responses
 
     config = load_config()
     path = Path(args.rubric)

@@ -1,21 +1,21 @@
 """Loads the built-in content (assignments and their items) from ``rubrics/`` at start.
 
 Layout: ``rubrics/assignments/<assignment_id>.yaml`` holds ``{id, title, description, items: [...]}``;
-each item mapping has ``id``, ``kind`` (``code`` | ``text`` | ``choice``), ``points`` and the fields of
-its kind (see ``grader/items/<kind>.py``). Rubric documents referenced by text items live in
+each item mapping has ``id``, ``kind`` (a name in the registry :func:`grader.items.kinds`),
+``points`` and the fields of its kind (see ``grader/items/<kind>.py``). Rubric documents referenced by text items live in
 ``rubrics/text/``. Content is compiled once here, not per submission.
 """
 from __future__ import annotations
 
-import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from grader.items import Item, get_kind
+from grader.ids import ID
+from grader.items import Item, get_kind, unknown_kind_message
+from grader.items.base import MAX_POINTS, points_problem
 
 
 #: How an item's hidden tests are shown: ``hidden`` (name, points, pass/fail and diagnosis, never
@@ -23,15 +23,9 @@ from grader.items import Item, get_kind
 HIDDEN_TEST_MODES = ("hidden", "after_due_date")
 
 
-#: The fields an item of each kind may have (a typo is an error, never silently dropped).
-COMMON_FIELDS = {"id", "kind", "points", "prompt", "hidden_tests"}
-KIND_FIELDS = {
-    "code": {"problem", "limits"},
-    "text": {"rubric", "model_answer", "accepted_explanation"},
-    "choice": {"options", "answer", "explanation", "reveal_answer"},
-}
-ITEM_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
-MAX_POINTS = 10_000
+__all__ = ["Assignment", "Catalog", "ContentError", "HIDDEN_TEST_MODES", "MAX_POINTS",
+           "builtin_document", "compile_assignment", "load_assignment", "load_catalog",
+           "public_assignment"]
 
 
 class ContentError(ValueError):
@@ -84,27 +78,25 @@ def compile_assignment(raw: Any, content_dir: Path, where: str = "assignment",
         if not isinstance(item_raw, dict):
             raise ContentError(f"{here}: must be a mapping")
         item_id, kind_name = item_raw.get("id"), item_raw.get("kind")
-        if not isinstance(item_id, str) or not ITEM_ID.match(item_id):
+        if not isinstance(item_id, str) or not ID.match(item_id):
             raise ContentError(f"{here}.id: required, 1-100 of letters, digits, '.', '_', '-'")
         if item_id in assignment.items:
             raise ContentError(f"{here}.id: duplicate item id {item_id!r}")
         try:
             kind = get_kind(kind_name)
-        except KeyError:
-            raise ContentError(f"{here}.kind: unknown kind {kind_name!r}; use code, text or "
-                               f"choice") from None
-        unknown = sorted(set(item_raw) - COMMON_FIELDS - KIND_FIELDS.get(kind_name, set()))
+        except (KeyError, TypeError):
+            raise ContentError(f"{here}.kind: {unknown_kind_message(kind_name)}") from None
+        unknown = sorted(set(item_raw) - kind.allowed_fields)
         if unknown:
             raise ContentError(f"{here}.{unknown[0]}: unknown field for a {kind_name} item (allowed: "
-                               f"{', '.join(sorted(COMMON_FIELDS | KIND_FIELDS[kind_name]))})")
-        points = item_raw.get("points")
-        if isinstance(points, bool) or not isinstance(points, (int, float)) or \
-                not math.isfinite(points) or not 0 <= points <= MAX_POINTS:
-            raise ContentError(f"{here}.points: required number from 0 to {MAX_POINTS}")
+                               f"{', '.join(sorted(kind.allowed_fields))})")
+        problem = points_problem(item_raw.get("points"))
+        if problem:
+            raise ContentError(f"{here}.{problem}")
         hidden_tests = item_raw.get("hidden_tests", "hidden")
         if hidden_tests not in HIDDEN_TEST_MODES:
             raise ContentError(f"{here}.hidden_tests: one of {', '.join(HIDDEN_TEST_MODES)}")
-        if hidden_tests != "hidden" and kind_name != "code":
+        if hidden_tests != "hidden" and not kind.has_hidden_tests:
             raise ContentError(f"{here}.hidden_tests: only code items have hidden tests")
         loadable = {k: v for k, v in item_raw.items() if k != "hidden_tests"}
         try:
@@ -183,9 +175,5 @@ def public_assignment(assignment: Assignment) -> dict[str, Any]:
         "max_score": assignment.max_score,
         "version": assignment.version,
         "due_at": assignment.due_at,
-        "items": [
-            {"id": item.id, "kind": item.kind, "prompt": item.prompt, "points": item.points,
-             **get_kind(item.kind).public_view(item)}
-            for item in assignment.items.values()
-        ],
+        "items": [get_kind(item.kind).public_view(item) for item in assignment.items.values()],
     }

@@ -21,6 +21,7 @@ from grader.api.schemas import AssignmentSchema, AssignmentSummarySchema, PollAr
 from grader.api.state import state
 from grader.content import (ContentError, builtin_document, compile_assignment,
                             public_assignment)
+from grader.ids import ID_PATTERN
 
 blp = Blueprint("assignments", __name__, url_prefix="/api/v1",
                 description="Assignments and their items (never keys or hidden tests).")
@@ -37,7 +38,7 @@ def get_assignment(principal, assignment_id: str):
     return assignment
 
 
-ASSIGNMENT_ID = validate.Regexp(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$",
+ASSIGNMENT_ID = validate.Regexp(ID_PATTERN,
                                 error="1-100 of letters, digits, '.', '_', '-', starting with a "
                                       "letter or digit")
 WHOLE = {"required": "Missing data for required field (POST and PUT take the whole assignment; "
@@ -100,7 +101,7 @@ class GradesArgsSchema(Schema):
 def resolve_rubrics(course_id: str, document: dict) -> dict:
     """Inline the course's uploaded rubrics into text items (``rubric: <id>``), pinning the
     version, so an assignment version always scores with the same rubric version."""
-    from grader.items.text import find_rubric_file
+    from grader.rubric.files import find_rubric_file
 
     document = copy.deepcopy(document)
     for index, item in enumerate(document["items"]):

@@ -6,17 +6,19 @@
 Validation of a sent item stays where it always was, in each kind's ``load`` (through
 :func:`grader.content.compile_assignment`, whose messages name the field); these schemas say the
 same thing to readers of ``/api/v1/openapi.json``. ``tests/api/test_openapi_items.py`` checks that
-each sent schema lists exactly the fields :data:`grader.content.KIND_FIELDS` allows.
+each registered kind has a schema listing exactly the fields it allows
+(``allowed_fields`` of :func:`grader.items.kinds`).
 """
 from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
 from grader.content import HIDDEN_TEST_MODES, MAX_POINTS
+from grader.ids import ID_PATTERN
 from grader.problems import PROBLEMS
 from grader.sandbox.api import LIMIT_RANGES
 
-ITEM_ID = validate.Regexp(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
+ITEM_ID = validate.Regexp(ID_PATTERN)
 
 
 def kind_field(kind: str) -> fields.String:

@@ -10,9 +10,9 @@ from grader.api.auth import require_course
 from grader.api.errors import ApiError
 from grader.api.parsing import Blueprint
 from grader.api.state import state
-from grader.items.text import find_rubric_file
 from grader.rubric import (RubricError, TrialTooSlow, compile_rubric, load_rubric_file,
                            parse_rubric, trial_report)
+from grader.rubric.files import find_rubric_file
 
 blp = Blueprint("rubrics", __name__, url_prefix="/api/v1/rubrics",
                 description="Instructor rubrics for text items: upload, version, trial.")

@@ -2,8 +2,6 @@
 and signed result links for learners."""
 from __future__ import annotations
 
-import hashlib
-import json
 from datetime import datetime, timedelta, timezone
 
 from flask import current_app, jsonify, request, url_for
@@ -21,7 +19,7 @@ from grader.api.schemas import (BatchCreateSchema, BatchResultSchema, LinkedResu
                                 SubmissionCreateSchema, SubmissionSchema)
 from grader.api.state import state
 from grader.items import get_kind
-from grader.store.db import IdempotencyConflict
+from grader.store.db import IdempotencyConflict, canonical_digest
 from grader.store.pending import TooManyPending, create_capped
 
 blp = Blueprint("submissions", __name__, url_prefix="/api/v1",
@@ -133,10 +131,17 @@ def created_view(submission, created: bool) -> dict:
             "received_at": submission.received_at, "created": created}
 
 
-def request_digest(assignment_id: str, body: dict) -> str:
-    canonical = json.dumps({"assignment_id": assignment_id, **body}, sort_keys=True,
-                           separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode()).hexdigest()
+#: The longest ``Idempotency-Key`` kept (the ``idempotency_keys.key`` column).
+MAX_IDEMPOTENCY_KEY = 255
+
+
+def checked_idempotency_key(key, field: str) -> str | None:
+    """``key`` (the ``Idempotency-Key`` header, or a batch entry's ``idempotency_key``) when it is
+    absent (``None``) or a string of 1-255 characters; otherwise a 422 naming ``field``."""
+    if key is not None and not (isinstance(key, str) and 1 <= len(key) <= MAX_IDEMPOTENCY_KEY):
+        raise ApiError(422, "validation_error",
+                       f"{field} must be 1-{MAX_IDEMPOTENCY_KEY} characters.", field)
+    return key
 
 
 def intake(principal, assignment, body: dict, idempotency_key: str | None = None,
@@ -149,7 +154,8 @@ def intake(principal, assignment, body: dict, idempotency_key: str | None = None
     app_state = state()
     fields = dict(course_id=principal.course_id, assignment_version=assignment.version,
                   callback_url=body.get("callback_url"), idempotency_key=idempotency_key,
-                  request_sha256=request_digest(assignment.id, body) if idempotency_key else None)
+                  request_sha256=(canonical_digest({"assignment_id": assignment.id, **body})
+                                  if idempotency_key else None))
     try:
         if max_pending is None:
             submission, created = app_state.store.create_submission(
@@ -207,10 +213,7 @@ class SubmissionIntake(MethodView):
         different body 409; keys are kept 48 h per course."""
         principal = require_course(*SUBMITTERS)
         assignment = get_assignment(principal, assignment_id)
-        key = request.headers.get("Idempotency-Key")
-        if key is not None and not (1 <= len(key) <= 255):
-            raise ApiError(422, "validation_error", "Idempotency-Key must be 1-255 characters.",
-                           "Idempotency-Key")
+        key = checked_idempotency_key(request.headers.get("Idempotency-Key"), "Idempotency-Key")
         submission, created = intake(principal, assignment, body, key)
         location = url_for("submissions.SubmissionById", submission_id=submission.id)
         return created_view(submission, created), 202 if created else 200, {"Location": location}
@@ -238,10 +241,8 @@ class SubmissionBatch(MethodView):
             prefix = f"submissions[{index}]."
             try:
                 entry = dict(entry)
-                key = entry.pop("idempotency_key", None)
-                if key is not None and not (isinstance(key, str) and 1 <= len(key) <= 255):
-                    raise ApiError(422, "validation_error", "idempotency_key must be 1-255 "
-                                   "characters", prefix + "idempotency_key")
+                key = checked_idempotency_key(entry.pop("idempotency_key", None),
+                                              prefix + "idempotency_key")
                 try:
                     parsed = SubmissionCreateSchema().load(entry)
                 except ValidationError as exc:

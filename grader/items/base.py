@@ -1,10 +1,15 @@
-"""The one interface every item kind implements (code problem, rubric-scored text, choice).
+"""The one interface every item kind implements (code problem, rubric-scored text, choice), and
+:class:`BaseKind`, which holds what kinds share.
 
-Modelled on CTFd's challenge types: each kind is a class with the same small interface, registered
-in one dictionary (:mod:`grader.items`), so adding a kind touches one place.
+Modelled on CTFd's challenge types (``BaseChallenge`` plus a registry dict): each kind is a class
+with the same small interface, registered in one dictionary (:mod:`grader.items`), so adding a kind
+touches one place. A kind subclasses :class:`BaseKind` and overrides only what differs: its
+``kind`` name, its ``fields``, :meth:`BaseKind.build`, :meth:`BaseKind.public_fields`,
+``validate_response`` and ``grade``.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -67,3 +72,71 @@ class ItemKind(Protocol):
     def grade(self, item: Item, response: dict[str, Any], ctx: GradingContext) -> ItemResult:
         """Grade one response. Raises :class:`grader.results.InfrastructureError` for faults that are
         not the learner's."""
+
+
+#: The fields every item has, whatever its kind (an assignment file's item mapping).
+COMMON_FIELDS = frozenset({"id", "kind", "points", "prompt", "hidden_tests"})
+#: The most points one item may carry.
+MAX_POINTS = 10_000
+
+
+def points_problem(points: Any) -> str | None:
+    """What is wrong with an item's ``points``, as ``"points: ..."`` (no item id: the caller adds
+    the path), or ``None`` when it is a finite number greater than 0 and at most
+    :data:`MAX_POINTS` (booleans are not numbers here)."""
+    if isinstance(points, bool) or not isinstance(points, (int, float)) or \
+            not math.isfinite(points) or not 0 < points <= MAX_POINTS:
+        return f"points: required number greater than 0, at most {MAX_POINTS}"
+    return None
+
+
+class BaseKind:
+    """The defaults every kind shares (CTFd's ``BaseChallenge``).
+
+    A kind sets ``kind`` (its name in assignment files), ``title``, ``response_field``, ``fields`` (the fields its items may have
+    besides :data:`COMMON_FIELDS`), ``required`` (those of them, or ``prompt``, that must be
+    present) and ``has_hidden_tests``; it implements :meth:`build`, :meth:`public_fields`,
+    ``validate_response`` and ``grade`` (see :class:`ItemKind`).
+    """
+
+    kind: str = ""
+    #: the kind in words, for pages ("Explanation" for ``text``)
+    title: str = ""
+    #: a response is ``{response_field: <string>}`` (the form field and the CLI file fill it)
+    response_field: str = ""
+    fields: frozenset[str] = frozenset()
+    required: tuple[str, ...] = ()
+    #: whether items of this kind have hidden tests (and so the ``hidden_tests`` display modes)
+    has_hidden_tests: bool = False
+
+    @property
+    def allowed_fields(self) -> frozenset[str]:
+        """Every field an item of this kind may have (a typo is an error, never dropped)."""
+        return COMMON_FIELDS | self.fields
+
+    def load(self, item_id: str, raw: dict[str, Any], content_dir: Path) -> Item:
+        """Check the required fields and the points, then :meth:`build` the item. Raises
+        ``ValueError`` whose message starts with the field at fault and never repeats the item id
+        (:func:`grader.content.compile_assignment` adds the path once)."""
+        for name in self.required:
+            if name not in raw:
+                raise ValueError(f"missing field {name!r}")
+        problem = points_problem(raw.get("points"))
+        if problem:
+            raise ValueError(problem)
+        return self.build(item_id, raw, float(raw["points"]), content_dir)
+
+    def build(self, item_id: str, raw: dict[str, Any], points: float, content_dir: Path) -> Item:
+        """The kind's own part of :meth:`load`: ``points`` is checked already. Raises
+        ``ValueError`` naming the field."""
+        raise NotImplementedError
+
+    def public_view(self, item: Item) -> dict[str, Any]:
+        """What a learner may see of ``item``: ``id``, ``kind``, ``prompt``, ``points`` and the
+        kind's :meth:`public_fields`; never ``spec`` itself."""
+        return {"id": item.id, "kind": self.kind, "prompt": item.prompt, "points": item.points,
+                **self.public_fields(item)}
+
+    def public_fields(self, item: Item) -> dict[str, Any]:
+        """The kind's own public fields (none by default)."""
+        return {}

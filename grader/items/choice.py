@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from grader.items.base import GradingContext, Item
+from grader.items.base import BaseKind, GradingContext, Item
 from grader.results import ItemResult, TestResult
 
 _TRUE_FALSE = {"true": "T", "false": "F", "t": "T", "f": "F"}
@@ -33,35 +33,32 @@ def _normalise_choice(item: Item, choice: Any) -> str | None:
     return None
 
 
-class ChoiceKind:
+class ChoiceKind(BaseKind):
     """One correct option among several; full points or none."""
 
     kind = "choice"
+    title = "Choice"
+    response_field = "choice"
+    fields = frozenset({"options", "answer", "explanation", "reveal_answer"})
+    required = ("prompt", "points", "options", "answer")
 
-    def load(self, item_id: str, raw: dict[str, Any], content_dir: Path) -> Item:
+    def build(self, item_id: str, raw: dict[str, Any], points: float, content_dir: Path) -> Item:
         """Validate options and key. Raises ``ValueError`` naming the field."""
-        for name in ("prompt", "points", "options", "answer"):
-            if name not in raw:
-                raise ValueError(f"item {item_id}: missing field {name!r}")
         options = raw["options"]
         if not isinstance(options, dict) or len(options) < 2:
-            raise ValueError(f"item {item_id}: options must map at least two letters to texts")
+            raise ValueError("options must map at least two letters to texts")
         options = {str(k).strip().upper(): str(v) for k, v in options.items()}
         answer = str(raw["answer"]).strip().upper()
         if answer not in options:
-            raise ValueError(f"item {item_id}: answer {raw['answer']!r} is not one of the options "
+            raise ValueError(f"answer {raw['answer']!r} is not one of the options "
                              f"{', '.join(options)}")
-        points = float(raw["points"])
-        if points <= 0:
-            raise ValueError(f"item {item_id}: points must be positive")
         spec = {"options": options, "answer": answer, "explanation": str(raw.get("explanation", "")),
                 "reveal_answer": bool(raw.get("reveal_answer", True))}
         return Item(item_id, self.kind, str(raw["prompt"]), points, spec)
 
-    def public_view(self, item: Item) -> dict[str, Any]:
-        """Prompt, points and the options; never the key or the explanation."""
-        return {"id": item.id, "kind": self.kind, "prompt": item.prompt, "points": item.points,
-                "options": dict(item.spec["options"])}
+    def public_fields(self, item: Item) -> dict[str, Any]:
+        """The options; never the key or the explanation."""
+        return {"options": dict(item.spec["options"])}
 
     def validate_response(self, item: Item, response: dict[str, Any]) -> str | None:
         if not isinstance(response, dict) or "choice" not in response:

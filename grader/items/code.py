@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from grader.items.base import MIN_ITEM_RUN_SECONDS, GradingContext, Item
+from grader.items.base import MIN_ITEM_RUN_SECONDS, BaseKind, GradingContext, Item
 from grader.problems import PROBLEMS, grading
 from grader.results import InfrastructureError, ItemResult
 from grader.sandbox.api import Limits
@@ -19,20 +19,21 @@ from grader.sandbox.api import Limits
 MAX_SOURCE_CHARS = 100_000
 
 
-class CodeKind:
+class CodeKind(BaseKind):
     """Implements :class:`grader.items.base.ItemKind` for code problems."""
 
     kind = "code"
+    title = "Code"
+    response_field = "code"
+    fields = frozenset({"problem", "limits"})
+    has_hidden_tests = True
 
-    def load(self, item_id: str, raw: dict[str, Any], content_dir: Path) -> Item:
-        """Raises ``ValueError`` naming the field (``problem``, ``points``, ``limits``)."""
+    def build(self, item_id: str, raw: dict[str, Any], points: float, content_dir: Path) -> Item:
+        """Raises ``ValueError`` naming the field (``problem``, ``limits``)."""
         problem_id = raw.get("problem")
         if problem_id not in PROBLEMS:
             raise ValueError(f"problem: unknown problem {problem_id!r} "
                              f"(known: {', '.join(sorted(PROBLEMS))})")
-        points = raw.get("points")
-        if isinstance(points, bool) or not isinstance(points, (int, float)) or points <= 0:
-            raise ValueError("points: must be a positive number")
         limits_raw = raw.get("limits")
         if limits_raw is not None and not isinstance(limits_raw, dict):
             raise ValueError("limits: must be a mapping")
@@ -42,9 +43,9 @@ class CodeKind:
             raise ValueError(f"limits: {exc}") from exc
         problem = PROBLEMS[problem_id]
         return Item(id=item_id, kind=self.kind, prompt=str(raw.get("prompt") or problem.title),
-                    points=float(points), spec={"problem": problem_id, "limits": limits})
+                    points=points, spec={"problem": problem_id, "limits": limits})
 
-    def public_view(self, item: Item) -> dict[str, Any]:
+    def public_fields(self, item: Item) -> dict[str, Any]:
         """Function name, contract, starter and the visible examples (inputs and expected values);
         never hidden inputs or expected values."""
         problem = PROBLEMS[item.spec["problem"]]

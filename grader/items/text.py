@@ -27,30 +27,14 @@ the rubric id/version.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from grader.items.base import GradingContext, Item
+from grader.items.base import BaseKind, GradingContext, Item
 from grader.results import InfrastructureError, ItemResult, TestResult
 from grader.rubric import CompiledRubric, RubricError, ScoringTimeout, compile_rubric
-from grader.rubric.files import load_rubric_file
+from grader.rubric.files import find_rubric_file, load_rubric_file
 
 MAX_TEXT_CHARS = 20_000
-
-
-def find_rubric_file(rubric_id: str, content_dir: Path) -> Path:
-    """Locate ``<rubric_id>.yaml|.yml|.json`` under ``content_dir/text`` (``content_dir`` being
-    ``rubrics/``), or beside the assignments when ``content_dir`` is ``rubrics/assignments``.
-    Raises ``ValueError`` naming the places searched."""
-    content_dir = Path(content_dir)
-    bases = [content_dir / "text", content_dir, content_dir.parent / "text"]
-    tried = []
-    for base in bases:
-        for ext in (".yaml", ".yml", ".json"):
-            path = base / f"{rubric_id}{ext}"
-            tried.append(str(path))
-            if path.is_file():
-                return path
-    raise ValueError(f"rubric: no rubric file {rubric_id!r} (looked for {', '.join(tried[:3])} ...)")
 
 
 def _scaled(value: float, scale: float) -> float:
@@ -73,47 +57,37 @@ GUARD_NAMES = {"copies_question": "the answer repeats the question", "keyword_li
                "repetition": "repeated text"}
 
 
-class TextKind:
-    """Rubric-scored explanations. ``resolver`` (optional) maps a rubric id to a compiled rubric,
-    e.g. the latest version from the store; by default rubric ids are files under ``rubrics/text``."""
+class TextKind(BaseKind):
+    """Rubric-scored explanations. A rubric id names a file under ``rubrics/text``
+    (:func:`grader.rubric.files.find_rubric_file`); a course's uploaded rubrics reach a text item
+    inlined, their version pinned (``grader.api.assignments.resolve_rubrics``)."""
 
     kind = "text"
+    title = "Explanation"
+    response_field = "text"
+    fields = frozenset({"rubric", "model_answer", "accepted_explanation"})
+    required = ("points", "rubric")
 
-    def __init__(self, resolver: Callable[[str], CompiledRubric] | None = None):
-        self.resolver = resolver
-
-    def load(self, item_id: str, raw: dict[str, Any], content_dir: Path) -> Item:
+    def build(self, item_id: str, raw: dict[str, Any], points: float, content_dir: Path) -> Item:
         """Build the item and compile its rubric once. Raises ``ValueError`` naming the field."""
-        for name in ("points", "rubric"):
-            if name not in raw:
-                raise ValueError(f"item {item_id}: missing field {name!r}")
-        try:
-            points = float(raw["points"])
-        except (TypeError, ValueError):
-            raise ValueError(f"item {item_id}: points must be a number") from None
-        if points <= 0:
-            raise ValueError(f"item {item_id}: points must be positive")
         rubric_ref = raw["rubric"]
         try:
             if isinstance(rubric_ref, dict):
                 compiled = compile_rubric(rubric_ref, rubric_id=f"{item_id}-inline")
             elif isinstance(rubric_ref, str):
-                compiled = (self.resolver(rubric_ref) if self.resolver
-                            else load_rubric_file(find_rubric_file(rubric_ref, content_dir)))
+                compiled = load_rubric_file(find_rubric_file(rubric_ref, content_dir))
             else:
-                raise ValueError(f"item {item_id}: rubric must be a rubric id or a rubric mapping")
+                raise ValueError("rubric must be a rubric id or a rubric mapping")
         except RubricError as exc:
-            details = "; ".join(f"rubric.{e['path']}: {e['message']}" for e in exc.errors)
-            raise ValueError(f"item {item_id}: {details}") from exc
+            raise ValueError("; ".join(f"rubric.{e['path']}: {e['message']}" for e in exc.errors)) from exc
         spec = {"rubric_id": compiled.id, "rubric_version": compiled.version,
                 "model_answer": raw.get("model_answer")}
         return Item(item_id, self.kind, str(raw.get("prompt") or compiled.question), points, spec, compiled)
 
-    def public_view(self, item: Item) -> dict[str, Any]:
-        """Prompt, points and the length limits (``max_characters``, and ``max_words`` when the
-        rubric reads only that many words): neither the rubric nor the model answer is shown."""
-        view = {"id": item.id, "kind": self.kind, "prompt": item.prompt, "points": item.points,
-                "max_characters": MAX_TEXT_CHARS}
+    def public_fields(self, item: Item) -> dict[str, Any]:
+        """The length limits (``max_characters``, and ``max_words`` when the rubric reads only that
+        many words): neither the rubric nor the model answer is shown."""
+        view: dict[str, Any] = {"max_characters": MAX_TEXT_CHARS}
         max_words = getattr(item.compiled, "max_words", None)
         if max_words:
             view["max_words"] = max_words

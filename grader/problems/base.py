@@ -4,7 +4,7 @@ A :class:`CodeProblem` is pure data plus trusted functions. Nothing here runs le
 are lists of calls (arguments built in the trusted process from a seed) and a check that judges the
 raw values the sandbox hands back. Known mistakes are :class:`Variant` s, buggy re-implementations run
 in the trusted process on the same inputs: when the learner's numbers match a variant, the feedback
-names that mistake (the "refit the reference" signatures of ../shared/reference/attention-bugs.md).
+names that mistake (docs/references.md, "Refitting the reference" and "Attention mistakes").
 """
 from __future__ import annotations
 

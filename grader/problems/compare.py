@@ -1,6 +1,6 @@
 """Numeric comparison of a learner's returned values with trusted expected values.
 
-Conventions (../shared/reference/attention-bugs.md, "Conventions a fair grader accepts"): both sides
+Conventions (docs/references.md, "Conventions a fair grader accepts"): both sides
 are cast to float64 and compared with ``allclose(rtol=1e-4, atol=1e-5)``; NaN and inf are reported as
 such; the output dtype is never judged. Mismatch messages name *where* (an index) and *by how much*,
 never the values themselves, so they are safe to show for hidden tests.

@@ -8,6 +8,22 @@ from grader.rubric.parsing import parse_rubric
 from grader.rubric.schema import RubricError
 
 
+def find_rubric_file(rubric_id: str, content_dir: str | Path) -> Path:
+    """Locate ``<rubric_id>.yaml|.yml|.json`` under ``content_dir/text`` (``content_dir`` being
+    ``rubrics/``), or beside the assignments when ``content_dir`` is ``rubrics/assignments``.
+    Raises ``ValueError`` naming the places searched."""
+    content_dir = Path(content_dir)
+    bases = [content_dir / "text", content_dir, content_dir.parent / "text"]
+    tried = []
+    for base in bases:
+        for ext in (".yaml", ".yml", ".json"):
+            path = base / f"{rubric_id}{ext}"
+            tried.append(str(path))
+            if path.is_file():
+                return path
+    raise ValueError(f"rubric: no rubric file {rubric_id!r} (looked for {', '.join(tried[:3])} ...)")
+
+
 def load_rubric_file(path: str | Path) -> CompiledRubric:
     """Parse and compile ``path``; the file stem is the rubric id unless the document sets one.
     Raises :class:`RubricError` (errors prefixed with nothing; the message names the file)."""

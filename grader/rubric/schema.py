@@ -45,8 +45,9 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from grader.rubric.calibration import calibration_problems
 from grader.rubric.regex_safety import regex_problem
+from grader.ids import ID_PATTERN
 
-ID_RE = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$"
+ID_RE = ID_PATTERN  # the one id pattern of assignments, items and rubrics (grader/ids.py)
 # Size limits: a rubric is compiled per upload and scored per answer, so its size is bounded.
 MAX_CRITERIA = 100
 MAX_MISCONCEPTIONS = 50

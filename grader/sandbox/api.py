@@ -26,7 +26,7 @@ RunStatus = Literal[
 @dataclass(frozen=True)
 class Limits:
     """Resource limits of one item's runs. Defaults follow Judge0/Jobe practice (see
-    ../shared/reference/grading-services.md): wall 5 s, CPU 4 s, 1 GiB, 64 processes, 64 KiB output
+    docs/references.md, "Grading-service limits"): wall 5 s, CPU 4 s, 1 GiB, 64 processes, 64 KiB output
     kept, 8 MiB files, 16 MiB private /tmp.
 
     ``wall_seconds`` is the wall-clock limit of *each test* (all calls of one ``Call.test``) and of

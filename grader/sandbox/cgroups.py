@@ -1,6 +1,6 @@
 """A memory + pids control group per worker slot (cgroup v1 or v2), so the limits hold across every
 process a job starts (rlimits alone do not: five 700 MiB processes took 3.3 GiB with RLIMIT_AS,
-see ../shared/reference/sandbox.md).
+see docs/references.md, "Sandbox").
 
 Layout: ``<mount>/<base>/slot-<n>`` (v1: one directory per controller, ``memory`` and ``pids``;
 v2: one directory in the unified hierarchy with both controllers enabled). ``base`` defaults to

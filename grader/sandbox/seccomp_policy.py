@@ -10,7 +10,7 @@ Two filters, both loaded by ``confine.py`` (filters stack: a job runs under both
   job's uid and dropped every capability, just before the learner's code is imported. It is
   inherited by every process the job starts.
 
-A deny-list, following ../shared/reference/sandbox.md ("made every ctypes system-call attack fail
+A deny-list, following docs/references.md, "Sandbox" ("made every ctypes system-call attack fail
 with EPERM"): tracing and cross-process memory access, every mount and namespace call, BPF,
 perf, io_uring, keyrings, kernel modules and other administrative calls, System V IPC and POSIX
 message queues (they would outlive a job), executing any program, sockets other than

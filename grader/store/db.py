@@ -29,15 +29,17 @@ class IdempotencyConflict(Exception):
         self.submission_id = submission_id
 
 
-def content_digest(assignment_id: str, learner_id: str, responses: dict[str, Any]) -> str:
-    """SHA-256 (hex) of the canonical JSON of a submission's content."""
-    canonical = json.dumps(
-        {"assignment_id": assignment_id, "learner_id": learner_id, "responses": responses},
-        sort_keys=True,
-        separators=(",", ":"),
-        ensure_ascii=False,
-    )
+def canonical_digest(document: dict[str, Any]) -> str:
+    """SHA-256 (hex) of ``document``'s canonical JSON (keys sorted, no spaces, UTF-8 as is). The one
+    digest of submissions: :func:`content_digest` and the Idempotency-Key request digest."""
+    canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def content_digest(assignment_id: str, learner_id: str, responses: dict[str, Any]) -> str:
+    """SHA-256 (hex) of the canonical JSON of a submission's content (``content_sha256``)."""
+    return canonical_digest({"assignment_id": assignment_id, "learner_id": learner_id,
+                             "responses": responses})
 
 
 def json_dumps(value: Any) -> str:

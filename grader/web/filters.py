@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from grader.items import kinds
 from grader.web.blueprint import bp
 from grader.web.feedback import points
 
-KIND_NAMES = {"code": "Code", "text": "Explanation", "choice": "Choice"}
 
 
 @bp.app_template_filter("points")
@@ -18,7 +18,8 @@ def points_filter(value) -> str:
 @bp.app_template_filter("kind_name")
 def kind_name(kind: str) -> str:
     """The item kind in words: Code, Explanation, Choice."""
-    return KIND_NAMES.get(kind, kind.capitalize())
+    registered = kinds().get(kind)
+    return registered.title if registered is not None else kind.capitalize()
 
 
 @bp.app_template_filter("array")

@@ -22,6 +22,7 @@ from grader.api.state import state
 from grader.api.submissions import FINAL, intake, learner_items
 from grader.auth import Principal
 from grader.content import public_assignment
+from grader.items import get_kind
 from grader.store.pending import replays
 from grader.web import feedback
 from grader.web.access import assignment_for, signed_in, submission_for
@@ -70,12 +71,7 @@ def responses_from_form(assignment, form) -> tuple[dict, dict]:
         answers[item.id] = value
         if not value.strip():
             continue
-        if item.kind == "code":
-            responses[item.id] = {"code": value}
-        elif item.kind == "text":
-            responses[item.id] = {"text": value}
-        elif item.kind == "choice":
-            responses[item.id] = {"choice": value}
+        responses[item.id] = {get_kind(item.kind).response_field: value}
     return responses, answers
 
 

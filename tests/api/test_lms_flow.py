@@ -182,3 +182,23 @@ def test_unpaired_surrogate_is_a_clear_400(client):
     resp = client.post(SUB, data=raw, content_type="application/json")
     assert resp.status_code == 400
     assert resp.get_json()["code"] == "invalid_json"
+
+
+def test_an_idempotency_key_of_255_characters_is_kept_and_256_or_none_refused(client):
+    assert client.post(SUB, json=CHOICE, headers={"Idempotency-Key": "k" * 255}).status_code == 202
+    for key in ("k" * 256, ""):
+        resp = client.post(SUB, json=CHOICE, headers={"Idempotency-Key": key})
+        assert resp.status_code == 422
+        assert (resp.get_json()["message"], resp.get_json()["field"]) == \
+            ("Idempotency-Key must be 1-255 characters.", "Idempotency-Key")
+
+
+def test_a_batch_entry_idempotency_key_is_checked_the_same_way(client):
+    body = {"submissions": [{**CHOICE, "idempotency_key": key} for key in ("k" * 256, "", 5)]
+            + [{**CHOICE, "idempotency_key": "b" * 255}]}
+    entries = client.post(SUB + "/batch", json=body).get_json()["submissions"]
+    for index, entry in enumerate(entries[:3]):
+        field = f"submissions[{index}].idempotency_key"
+        assert entry["error"] == {"status": 422, "code": "validation_error", "field": field,
+                                  "message": f"{field} must be 1-255 characters."}
+    assert entries[3]["status"] == "queued"

@@ -5,7 +5,7 @@ import pytest
 import yaml
 
 from grader.api.item_schemas import READ, SENT
-from grader.content import COMMON_FIELDS, KIND_FIELDS
+from grader.items import kinds
 from tests.conftest import ROOT
 
 
@@ -32,9 +32,13 @@ def test_items_are_one_schema_per_kind_with_a_discriminator(spec, component, nam
             assert "kind" in schema["required"] and schema["additionalProperties"] is False
 
 
-@pytest.mark.parametrize("kind", ["code", "text", "choice"])
+def test_every_registered_kind_has_a_sent_and_a_read_schema():
+    assert set(SENT) == set(READ) == set(kinds())
+
+
+@pytest.mark.parametrize("kind", list(kinds()))
 def test_each_sent_schema_lists_exactly_the_fields_its_kind_accepts(kind):
-    assert set(SENT[kind][1]._declared_fields) == COMMON_FIELDS | KIND_FIELDS[kind]
+    assert set(SENT[kind][1]._declared_fields) == kinds()[kind].allowed_fields
 
 
 def test_the_built_in_items_fit_their_documented_schema():

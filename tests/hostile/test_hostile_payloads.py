@@ -1,4 +1,4 @@
-"""Every payload in payloads/ (one or more per attack class of ../shared/reference/sandbox.md) runs
+"""Every payload in payloads/ (one or more per attack class of docs/references.md, "Sandbox") runs
 through the real isolation and must be contained:
 
 * it reaches a final state within the run's total wall limit plus a small margin (each test has

@@ -161,3 +161,21 @@ def test_trap_must_name_a_misconception_of_a_false_statement():
     assert sorted(e["message"] for e in exc.value.errors if e["path"].startswith("trap")) == [
         "trap needs statement: false", "unknown misconception 'nope'"]
     assert compile_rubric({**doc, "statement": False, "trap": "m"}).score("Nothing is wrong.").points == 0.0
+
+
+@pytest.mark.parametrize("length", [1, 80, 81, 100])
+def test_rubric_and_criterion_ids_of_1_to_100_characters_are_accepted(length):
+    """One id pattern for assignments, items and rubrics (grader/ids.py): rubric ids allowed 80
+    characters, the others 100; the longer limit refuses nothing valid before."""
+    doc = parse_rubric(VALID, "yaml")
+    doc["id"] = "r" * length
+    doc["criteria"][0]["id"] = "c" * length
+    assert compile_rubric(doc).id == "r" * length
+
+
+@pytest.mark.parametrize("bad", ["r" * 101, "-starts-with-a-dash", "has space", ""])
+def test_rubric_and_criterion_ids_outside_the_pattern_are_refused(bad):
+    doc = parse_rubric(VALID, "yaml")
+    doc["id"] = bad
+    doc["criteria"][0]["id"] = bad
+    assert {path for path, _ in errors_of(doc)} == {"id", "criteria[0].id"}
