@@ -209,7 +209,8 @@ class ForkServerSandbox:
                 end = _end_of_test(segment, stop)
                 test = segment[stop].test
                 stopped.append(StoppedTest(test, _stop_kind(result), result.message,
-                                           optional=segment[stop].optional))
+                                           optional=segment[stop].optional,
+                                           limit=result.limit))
                 outcomes += result.calls[:stop + 1]
                 outcomes += [CallOutcome(status="skipped", error=f"not run: test '{test}' "
                                          "stopped earlier") for _ in range(stop + 1, end)]
@@ -228,13 +229,17 @@ class ForkServerSandbox:
                     outcomes += [CallOutcome(status="skipped", error=f"not run: {gave_up}")
                                  for _ in range(len(outcomes), len(calls))]
                     break
-        status, message = (final.status, final.message) if final is not None else ("ok", "")
+        summary = RunResult("ok") if final is None else final  # whose status and message
         counted = [stop for stop in stopped if not stop.optional]
-        if counted and status in ("ok", "timeout", "memory_limit", "crashed"):
-            status, message = _run_status(counted[0]), counted[0].message
-        return RunResult(status=status, calls=outcomes, message=message, stdout="".join(stdout),
-                         seconds=time.monotonic() - started, stopped_tests=stopped,
-                         gave_up=gave_up)
+        if counted and summary.status in ("ok", "timeout", "memory_limit", "crashed"):
+            first = counted[0]
+            summary = RunResult(_run_status(first), message=first.message,
+                                stopped_test=first.test, limit=first.limit)
+        return RunResult(status=summary.status, calls=outcomes, message=summary.message,
+                         stdout="".join(stdout), seconds=time.monotonic() - started,
+                         stopped_tests=stopped, gave_up=gave_up,
+                         stopped_test=summary.stopped_test, limit=summary.limit,
+                         line=summary.line)
 
     def _run_segment(self, source: str, calls: list[Call], limits: Limits,
                      run_deadline: float, job: bytes | None = None) -> RunResult:
@@ -393,7 +398,7 @@ class ForkServerSandbox:
                     os.close(fd)
         if not collector.live and ending.wall_timeout and time.monotonic() >= run_deadline:
             why = _total_time_reached(limits)
-            return RunResult(status="timeout", message=why, gave_up=why, calls=[
+            return RunResult(status="timeout", message=why, gave_up=why, limit="wall", calls=[
                 CallOutcome(status="skipped", error=f"not run: {why}") for _ in collector.calls])
         if not collector.live:
             raise JobNotStarted("the job's process ended before it started "
