@@ -279,123 +279,61 @@ class ForkServerSandbox:
 
     def _run(self, job: Job, collector: Collector, limits: Limits, oom_before: int,
              run_deadline: float) -> RunResult:
-        started = self._started
+        """One job on the running server: hand it the pipes, then poll the control socket and
+        the job's streams until the job exited and its streams drained (or ``DRAIN_GRACE``
+        passed), asking the server to kill the job at the wall-clock limit, on an output flood
+        or a broken result stream. Raises ``ServerDied`` and ``JobNotStarted``."""
+        control = self._started.control
+        streams = _JobStreams.open(control, self._job_request(limits, collector.calls), job,
+                                   collector, limits)
+        ending = Ending()
+        deadline = _Deadline(limits.wall_seconds, run_deadline, collector)
+        unresponsive = False
+        try:
+            while True:
+                now = time.monotonic()
+                if deadline.exited and (not streams.open_fds or deadline.drained(now)):
+                    break
+                if deadline.expired(now):
+                    ending.wall_timeout = True
+                    deadline.kill_sent_at = self._request_kill(control)
+                if deadline.kill_overdue(now):
+                    # The job hit a limit and the server could not clean up in time (e.g. a
+                    # million files in /tmp): the limit is the learner's, the server is replaced.
+                    unresponsive = True
+                    break
+                readers = list(streams.open_fds) + ([] if deadline.exited else [control.fileno()])
+                readable, writable = _poll(readers, streams.writers(), deadline.next_wait(now))
+                if writable:
+                    streams.write_some()
+                for fd in readable:
+                    if fd == control.fileno():
+                        _on_control(_read_control(control), ending, deadline)
+                    elif (streams.on_readable(fd, ending, deadline.kill_sent_at is not None)
+                          and deadline.kill_sent_at is None):
+                        deadline.kill_sent_at = self._request_kill(control)
+        finally:
+            streams.close()
+        return self._conclude(collector, streams, ending, unresponsive, limits, oom_before,
+                              run_deadline)
+
+    def _job_request(self, limits: Limits, calls: Sequence[Call]) -> dict:
+        """The ``run`` control message: the job child's limits."""
         # RLIMIT_NPROC counts the job uid's processes; in development mode the server shares it.
         if self.isolated:
             nproc = limits.max_processes if self.cgroup is not None else 1
         else:
             nproc = limits.max_processes + 1
-        request = {"op": "run", "limits": {
-            "memory_bytes": limits.memory_bytes,
-            "cpu_seconds": cpu_budget(limits, collector.calls),
+        return {"op": "run", "limits": {
+            "memory_bytes": limits.memory_bytes, "cpu_seconds": cpu_budget(limits, calls),
             "file_bytes": limits.file_bytes, "nproc": nproc, "tmp_bytes": limits.tmp_bytes,
             "tmp_inodes": JOB_TMP_INODES}}
-        job_r, job_w = os.pipe()
-        result_r, result_w = os.pipe()
-        output_r, output_w = os.pipe()
-        ending = Ending()
-        try:
-            try:
-                started.control.sendmsg([json.dumps(request).encode("ascii")],
-                                        [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
-                                          _fd_bytes(job_r, result_w, output_w))])
-            except OSError as error:
-                raise ServerDied(f"cannot send the job: {error}") from None
-        finally:
-            for fd in (job_r, result_w, output_w):
-                os.close(fd)
-        os.set_blocking(job_w, False)
-        output = bytearray()
-        output_total = 0
-        reader = wire.FrameReader(RESULT_TAGS, MAX_RESULT_BYTES, collector.frame_limit,
-                                  sink=collector.feed)
-        begun = time.monotonic()
-        deadline = min(begun + limits.wall_seconds, run_deadline)
-        open_fds = {result_r, output_r}
-        pending, held = memoryview(job.opening), job.held
-        exited = False
-        exit_deadline = None
-        kill_sent_at = None
-        unresponsive = False
-        control = started.control
-        try:
-            while True:
-                now = time.monotonic()
-                # each test has its own limit, from its first call's start (the import: from now)
-                deadline = min((collector.test_started or begun) + limits.wall_seconds,
-                               run_deadline)
-                if exited and (not open_fds or now > exit_deadline):
-                    break
-                if not exited and kill_sent_at is None and now >= deadline:
-                    ending.wall_timeout = True
-                    kill_sent_at = self._request_kill(control)
-                if kill_sent_at is not None and not exited and now > kill_sent_at + KILL_GRACE:
-                    # The job hit a limit and the server could not clean up in time (e.g. a
-                    # million files in /tmp): the limit is the learner's, the server is replaced.
-                    unresponsive = True
-                    break
-                readers = list(open_fds) + ([] if exited else [control.fileno()])
-                if held and collector.imported and len(collector.outcomes) >= job.gate:
-                    pending, held = memoryview(bytes(pending) + held), b""  # hidden arguments
-                writers = [job_w] if pending and job_w >= 0 else []
-                wait_until = exit_deadline if exited else (
-                    kill_sent_at + KILL_GRACE if kill_sent_at is not None else deadline)
-                readable, writable = _poll(readers, writers, max(0.0, wait_until - now))
-                if writable:
-                    try:
-                        written = os.write(job_w, pending[:READ_CHUNK * 16])
-                        pending = pending[written:]
-                    except (BrokenPipeError, BlockingIOError) as error:
-                        if isinstance(error, BrokenPipeError):
-                            pending, held = memoryview(b""), b""
-                    if not pending and not held:
-                        os.close(job_w)
-                        job_w = -1
-                for fd in readable:
-                    if fd == control.fileno():
-                        message = _read_control(control)
-                        if message.get("op") == "drifted":
-                            raise ServerDied("the server's own settings drifted "
-                                             f"({message.get('settings')}); replaced")
-                        if message.get("op") == "exit":
-                            exited = True
-                            exit_deadline = time.monotonic() + DRAIN_GRACE
-                            ending.exit_status = _int_or_none(message.get("status"))
-                            ending.cpu_seconds = float(message.get("cpu") or 0.0)
-                        continue
-                    if fd == result_r:
-                        try:
-                            _frames, end = reader.read_from(fd, READ_CHUNK)
-                        except wire.WireError as error:
-                            if isinstance(error, wire.FrameTooLarge) and error.tag == b"VALU" \
-                                    and collector.current is not None:
-                                ending.oversized = error
-                            else:
-                                ending.results_too_large = "more than" in str(error)
-                                collector.violation = collector.violation or str(error)
-                            open_fds.discard(fd)
-                            if kill_sent_at is None:
-                                kill_sent_at = self._request_kill(control)
-                            continue
-                        if end:
-                            open_fds.discard(fd)
-                        continue
-                    chunk = os.read(fd, READ_CHUNK)
-                    if not chunk:
-                        open_fds.discard(fd)
-                        continue
-                    if fd == output_r:
-                        output_total += len(chunk)
-                        if len(output) < limits.output_bytes:
-                            output += chunk[:limits.output_bytes - len(output)]
-                        if (output_total > max(FLOOD_FACTOR * limits.output_bytes, 1 << 20)
-                                and kill_sent_at is None):
-                            ending.output_flood = True
-                            kill_sent_at = self._request_kill(control)
-        finally:
-            for fd in (job_w, result_r, output_r):
-                if fd >= 0:
-                    os.close(fd)
+
+    def _conclude(self, collector: Collector, streams: "_JobStreams", ending: Ending,
+                  unresponsive: bool, limits: Limits, oom_before: int,
+                  run_deadline: float) -> RunResult:
+        """The job's RunResult from what was seen; replaces the server when the job outlived its
+        exit or the server did not confirm a kill. Raises ``JobNotStarted``."""
         if not collector.live and ending.wall_timeout and time.monotonic() >= run_deadline:
             why = _total_time_reached(limits)
             return RunResult(status="timeout", message=why, gave_up=why, limit="wall", calls=[
@@ -403,16 +341,16 @@ class ForkServerSandbox:
         if not collector.live:
             raise JobNotStarted("the job's process ended before it started "
                                 f"({'wall clock' if ending.wall_timeout else 'no first frame'})")
-        if open_fds and not unresponsive:
+        if streams.open_fds and not unresponsive:
             ending.infrastructure = "job processes outlived the job"
         ending.oom_killed = self._oom_since(oom_before)
-        stdout = output.decode("utf-8", "replace")
-        if output_total > limits.output_bytes:
+        stdout = streams.output.decode("utf-8", "replace")
+        if streams.output_total > limits.output_bytes:
             stdout += f"\n[output trimmed: more than {format_bytes(limits.output_bytes)} printed]"
         result = collector.result(ending, stdout)
         if collector.violation is not None:
             log.info("a job broke the result protocol: %s", collector.violation[:300])
-        if open_fds or unresponsive:
+        if streams.open_fds or unresponsive:
             log.warning("sandbox server replaced after a job (%s)",
                         "unresponsive after kill" if unresponsive else "job outlived its exit")
             self._stop_server()
@@ -425,6 +363,169 @@ class ForkServerSandbox:
         except OSError as error:
             raise ServerDied(f"cannot ask the server to kill the job: {error}") from None
         return time.monotonic()
+
+
+class _Deadline:
+    """The job's wall clock (the trusted side's own). Each test has ``wall_seconds`` from its
+    first call's start (the import: from the job's start), never past ``run_deadline``; once a
+    kill was asked for (``kill_sent_at``) the server has ``KILL_GRACE`` seconds to confirm the
+    job's exit; once it exited, its streams have ``DRAIN_GRACE`` seconds to drain. Times are
+    ``time.monotonic()`` seconds."""
+
+    def __init__(self, wall_seconds: float, run_deadline: float, collector: Collector):
+        self.begun = time.monotonic()
+        self.wall_seconds, self.run_deadline, self.collector = wall_seconds, run_deadline, collector
+        self.kill_sent_at: float | None = None
+        self.exit_deadline: float | None = None
+
+    @property
+    def exited(self) -> bool:
+        return self.exit_deadline is not None
+
+    def on_exit(self) -> None:
+        """The server reported the job's exit: its streams may drain for ``DRAIN_GRACE``."""
+        self.exit_deadline = time.monotonic() + DRAIN_GRACE
+
+    def limit(self) -> float:
+        """When the running test (or the import) reaches its wall-clock limit."""
+        return min((self.collector.test_started or self.begun) + self.wall_seconds,
+                   self.run_deadline)
+
+    def expired(self, now: float) -> bool:
+        """The running job passed its limit and no kill was asked for yet."""
+        return not self.exited and self.kill_sent_at is None and now >= self.limit()
+
+    def kill_overdue(self, now: float) -> bool:
+        """A kill was asked for and the server did not confirm the exit within ``KILL_GRACE``."""
+        return (self.kill_sent_at is not None and not self.exited
+                and now > self.kill_sent_at + KILL_GRACE)
+
+    def drained(self, now: float) -> bool:
+        return self.exited and now > self.exit_deadline
+
+    def next_wait(self, now: float) -> float:
+        """Seconds to wait for an event before the next decision (at least 0)."""
+        if self.exited:
+            until = self.exit_deadline
+        elif self.kill_sent_at is not None:
+            until = self.kill_sent_at + KILL_GRACE
+        else:
+            until = self.limit()
+        return max(0.0, until - now)
+
+
+class _JobStreams:
+    """The trusted side's ends of one job's three pipes and what went through them: the job
+    stream written (its secret part held until the collector saw the import and the calls
+    before it), the result frames fed to the collector, the output kept up to
+    ``limits.output_bytes`` (``output``; ``output_total`` bytes were printed in all)."""
+
+    def __init__(self, job_w: int, result_r: int, output_r: int, job: Job, collector: Collector,
+                 limits: Limits):
+        self.job_w, self.result_r, self.output_r = job_w, result_r, output_r
+        self.pending, self.held, self.gate = memoryview(job.opening), job.held, job.gate
+        self.collector, self.limits = collector, limits
+        self.reader = wire.FrameReader(RESULT_TAGS, MAX_RESULT_BYTES, collector.frame_limit,
+                                       sink=collector.feed)
+        self.output = bytearray()
+        self.output_total = 0
+        self.open_fds = {result_r, output_r}  # still open for reading
+        os.set_blocking(job_w, False)
+
+    @classmethod
+    def open(cls, control: socket.socket, request: dict, job: Job, collector: Collector,
+             limits: Limits) -> "_JobStreams":
+        """Make the pipes and send the server ``request`` with the job's ends of them; raises
+        ``ServerDied`` when the request cannot be sent."""
+        job_r, job_w = os.pipe()
+        result_r, result_w = os.pipe()
+        output_r, output_w = os.pipe()
+        try:
+            try:
+                control.sendmsg([json.dumps(request).encode("ascii")],
+                                [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                  _fd_bytes(job_r, result_w, output_w))])
+            except OSError as error:
+                for fd in (job_w, result_r, output_r):
+                    os.close(fd)
+                raise ServerDied(f"cannot send the job: {error}") from None
+        finally:
+            for fd in (job_r, result_w, output_w):
+                os.close(fd)
+        return cls(job_w, result_r, output_r, job, collector, limits)
+
+    def writers(self) -> list[int]:
+        """``[job_w]`` while job bytes wait to be written (releasing the held part once the
+        learner's code is imported and the first ``gate`` calls finished)."""
+        collector = self.collector
+        if self.held and collector.imported and len(collector.outcomes) >= self.gate:
+            self.pending, self.held = memoryview(bytes(self.pending) + self.held), b""
+        return [self.job_w] if self.pending and self.job_w >= 0 else []
+
+    def write_some(self) -> None:
+        """Write what the pipe takes; close it once everything is written (or the job closed
+        its end: the rest is dropped)."""
+        try:
+            written = os.write(self.job_w, self.pending[:READ_CHUNK * 16])
+            self.pending = self.pending[written:]
+        except (BrokenPipeError, BlockingIOError) as error:
+            if isinstance(error, BrokenPipeError):
+                self.pending, self.held = memoryview(b""), b""
+        if not self.pending and not self.held:
+            os.close(self.job_w)
+            self.job_w = -1
+
+    def on_readable(self, fd: int, ending: Ending, killing: bool) -> bool:
+        """Read from ``fd`` (results or output); True when the job must be killed: a broken
+        or oversized result stream, or an output flood (recorded in ``ending`` unless a kill
+        was already asked for, ``killing``)."""
+        if fd == self.result_r:
+            return self._on_results(ending)
+        chunk = os.read(fd, READ_CHUNK)
+        if not chunk:
+            self.open_fds.discard(fd)
+            return False
+        self.output_total += len(chunk)
+        limit = self.limits.output_bytes
+        if len(self.output) < limit:
+            self.output += chunk[:limit - len(self.output)]
+        if self.output_total > max(FLOOD_FACTOR * limit, 1 << 20) and not killing:
+            ending.output_flood = True
+            return True
+        return False
+
+    def _on_results(self, ending: Ending) -> bool:
+        try:
+            _frames, end = self.reader.read_from(self.result_r, READ_CHUNK)
+        except wire.WireError as error:
+            if isinstance(error, wire.FrameTooLarge) and error.tag == b"VALU" \
+                    and self.collector.current is not None:
+                ending.oversized = error
+            else:
+                ending.results_too_large = "more than" in str(error)
+                self.collector.violation = self.collector.violation or str(error)
+            self.open_fds.discard(self.result_r)
+            return True
+        if end:
+            self.open_fds.discard(self.result_r)
+        return False
+
+    def close(self) -> None:
+        for fd in (self.job_w, self.result_r, self.output_r):
+            if fd >= 0:
+                os.close(fd)
+
+
+def _on_control(message: dict, ending: Ending, deadline: _Deadline) -> None:
+    """A control message during a job: ``exit`` (status and CPU seconds, untrusted) starts
+    the drain; ``drifted`` (the server's own settings changed) raises ``ServerDied``."""
+    if message.get("op") == "drifted":
+        raise ServerDied(f"the server's own settings drifted ({message.get('settings')}); "
+                         "replaced")
+    if message.get("op") == "exit":
+        deadline.on_exit()
+        ending.exit_status = _int_or_none(message.get("status"))
+        ending.cpu_seconds = float(message.get("cpu") or 0.0)
 
 
 @dataclass(frozen=True)
