@@ -206,19 +206,10 @@ class ForkServerSandbox:
                     outcomes += result.calls
                     final, gave_up = result, result.gave_up
                     break
-                end = _end_of_test(segment, stop)
-                test = segment[stop].test
-                stopped.append(StoppedTest(test, _stop_kind(result), result.message,
-                                           optional=segment[stop].optional,
+                stopped.append(StoppedTest(segment[stop].test, _stop_kind(result),
+                                           result.message, optional=segment[stop].optional,
                                            limit=result.limit))
-                outcomes += result.calls[:stop + 1]
-                outcomes += [CallOutcome(status="skipped", error=f"not run: test '{test}' "
-                                         "stopped earlier") for _ in range(stop + 1, end)]
-                if segment[stop].optional:  # an illustration: it costs no limit, nor its kin
-                    while end < len(segment) and segment[end].optional:
-                        outcomes.append(CallOutcome(status="skipped", error="not run: an "
-                                                    "illustration before it stopped"))
-                        end += 1
+                outcomes += _outcomes_to_stop(segment, stop, result)
                 counted = sum(1 for stop_ in stopped if not stop_.optional)
                 if counted >= limits.max_stopped_tests:
                     gave_up = (f"{counted} tests stopped (time or memory limit, crash or "
@@ -577,6 +568,23 @@ def _stopped_call(result: RunResult) -> int | None:
         if outcome.stopped:
             return index
     return None
+
+
+def _outcomes_to_stop(segment: Sequence[Call], stop: int, result: RunResult) -> list:
+    """The outcomes of ``segment``'s calls up to the end of the test whose call ``stop``
+    stopped the process (the test's later calls skipped), and, when that call was an
+    illustration (``Call.optional``), of the illustrations right after it (skipped: an
+    illustration costs no limit, nor do its kin)."""
+    end, test = _end_of_test(segment, stop), segment[stop].test
+    outcomes = list(result.calls[:stop + 1])
+    outcomes += [CallOutcome(status="skipped", error=f"not run: test '{test}' stopped earlier")
+                 for _ in range(stop + 1, end)]
+    if segment[stop].optional:
+        while end < len(segment) and segment[end].optional:
+            outcomes.append(CallOutcome(status="skipped",
+                                        error="not run: an illustration before it stopped"))
+            end += 1
+    return outcomes
 
 
 def _end_of_test(calls: Sequence[Call], index: int) -> int:
