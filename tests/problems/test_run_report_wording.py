@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from grader.problems import PROBLEMS, grading
+from grader.problems import PROBLEMS, scoring
 from grader.sandbox import Limits, get_sandbox
 
 HEAD = "import numpy as np\n\ndef softmax(x, axis=-1):\n"
@@ -29,7 +29,7 @@ def sandbox():
 
 
 def _grade(sandbox, source: str, limits: Limits):
-    return grading.grade(PROBLEMS["softmax"], "item", 10, source, sandbox, limits, seed=7)
+    return scoring.grade(PROBLEMS["softmax"], "item", 10, source, sandbox, limits, seed=7)
 
 
 def _summary(result) -> str:
