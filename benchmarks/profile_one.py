@@ -144,7 +144,7 @@ def grading_parts(service, workload: str, n: int) -> list[list]:
     """CPU ms of ``GradingService.grade`` per graded ``workload`` submission, split into its
     parts (each part's functions wrapped with a CPU clock; no profiler overhead)."""
     import grader.problems.base as base
-    import grader.problems.grading as grading
+    import grader.problems.scoring as scoring
     import grader.problems.pictures as pictures
     from benchmarks.common import WORKLOADS
 
@@ -170,8 +170,8 @@ def grading_parts(service, workload: str, n: int) -> list[list]:
         setattr(owner, name, timed)
 
     wrap(base.CodeProblem, "cases", "test cases drawn for the seed (visible + hidden)")
-    wrap(grading, "_judge", "checks (judging each case)")
-    wrap(grading.diagnosis, "diagnose", "diagnosis")
+    wrap(scoring, "_judge", "checks (judging each case)")
+    wrap(scoring.diagnosis, "diagnose", "diagnosis")
     wrap(pictures, "draw_from_run", "pictures")
     wrap(service.sandbox, "run", "sandbox run, trusted side (encode, read, decode)")
     wrap(store, "start", "store: start (queued -> running)")

@@ -9,7 +9,7 @@ and the one-off cost of starting the warm server (with and without its self-test
 and the ratio sandboxed job / bare process (target <= 0.1, from issue 10).
 
 To compare two versions in one run, point ``PYTHONPATH`` at the other tree: the script uses only
-``Call``, ``Limits``, ``get_sandbox`` and ``grader.problems.grading.build_calls``.
+``Call``, ``Limits``, ``get_sandbox`` and ``grader.problems.scoring.build_calls``.
 """
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ MHA = Path(__file__).resolve().parent.parent / "tests" / "problems" / "submissio
 def time_mha_runs(sandbox, runs: int) -> list[float]:
     """Seconds per sandbox run of a correct multi-head attention submission (all its calls)."""
     from grader.problems import PROBLEMS
-    from grader.problems.grading import build_calls, run_source
+    from grader.problems.scoring import build_calls, run_source
 
     problem = PROBLEMS["multi_head_attention"]
     cases = problem.cases(7)

@@ -2,7 +2,7 @@
 
 Item YAML: ``{id, kind: code, points, problem: <problem id>, limits: {wall_seconds: 5, ...},
 prompt: optional}``. Grading runs every call of the problem's visible and hidden cases in one run of
-``ctx.sandbox`` and judges the values in the trusted process (:mod:`grader.problems.grading`).
+``ctx.sandbox`` and judges the values in the trusted process (:mod:`grader.problems.scoring`).
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.items.base import MIN_ITEM_RUN_SECONDS, BaseKind, GradingContext, Item
-from grader.problems import PROBLEMS, grading
+from grader.problems import PROBLEMS, scoring
 from grader.results import InfrastructureError, ItemResult
 from grader.sandbox.api import Limits
 
@@ -76,5 +76,5 @@ class CodeKind(BaseKind):
         if ctx.deadline is not None:  # the submission's budget, shared by its code items
             left = max(MIN_ITEM_RUN_SECONDS, ctx.deadline - time.monotonic())
             limits = replace(limits, run_wall_seconds=min(limits.run_wall_seconds, left))
-        return grading.grade(problem, item.id, item.points, response["code"], ctx.sandbox,
+        return scoring.grade(problem, item.id, item.points, response["code"], ctx.sandbox,
                              limits, ctx.seed)

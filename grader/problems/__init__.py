@@ -1,8 +1,8 @@
 """The code problems learners implement, keyed by id (``PROBLEMS``).
 
 Each problem module defines one :class:`grader.problems.base.CodeProblem` (contract, starter,
-visible examples, hidden cases drawn from a seed, catalogue of known mistakes);
-:mod:`grader.problems.grading` runs and scores a submission against one.
+visible examples, hidden cases drawn from a seed, table of known mistakes);
+:mod:`grader.problems.scoring` runs and scores a submission against one.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Buggy scaled dot-product attention, parameterised by the mistakes of attention-bugs.md.
 
 :func:`buggy_attention` with default arguments is the correct computation; each keyword switches one
-mistake on. The problem modules build their :class:`grader.problems.base.Variant` catalogues from it,
+mistake on. The problem modules build their :class:`grader.problems.base.Variant` tables from it,
 so a learner's output can be refitted to "the reference with scale 1/d_k", "softmax over the query
 axis", "mask applied after softmax", and so on. Computation stays in the inputs' floating dtype (at
 least float32) so that overflow behaves as it does in the learner's code.

@@ -1,4 +1,4 @@
-"""The shape of a code problem: its contract, its test cases and its catalogue of known mistakes.
+"""The shape of a code problem: its contract, its test cases and its known mistakes.
 
 A :class:`CodeProblem` is pure data plus trusted functions. Nothing here runs learner code: test cases
 are lists of calls (arguments built in the trusted process from a seed) and a check that judges the
@@ -20,7 +20,7 @@ Check = Callable[[list[Any]], "str | None"]
 #: or a law such as equivariance, or the output's dtype) or ``inputs`` (arguments unchanged).
 BASES = ("values", "shape", "property", "inputs")
 
-#: The credit rule, shown in every contract and applied by :mod:`grader.problems.grading`.
+#: The credit rule, shown in every contract and applied by :mod:`grader.problems.scoring`.
 CREDIT_NOTE = ("Scoring: shape tests count only when the output is finite (no NaN/inf); property "
                "tests (equivariance, dtype, ...) and the inputs-not-modified test count only "
                "once at least one hidden test comparing your values with the expected ones "
@@ -71,7 +71,7 @@ class Case:
 class Variant:
     """A known mistake, as a buggy implementation with the learner's signature.
 
-    ``kind`` is the stable tag (``diagnosis:<kind>``); ``message`` is one sentence a student can
+    ``tag`` names the mistake (stable: results carry it as ``diagnosis:<tag>``); ``message`` is one sentence a student can
     act on, tied to the concept; ``bug`` refers to the entry in attention-bugs.md (e.g. ``"1"``).
     ``fn`` may raise: a learner whose call raised the same exception type is matched too.
     ``needs`` are case traits the mistake requires (e.g. ``{"masked"}`` for a masking mistake): the
@@ -79,7 +79,7 @@ class Variant:
     learner whose return has the same structure (one array, or an (output, weights) pair).
     """
 
-    kind: str
+    tag: str
     message: str
     fn: Callable[..., Any]
     bug: str = ""
@@ -96,7 +96,7 @@ class Rule:
     cases the rule explains (empty when the pattern is absent).
     """
 
-    kind: str
+    tag: str  # names the mistake, as Variant.tag
     message: str
     explains: Callable[[list["CaseResult"]], list[str]]
     bug: str = ""
@@ -112,7 +112,7 @@ class CaseResult:
     failure: str = ""
     crashed: bool = False  # a call raised, timed out or returned something unparseable
     uncredited: bool = False  # the check passed but the credit rule withheld the points
-    diagnosis_kind: str = ""
+    diagnosis_tag: str = ""  # the tag of the mistake that explains the failure
     diagnosis: str = ""
     signals: str = ""  # what the numbers show when no known mistake matched
 

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from grader.problems import PROBLEMS, grading
+from grader.problems import PROBLEMS, scoring
 from grader.sandbox.api import Limits
 
 
@@ -21,7 +21,7 @@ def measure(problem_id: str, source: str, sandbox, repeat: int) -> dict[str, flo
     totals, runs = [], []
     for seed in range(repeat):
         started = time.perf_counter()
-        result = grading.grade(PROBLEMS[problem_id], "bench", 10.0, source, sandbox, Limits(),
+        result = scoring.grade(PROBLEMS[problem_id], "bench", 10.0, source, sandbox, Limits(),
                                seed)
         totals.append((time.perf_counter() - started) * 1000)
         runs.append(result.extra_data["sandbox_seconds"] * 1000)

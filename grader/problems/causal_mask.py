@@ -66,7 +66,7 @@ def visible_cases() -> list[Case]:
 
 def hidden_cases(rng: np.random.Generator) -> list[Case]:
     """The hidden cases for one submission: four distinct sizes from 4 to 12 (the "longer"
-    sequence and the "larger n" add 20), so every catalogued mistake changes some entry of every
+    sequence and the "larger n" add 20), so every known mistake changes some entry of every
     value case but the edge cases, which use n = 1 and n = 2 on every draw."""
     sizes = rng.choice(np.arange(4, 13), size=4, replace=False).tolist()
     conditions.require(len(set(sizes)) == 4 and min(sizes) >= 4, "values",
@@ -86,8 +86,8 @@ def hidden_cases(rng: np.random.Generator) -> list[Case]:
     ]
 
 
-def _variant(kind, bug, message, fn) -> Variant:
-    return Variant(kind=kind, bug=bug, message=message, fn=fn)
+def _variant(tag, bug, message, fn) -> Variant:
+    return Variant(tag=tag, bug=bug, message=message, fn=fn)
 
 
 VARIANTS = [

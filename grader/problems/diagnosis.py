@@ -4,7 +4,7 @@ Method (attention-bugs.md, "Signals that separate the kinds"): every known mista
 :class:`~grader.problems.base.Variant`, a buggy implementation run here, in the trusted process, on
 the failing case's own inputs. A variant *explains* a case when, for every call of the case, the
 learner's returned values match the variant's within tolerance (NaN matching NaN), or both raised
-the same exception type. Variants are ranked by how many failing cases they explain (catalogue order
+the same exception type. Variants are ranked by how many failing cases they explain (table order
 breaks ties) and each failing case takes the best variant that explains it. Cases no variant
 explains go through the problem's cross-case :class:`~grader.problems.base.Rule` s. What is left keeps
 the check's own message (which check failed, where (index) and by how much) plus a plain NaN/inf
@@ -153,7 +153,7 @@ def _may_claim(variant: Variant, result: CaseResult, nan_everywhere: bool) -> bo
 
 
 def diagnose(problem: CodeProblem, results: list[CaseResult]) -> None:
-    """Fill ``diagnosis_kind`` and ``diagnosis`` (or ``signals``) of the failing results in
+    """Fill ``diagnosis_tag`` and ``diagnosis`` (or ``signals``) of the failing results in
     place."""
     failing = [r for r in results if not r.passed]
     if not failing:
@@ -169,15 +169,15 @@ def diagnose(problem: CodeProblem, results: list[CaseResult]) -> None:
             explained.append((-len(hits), order, variant, hits))
     for _, _, variant, hits in sorted(explained, key=lambda t: (t[0], t[1])):
         for result in hits:
-            if not result.diagnosis_kind:
-                result.diagnosis_kind, result.diagnosis = variant.kind, variant.message
+            if not result.diagnosis_tag:
+                result.diagnosis_tag, result.diagnosis = variant.tag, variant.message
     for rule in problem.rules:
         names = set(rule.explains(results))
         for result in failing:
-            if result.case.name in names and not result.diagnosis_kind:
-                result.diagnosis_kind, result.diagnosis = rule.kind, rule.message
+            if result.case.name in names and not result.diagnosis_tag:
+                result.diagnosis_tag, result.diagnosis = rule.tag, rule.message
     for result in failing:
-        if result.diagnosis_kind or result.crashed:
+        if result.diagnosis_tag or result.crashed:
             continue
         result.signals = nonfinite_signal(result)
         if result.signals or problem.describe is None:
@@ -194,8 +194,8 @@ def summary(results: list[CaseResult]) -> list[str]:
     """One line per diagnosed mistake, most frequent first: "<message> (<n> tests)"."""
     counts: dict[str, tuple[int, str]] = {}
     for result in results:
-        if result.diagnosis_kind:
-            n, message = counts.get(result.diagnosis_kind, (0, result.diagnosis))
-            counts[result.diagnosis_kind] = (n + 1, message)
+        if result.diagnosis_tag:
+            n, message = counts.get(result.diagnosis_tag, (0, result.diagnosis))
+            counts[result.diagnosis_tag] = (n + 1, message)
     ordered = sorted(counts.items(), key=lambda kv: -kv[1][0])
     return [f"{message} ({n} test{'s' if n != 1 else ''})" for _, (n, message) in ordered]

@@ -269,12 +269,12 @@ def buggy_mha(X, W_q, W_k, W_v, W_o, num_heads, mask=None, *, split="contiguous"
     return (merged if skip_w_o else merged @ W_o), weights
 
 
-def _variant(kind, bug, message, **bug_args) -> Variant:
+def _variant(tag, bug, message, **bug_args) -> Variant:
     def fn(X, W_q, W_k, W_v, W_o, num_heads, mask=None):
         return buggy_mha(X, W_q, W_k, W_v, W_o, num_heads, mask, **bug_args)
 
-    needs = frozenset({"masked"}) if kind.startswith("mask_") else frozenset()
-    return Variant(kind=kind, bug=bug, message=message, fn=fn, needs=needs)
+    needs = frozenset({"masked"}) if tag.startswith("mask_") else frozenset()
+    return Variant(tag=tag, bug=bug, message=message, fn=fn, needs=needs)
 
 
 VARIANTS = [
@@ -333,14 +333,14 @@ VARIANTS = [
 ]
 
 RULES = [
-    Rule(kind="modifies_inputs", explains=failed_in_category("inputs"), message=inputs.MESSAGE),
-    Rule(kind="fails_with_mask", explains=crashes_only_with("masked"),
+    Rule(tag="modifies_inputs", explains=failed_in_category("inputs"), message=inputs.MESSAGE),
+    Rule(tag="fails_with_mask", explains=crashes_only_with("masked"),
          message="Your code fails whenever a mask is given: the mask is boolean, broadcastable to "
                  "(..., L, L) and shared by the heads (insert a head axis before using it)."),
-    Rule(kind="fails_with_batch_axes", explains=crashes_only_with("batched"),
+    Rule(tag="fails_with_batch_axes", explains=crashes_only_with("batched"),
          message="Your code fails when X has a batch axis: write it for (..., L, d_model) arrays "
                  "and transpose only the last axes (np.swapaxes)."),
-    Rule(kind="fails_with_several_heads", explains=fails_only_with_any("multihead"),
+    Rule(tag="fails_with_several_heads", explains=fails_only_with_any("multihead"),
          message="Your code is right with one head but wrong with several: check that the "
                  "features are split into contiguous blocks of d_head (reshape to "
                  "(..., L, H, d_head), then swap L and H), merged back in the same order, and "

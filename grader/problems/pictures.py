@@ -26,7 +26,6 @@ turns the picture calls' outcomes into JSON-safe dicts for the item result's
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
@@ -37,10 +36,9 @@ from grader.problems.compare import as_array, split_return
 from grader.problems.reference import attention
 from grader.sandbox.api import Call, CallOutcome, RunResult
 
-#: Test names of picture calls start with this (the sandbox names the running test in its
-#: time and memory messages; :func:`split` recognises picture calls by it).
+#: Test names of picture calls start with this (:func:`split` recognises a picture's stop by
+#: it, in ``RunResult.stopped_test`` and ``StoppedTest.test``).
 PREFIX = "picture: "
-_STOPPED_IN = re.compile(r"test '(.+?)'")
 MAX_CELLS = 400  # a picture larger than this is not drawn
 
 
@@ -163,22 +161,20 @@ def split(run: RunResult, n_visible: int, n_pictures: int) -> tuple[RunResult, l
     pictures = list(run.calls[n_visible:n_visible + n_pictures])
     calls = list(run.calls[:n_visible]) + list(run.calls[n_visible + n_pictures:])
     stops = [stop for stop in run.stopped_tests if not stop.test.startswith(PREFIX)]
-    status, message = run.status, run.message
-    if len(stops) != len(run.stopped_tests) or _named_picture(run.message):
+    summary = run  # whose status, message, stopped test, limit and line the tests see
+    if len(stops) != len(run.stopped_tests) or (run.stopped_test or "").startswith(PREFIX):
         if stops:
-            status = "crashed" if stops[0].kind == "result_too_large" else stops[0].kind
-            message = stops[0].message
-        elif status in ("timeout", "memory_limit", "crashed", "output_limit") and \
+            summary = RunResult("crashed" if stops[0].kind == "result_too_large" else
+                                stops[0].kind, message=stops[0].message,
+                                stopped_test=stops[0].test, limit=stops[0].limit)
+        elif run.status in ("timeout", "memory_limit", "crashed", "output_limit") and \
                 not any(outcome.status == "skipped" for outcome in calls):
-            status, message = "ok", ""
-    tests = RunResult(status=status, calls=calls, message=message, stdout=run.stdout,
-                      seconds=run.seconds, stopped_tests=stops, gave_up=run.gave_up)
+            summary = RunResult("ok")
+    tests = RunResult(status=summary.status, calls=calls, message=summary.message,
+                      stdout=run.stdout, seconds=run.seconds, stopped_tests=stops,
+                      gave_up=run.gave_up, stopped_test=summary.stopped_test,
+                      limit=summary.limit, line=summary.line)
     return tests, pictures
-
-
-def _named_picture(message: str) -> bool:
-    named = _STOPPED_IN.search(message or "")
-    return bool(named and named.group(1).startswith(PREFIX))
 
 
 def _json_matrix(matrix: np.ndarray) -> list[list[float | str]]:

@@ -164,8 +164,8 @@ def _buggy(seq_len, d_model, *, base=10000.0, layout="interleaved", swap=False,
     return pe.T if transpose else pe
 
 
-def _variant(kind, message, **bug_args) -> Variant:
-    return Variant(kind=kind, bug="24", message=message,
+def _variant(tag, message, **bug_args) -> Variant:
+    return Variant(tag=tag, bug="24", message=message,
                    fn=lambda seq_len, d_model: _buggy(seq_len, d_model, **bug_args))
 
 
@@ -200,7 +200,7 @@ VARIANTS = [
 ]
 
 RULES = [
-    Rule(kind="odd_d_model_crash", bug="24", explains=crashes_only_with("odd"),
+    Rule(tag="odd_d_model_crash", bug="24", explains=crashes_only_with("odd"),
          message="Your code fails for odd d_model: there is one more sine column than cosine "
                  "columns, so use cos(angle[:, : d_model // 2]) for the odd columns."),
 ]

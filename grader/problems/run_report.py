@@ -6,21 +6,20 @@ process running the learner's code (time or memory limit, a crash, an oversized 
 own points, and the tests after it run in a fresh process, until too many tests stopped or the
 run's total time ran out. The summary names each stopped test, why, and its input sizes (never
 its values), and says which tests were left unrun and why. Inputs: the sandbox's
-:class:`~grader.sandbox.api.RunResult` (its ``message`` follows ``grader/sandbox/collect.py`` and
-``runner.py``: ``"SyntaxError: expected ':' (line 2 of your code)\\n    <source>\\n    ^"``,
-``"your code raised an error while being imported: <error> (line N of your code)\\n<traceback>"``,
-``"test 'X' exceeded the time limit (5 s wall-clock)"``...).
+:class:`~grader.sandbox.api.RunResult`, whose fields say which test stopped (``stopped_test``),
+which limit stopped it (``limit``) and which line an error names (``line``); its ``message``
+(``grader/sandbox/collect.py`` and ``runner.py``: ``"SyntaxError: expected ':' (line 2 of your
+code)\\n    <source>\\n    ^"``, ``"your code raised an error while being imported: <error> (line
+N of your code)\\n<traceback>"``) is quoted, never searched for those facts.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from grader.problems.base import Case
 from grader.sandbox.api import Limits, RunResult
+from grader.sandbox.collect import format_bytes
 
-_AT_LINE = re.compile(r"\s*\(line (\d+)(?: of your code)?\)\s*$")
-_TEST = re.compile(r"test '(.+?)' exceeded")
 _IMPORT_PREFIX = "your code raised an error while being imported: "
 _MAX = 240
 _STOPPING = ("timeout", "memory_limit", "output_limit", "crashed")
@@ -47,26 +46,26 @@ def _first_line(text: str) -> str:
     return line if len(line) <= _MAX else line[:_MAX] + "..."
 
 
-def _split_line_number(text: str) -> tuple[str, str | None]:
-    match = _AT_LINE.search(text)
-    if not match:
+def _split_line_number(text: str, line: int | None) -> tuple[str, int | None]:
+    """``text`` without the ``" (line N of your code)"`` the sandbox put after it, and N, from
+    ``line`` (``RunResult.line``); ``(text, None)`` when ``text`` does not end with it (no line,
+    or a headline trimmed by :func:`_first_line`)."""
+    suffix = f" (line {line} of your code)"
+    if line is None or not text.endswith(suffix):
         return text, None
-    return text[:match.start()], match.group(1)
+    return text[:-len(suffix)].rstrip(), line
 
 
-def _size(n_bytes: int) -> str:
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n_bytes >= scale:
-            return f"{n_bytes / scale:g} {unit}"
-    return f"{n_bytes} bytes"
+def _time_limit(limit: str | None, limits: Limits) -> str:
+    return (f"{limits.cpu_seconds:g} s CPU-time limit" if limit == "cpu"
+            else f"{limits.wall_seconds:g} s time limit")
 
 
 def _stopped_test(run: RunResult, cases: list[Case]) -> str | None:
-    """The test that was running when the run stopped: named by the sandbox's message, else the
+    """The test that was running when the run stopped (``RunResult.stopped_test``), else the
     last call before the first skipped one, when that call did not return normally."""
-    match = _TEST.search(run.message or "")
-    if match:
-        return match.group(1)
+    if run.stopped_test is not None:
+        return run.stopped_test
     owners = [case.name for case in cases for _ in case.calls]
     statuses = [o.status for o in run.calls]
     first_skipped = statuses.index("skipped") if "skipped" in statuses else len(statuses)
@@ -119,10 +118,8 @@ def _stops(run: RunResult, cases: list[Case], limits: Limits, names: tuple[str, 
     by_name = {case.name: case for case in cases}
     parts, stopped = [], {}
     for stop in run.stopped_tests:
-        limit = (f"{limits.cpu_seconds:g} s CPU-time limit" if "CPU" in stop.message
-                 else f"{limits.wall_seconds:g} s time limit")
         words = _STOP_WORDS.get(stop.kind, "stopped").format(
-            limit=limit, memory=_size(limits.memory_bytes))
+            limit=_time_limit(stop.limit, limits), memory=format_bytes(limits.memory_bytes))
         case = by_name.get(stop.test)
         sizes = input_sizes(case, names) if case is not None else ""
         parts.append(f"'{stop.test}' ({words}{f'; input sizes: {sizes}' if sizes else ''})")
@@ -150,7 +147,7 @@ def report(run: RunResult, cases: list[Case], limits: Limits,
         return RunReport()
     first = _first_line(run.message)
     if run.status == "syntax_error":
-        error, line = _split_line_number(first)
+        error, line = _split_line_number(first, run.line)
         summary = (f"Your code has a syntax error on line {line}: {error}." if line
                    else f"Your code could not be compiled: {error}.")
         return RunReport(summary + " No test could run.",
@@ -158,7 +155,7 @@ def report(run: RunResult, cases: list[Case], limits: Limits,
                                  f"{f' on line {line}' if line else ''}")
     if run.status == "import_error":
         text = first[len(_IMPORT_PREFIX):] if first.startswith(_IMPORT_PREFIX) else first
-        error, line = _split_line_number(text)
+        error, line = _split_line_number(text, run.line)
         where = f" (line {line})" if line else ""
         if error.startswith("your code "):
             summary = f"Your code could not be imported: {error}{where}."
@@ -175,18 +172,17 @@ def report(run: RunResult, cases: list[Case], limits: Limits,
     progress = f"; {finished} of {len(cases)} tests had finished" if stopped else ""
     one_run = " The tests after it did not run."
     if run.status == "timeout":
-        limit = (f"{limits.cpu_seconds:g} s CPU-time limit" if "CPU" in (run.message or "")
-                 else f"{limits.wall_seconds:g} s time limit")
+        limit = _time_limit(run.limit, limits)
         summary = (f"The run exceeded the {limit} {during}{progress}."
                    + (one_run if stopped else " No test could run."))
         stopped_text = f"the run exceeded the {limit} while running this test"
     elif run.status == "memory_limit":
-        limit = f"memory limit ({_size(limits.memory_bytes)})"
+        limit = f"memory limit ({format_bytes(limits.memory_bytes)})"
         summary = (f"Your code exceeded the {limit} {during}{progress}."
                    + (one_run if stopped else " No test could run."))
         stopped_text = f"your code exceeded the {limit} in this test"
     elif run.status == "output_limit":
-        limit = f"output limit ({_size(limits.output_bytes)})"
+        limit = f"output limit ({format_bytes(limits.output_bytes)})"
         summary = (f"Your code printed more than the {limit} {during} and was stopped{progress}. "
                    "Remove print statements: all tests share one output limit.")
         stopped_text = f"your code printed more than the {limit} in this test"

@@ -429,9 +429,9 @@ def _length_one_case(rng) -> Case:
 MASKED = frozenset({"masked"})
 
 
-def _variant(kind: str, bug: str, message: str, **bug_args) -> Variant:
-    needs = MASKED if kind.startswith("mask_") else frozenset()
-    return Variant(kind=kind, bug=bug, message=message, needs=needs,
+def _variant(tag: str, bug: str, message: str, **bug_args) -> Variant:
+    needs = MASKED if tag.startswith("mask_") else frozenset()
+    return Variant(tag=tag, bug=bug, message=message, needs=needs,
                    fn=lambda Q, K, V, mask=None: buggy_attention(Q, K, V, mask, **bug_args))
 
 
@@ -450,7 +450,7 @@ VARIANTS = [
              "Q K^T by 1/sqrt(d_k), which keeps the scores' variance near 1 (dividing by d_k makes "
              "the weights too flat).", scale=lambda d_k, d_v: 1.0 / d_k),
     # Before no_scaling: on the one case both explain, the narrower mistake is named.
-    Variant(kind="no_scaling_with_mask", bug="2", needs=MASKED, message=(
+    Variant(tag="no_scaling_with_mask", bug="2", needs=MASKED, message=(
         "The scores are scaled by 1/sqrt(d_k) only when no mask is given: with a mask they are "
         "left unscaled. Scale Q K^T by 1/sqrt(d_k) in every case, then apply the mask."),
         fn=lambda Q, K, V, mask=None: buggy_attention(
@@ -510,10 +510,10 @@ VARIANTS = [
     _variant("scores_transposed", "", "The scores are computed as K Q^T (transposed) instead of "
              "Q K^T: scores[..., i, j] must be q_i . k_j, shape (..., Lq, Lk), i.e. "
              "Q @ np.swapaxes(K, -1, -2).", scores_transposed=True),
-    Variant(kind="returns_weights_first", strict_return=True, fn=_weights_first,
+    Variant(tag="returns_weights_first", strict_return=True, fn=_weights_first,
             message="You return (weights, output): return (output, weights) in that order, the "
                     "output (..., Lq, d_v) first and the weights (..., Lq, Lk) second."),
-    Variant(kind="returns_weights_only", strict_return=True, fn=_weights_only,
+    Variant(tag="returns_weights_only", strict_return=True, fn=_weights_only,
             message="You return the attention weights (..., Lq, Lk) instead of the output: "
                     "return weights @ V, shape (..., Lq, d_v), or the tuple (output, weights)."),
     _variant("k_transpose_all_axes", "", "K.T reverses every axis of a batched array, mixing the "
@@ -522,14 +522,14 @@ VARIANTS = [
 ]
 
 RULES = [
-    Rule(kind="modifies_inputs", explains=failed_in_category("inputs"), message=inputs.MESSAGE),
-    Rule(kind="assumes_lq_equals_lk", bug="22", explains=crashes_only_with("cross"),
+    Rule(tag="modifies_inputs", explains=failed_in_category("inputs"), message=inputs.MESSAGE),
+    Rule(tag="assumes_lq_equals_lk", bug="22", explains=crashes_only_with("cross"),
          message="Your code fails exactly when the query and key lengths differ (Lq != Lk, as in "
                  "cross-attention): take Lk from K.shape[-2], not from Q."),
-    Rule(kind="fails_with_mask", explains=crashes_only_with("masked"),
+    Rule(tag="fails_with_mask", explains=crashes_only_with("masked"),
          message="Your code fails whenever a mask is given: the mask is boolean, broadcastable to "
                  "(..., Lq, Lk); use np.where(mask, scores, -np.inf)."),
-    Rule(kind="fails_with_batch_axes", explains=crashes_only_with("batched"),
+    Rule(tag="fails_with_batch_axes", explains=crashes_only_with("batched"),
          message="Your code fails whenever the inputs have leading batch axes: write it for "
                  "(..., L, d) arrays (matmul broadcasts; transpose with np.swapaxes(K, -1, -2))."),
 ]

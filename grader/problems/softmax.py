@@ -195,8 +195,8 @@ def _buggy(x, axis=-1, *, ignore_axis=False, keepdims=True, stable=True, global_
         return e / total
 
 
-def _variant(kind, bug, message, **bug_args) -> Variant:
-    return Variant(kind=kind, bug=bug, message=message,
+def _variant(tag, bug, message, **bug_args) -> Variant:
+    return Variant(tag=tag, bug=bug, message=message,
                    fn=lambda x, axis=-1: _buggy(x, axis, **bug_args))
 
 
@@ -234,7 +234,7 @@ def describe(case: Case, values: list) -> str | None:
 
 
 RULES = [
-    Rule(kind="modifies_inputs", explains=failed_in_category("inputs"), message=inputs.MESSAGE),
+    Rule(tag="modifies_inputs", explains=failed_in_category("inputs"), message=inputs.MESSAGE),
 ]
 
 PROBLEM = CodeProblem(

@@ -21,6 +21,8 @@ RunStatus = Literal[
     "crashed",  # the sandboxed process died without a verdict (signal, os._exit, forged output)
     "infrastructure_error",  # not the learner's fault: never scored
 ]
+#: Which limit stopped a run or a test: the wall clock, CPU time, memory, or bytes printed.
+LimitName = Literal["wall", "cpu", "memory", "output"]
 
 
 @dataclass(frozen=True)
@@ -135,7 +137,16 @@ class RunResult:
     ``stdout`` is what the learner printed (trimmed to the output limit); it must never be shown for
     hidden tests. ``message`` explains a non-``ok`` status to the learner (syntax error with line,
     which test hit which limit). ``stopped_tests`` lists the tests that stopped a process (the
-    tests after each ran in a fresh one); ``status`` is then the first stop's kind."""
+    tests after each ran in a fresh one); ``status`` is then the first stop's kind.
+
+    The facts behind ``message`` come as fields, so no caller reads them back out of prose:
+    ``stopped_test`` is the test that was running when the process stopped (a limit, a crash, an
+    oversized return; None: none was, e.g. while importing), ``limit`` the limit that stopped it
+    (None for a crash or an oversized return), ``line`` the line of the learner's code named by a
+    syntax or import error. ``stopped_test`` and ``limit`` are decided by the trusted side from
+    what it observed (its clock, the cgroup, bytes read), never from anything the learner's code
+    wrote; ``line`` is reported by the runner in the learner's own process, so the learner can at
+    most misplace its own error."""
 
     status: RunStatus
     calls: list[CallOutcome] = field(default_factory=list)
@@ -144,17 +155,22 @@ class RunResult:
     seconds: float = 0.0
     stopped_tests: list["StoppedTest"] = field(default_factory=list)
     gave_up: str = ""  # why tests were left unrun after stops (empty: every test got its chance)
+    stopped_test: str | None = None
+    limit: LimitName | None = None
+    line: int | None = None
 
 
 @dataclass(frozen=True)
 class StoppedTest:
     """A test that stopped its sandbox process: ``kind`` is ``timeout``, ``memory_limit``,
-    ``crashed`` or ``result_too_large``; ``message`` is learner-facing."""
+    ``crashed`` or ``result_too_large``; ``message`` is learner-facing; ``limit`` is the limit
+    it hit (``RunResult.limit``; None for a crash or an oversized return)."""
 
     test: str
     kind: str
     message: str
     optional: bool = False  # the call was an illustration (Call.optional): it counted no limit
+    limit: LimitName | None = None
 
 
 class SandboxUnavailable(RuntimeError):

@@ -61,6 +61,7 @@ class Collector:
     done: bool = False
     syntax: str | None = None
     import_failure: str | None = None
+    error_line: int | None = None  # the line a syntax or import error names (runner-reported)
     memory_failure: str | None = None
     violation: str | None = None
     received: int = 0
@@ -106,6 +107,7 @@ class Collector:
                 raise wire.WireError("import report after the first call")
             payload = wire.parse_json_body(body)
             message = _text(payload["message"])
+            self.error_line = _line(payload.get("line"))
             if tag == b"SYNT":
                 self.syntax = message
             elif payload.get("memory") is True:
@@ -164,7 +166,9 @@ class Collector:
         seconds = time.monotonic() - self.started_at
         limits = self.limits
 
-        def finish(status: str, message: str, running: CallOutcome | None = None) -> RunResult:
+        def finish(status: str, message: str, running: CallOutcome | None = None,
+                   stopped_test: str | None = None, limit: str | None = None,
+                   line: int | None = None) -> RunResult:
             outcomes = list(self.outcomes)
             if running is not None and len(outcomes) < len(self.calls):
                 running.stopped = True
@@ -172,7 +176,7 @@ class Collector:
             while len(outcomes) < len(self.calls):
                 outcomes.append(CallOutcome(status="skipped", error="not run: " + message.split("\n")[0]))
             return RunResult(status=status, calls=outcomes, message=message, stdout=stdout,
-                             seconds=seconds)
+                             seconds=seconds, stopped_test=stopped_test, limit=limit, line=line)
 
         running_test = self.calls[self.current].test if self.current is not None else None
         if ending.infrastructure and not ending.oom_killed:
@@ -181,12 +185,14 @@ class Collector:
                                                 "infrastructure problem") for _ in self.calls],
                              message=ending.infrastructure, stdout="", seconds=seconds)
         if ending.oom_killed or self.memory_failure is not None:
-            where = f"test '{running_test}'" if running_test else "your code"
+            test = running_test
             if self.memory_failure is not None and self.outcomes and self.current is None:
-                where = f"test '{self.calls[len(self.outcomes) - 1].test}'"
+                test = self.calls[len(self.outcomes) - 1].test
+            where = f"test '{test}'" if test else "your code"
             message = f"{where} exceeded the memory limit ({format_bytes(limits.memory_bytes)})"
             running = CallOutcome(status="exception", error=message)
-            return finish("memory_limit", message, running if running_test else None)
+            return finish("memory_limit", message, running if running_test else None,
+                          stopped_test=test, limit="memory")
         if ending.wall_timeout or self._cpu_killed(ending):
             which = (f"{limits.wall_seconds:g} s wall-clock" if ending.wall_timeout
                      else f"{limits.cpu_seconds:g} s CPU")
@@ -194,34 +200,39 @@ class Collector:
             message = f"{where} exceeded the time limit ({which})"
             running = CallOutcome(status="timeout", error=message,
                                   seconds=time.monotonic() - self.current_started)
-            return finish("timeout", message, running if running_test else None)
+            return finish("timeout", message, running if running_test else None,
+                          stopped_test=running_test,
+                          limit="wall" if ending.wall_timeout else "cpu")
         if ending.oversized is not None and running_test:
             # The size the learner's process declared is not repeated: it is the learner's number.
             limit = self.calls[self.current].max_result_bytes or DEFAULT_MAX_RESULT_BYTES
             message = (f"test '{running_test}' returned a value larger than the "
                        f"{format_bytes(limit)} this test allows (its answer is far smaller): "
                        "check the shape of what you return")
-            return finish("crashed", message, CallOutcome(status="bad_return", error=message))
+            return finish("crashed", message, CallOutcome(status="bad_return", error=message),
+                          stopped_test=running_test)
         if ending.output_flood:
             message = (f"your code printed far more than the output limit "
                        f"({format_bytes(limits.output_bytes)}) and was stopped")
             return finish("output_limit", message,
-                          CallOutcome(status="exception", error=message) if running_test else None)
+                          CallOutcome(status="exception", error=message) if running_test else None,
+                          stopped_test=running_test, limit="output")
         if self.violation is not None or ending.results_too_large:
             # The violation itself (kept in self.violation, logged) may quote what the learner's
             # process wrote, so the learner is told only that it happened.
             return finish("crashed", "the process running your code sent malformed results; "
                                      "nothing it returned was graded")
         if self.syntax is not None:
-            return finish("syntax_error", self.syntax)
+            return finish("syntax_error", self.syntax, line=self.error_line)
         if self.import_failure is not None:
-            return finish("import_error", self.import_failure)
+            return finish("import_error", self.import_failure, line=self.error_line)
         if self.done and len(self.outcomes) == len(self.calls):
             return RunResult(status="ok", calls=list(self.outcomes), stdout=stdout, seconds=seconds)
         where = f"during test '{running_test}'" if running_test else "before all tests ran"
         message = f"the process running your code ended {where} ({_describe_exit(ending.exit_status)})"
         running = CallOutcome(status="exception", error=message)
-        return finish("crashed", message, running if running_test else None)
+        return finish("crashed", message, running if running_test else None,
+                      stopped_test=running_test)
 
     def _cpu_killed(self, ending: Ending) -> bool:
         """A CPU limit ended the process: the runner's per-test timer (SIGPROF), or the
@@ -257,6 +268,13 @@ def _describe_exit(status: int | None) -> str:
             name = str(number)
         return f"killed by signal {name}"
     return f"exit status {(status >> 8) & 0xFF}"
+
+
+def _line(value) -> int | None:
+    """A line number from the runner (None when it named none); anything else breaks protocol."""
+    if value is not None and (type(value) is not int or not 0 <= value < 1 << 31):
+        raise wire.WireError("line is not a line number")
+    return value
 
 
 def _text(value) -> str:

@@ -4,7 +4,7 @@
 control socket, streams the job in, reads results and output with its own wall clock, and turns
 what it saw into a :class:`RunResult` (``collect.py``). It enforces the limits it can observe
 itself: wall time (then asks the server to kill the job; if the server does not confirm within
-``KILL_GRACE`` seconds, the whole sandbox is killed and replaced, the run still ending in the
+``jobio.KILL_GRACE`` seconds, the whole sandbox is killed and replaced, the run still ending in the
 learner's limit), bytes printed, bytes of results, and the slot cgroup's OOM counter.
 
 What is not the learner's doing is never scored: a server that died between jobs, one whose own
@@ -19,36 +19,27 @@ from __future__ import annotations
 import json
 import logging
 import os
-import select
 import signal
 import socket
 import subprocess
 import time
-from dataclasses import dataclass
 from typing import Sequence
 
 from grader.sandbox import wire
 from grader.sandbox.api import (Call, CallOutcome, Limits, RunResult, SandboxUnavailable,
                                 StoppedTest)
-from grader.sandbox.collect import (MAX_RESULT_BYTES, RESULT_TAGS, Collector, Ending, cpu_budget,
-                                    format_bytes)
+from grader.sandbox.collect import Collector, Ending, cpu_budget, format_bytes
+from grader.sandbox.jobio import (Deadline, Job, JobStreams, ServerDied, on_control, poll,
+                                  read_control)
 
 log = logging.getLogger(__name__)
 
 START_TIMEOUT = 15.0
-KILL_GRACE = 2.0
-DRAIN_GRACE = 1.0
-FLOOD_FACTOR = 16
 SERVER_MEMORY_ALLOWANCE = 192 << 20  # the pre-imported interpreter itself, on top of the job's
 SERVER_PROCESSES = 3  # sh/bwrap on the host side of the cgroup, the server, the job's child
 JOB_TMP_INODES = 4096  # files and directories a job may create in its fresh /tmp
 MIN_SEGMENT_SECONDS = 0.25  # a fresh process after a stopped test needs at least this much time
-READ_CHUNK = 1 << 16
 MAX_JOB_BYTES = 256 << 20  # runner.MAX_JOB_BYTES
-
-
-class ServerDied(RuntimeError):
-    """The pre-forked server vanished, broke protocol or refused the job (restarted)."""
 
 
 class JobNotStarted(RuntimeError):
@@ -206,18 +197,10 @@ class ForkServerSandbox:
                     outcomes += result.calls
                     final, gave_up = result, result.gave_up
                     break
-                end = _end_of_test(segment, stop)
-                test = segment[stop].test
-                stopped.append(StoppedTest(test, _stop_kind(result), result.message,
-                                           optional=segment[stop].optional))
-                outcomes += result.calls[:stop + 1]
-                outcomes += [CallOutcome(status="skipped", error=f"not run: test '{test}' "
-                                         "stopped earlier") for _ in range(stop + 1, end)]
-                if segment[stop].optional:  # an illustration: it costs no limit, nor its kin
-                    while end < len(segment) and segment[end].optional:
-                        outcomes.append(CallOutcome(status="skipped", error="not run: an "
-                                                    "illustration before it stopped"))
-                        end += 1
+                stopped.append(StoppedTest(segment[stop].test, _stop_kind(result),
+                                           result.message, optional=segment[stop].optional,
+                                           limit=result.limit))
+                outcomes += _outcomes_to_stop(segment, stop, result)
                 counted = sum(1 for stop_ in stopped if not stop_.optional)
                 if counted >= limits.max_stopped_tests:
                     gave_up = (f"{counted} tests stopped (time or memory limit, crash or "
@@ -228,13 +211,17 @@ class ForkServerSandbox:
                     outcomes += [CallOutcome(status="skipped", error=f"not run: {gave_up}")
                                  for _ in range(len(outcomes), len(calls))]
                     break
-        status, message = (final.status, final.message) if final is not None else ("ok", "")
+        summary = RunResult("ok") if final is None else final  # whose status and message
         counted = [stop for stop in stopped if not stop.optional]
-        if counted and status in ("ok", "timeout", "memory_limit", "crashed"):
-            status, message = _run_status(counted[0]), counted[0].message
-        return RunResult(status=status, calls=outcomes, message=message, stdout="".join(stdout),
-                         seconds=time.monotonic() - started, stopped_tests=stopped,
-                         gave_up=gave_up)
+        if counted and summary.status in ("ok", "timeout", "memory_limit", "crashed"):
+            first = counted[0]
+            summary = RunResult(_run_status(first), message=first.message,
+                                stopped_test=first.test, limit=first.limit)
+        return RunResult(status=summary.status, calls=outcomes, message=summary.message,
+                         stdout="".join(stdout), seconds=time.monotonic() - started,
+                         stopped_tests=stopped, gave_up=gave_up,
+                         stopped_test=summary.stopped_test, limit=summary.limit,
+                         line=summary.line)
 
     def _run_segment(self, source: str, calls: list[Call], limits: Limits,
                      run_deadline: float, job: bytes | None = None) -> RunResult:
@@ -274,140 +261,78 @@ class ForkServerSandbox:
 
     def _run(self, job: Job, collector: Collector, limits: Limits, oom_before: int,
              run_deadline: float) -> RunResult:
-        started = self._started
+        """One job on the running server: hand it the pipes, then poll the control socket and
+        the job's streams until the job exited and its streams drained (or ``jobio.DRAIN_GRACE``
+        passed), asking the server to kill the job at the wall-clock limit, on an output flood
+        or a broken result stream. Raises ``ServerDied`` and ``JobNotStarted``."""
+        control = self._started.control
+        streams = JobStreams.open(control, self._job_request(limits, collector.calls), job,
+                                   collector, limits)
+        ending = Ending()
+        deadline = Deadline(limits.wall_seconds, run_deadline, collector)
+        unresponsive = False
+        try:
+            while True:
+                now = time.monotonic()
+                if deadline.exited and (not streams.open_fds or deadline.drained(now)):
+                    break
+                if deadline.expired(now):
+                    ending.wall_timeout = True
+                    deadline.kill_sent_at = self._request_kill(control)
+                if deadline.kill_overdue(now):
+                    # The job hit a limit and the server could not clean up in time (e.g. a
+                    # million files in /tmp): the limit is the learner's, the server is replaced.
+                    unresponsive = True
+                    break
+                readers = list(streams.open_fds) + ([] if deadline.exited else [control.fileno()])
+                readable, writable = poll(readers, streams.writers(), deadline.next_wait(now))
+                if writable:
+                    streams.write_some()
+                for fd in readable:
+                    if fd == control.fileno():
+                        on_control(read_control(control), ending, deadline)
+                    elif (streams.on_readable(fd, ending, deadline.kill_sent_at is not None)
+                          and deadline.kill_sent_at is None):
+                        deadline.kill_sent_at = self._request_kill(control)
+        finally:
+            streams.close()
+        return self._conclude(collector, streams, ending, unresponsive, limits, oom_before,
+                              run_deadline)
+
+    def _job_request(self, limits: Limits, calls: Sequence[Call]) -> dict:
+        """The ``run`` control message: the job child's limits."""
         # RLIMIT_NPROC counts the job uid's processes; in development mode the server shares it.
         if self.isolated:
             nproc = limits.max_processes if self.cgroup is not None else 1
         else:
             nproc = limits.max_processes + 1
-        request = {"op": "run", "limits": {
-            "memory_bytes": limits.memory_bytes,
-            "cpu_seconds": cpu_budget(limits, collector.calls),
+        return {"op": "run", "limits": {
+            "memory_bytes": limits.memory_bytes, "cpu_seconds": cpu_budget(limits, calls),
             "file_bytes": limits.file_bytes, "nproc": nproc, "tmp_bytes": limits.tmp_bytes,
             "tmp_inodes": JOB_TMP_INODES}}
-        job_r, job_w = os.pipe()
-        result_r, result_w = os.pipe()
-        output_r, output_w = os.pipe()
-        ending = Ending()
-        try:
-            try:
-                started.control.sendmsg([json.dumps(request).encode("ascii")],
-                                        [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
-                                          _fd_bytes(job_r, result_w, output_w))])
-            except OSError as error:
-                raise ServerDied(f"cannot send the job: {error}") from None
-        finally:
-            for fd in (job_r, result_w, output_w):
-                os.close(fd)
-        os.set_blocking(job_w, False)
-        output = bytearray()
-        output_total = 0
-        reader = wire.FrameReader(RESULT_TAGS, MAX_RESULT_BYTES, collector.frame_limit,
-                                  sink=collector.feed)
-        begun = time.monotonic()
-        deadline = min(begun + limits.wall_seconds, run_deadline)
-        open_fds = {result_r, output_r}
-        pending, held = memoryview(job.opening), job.held
-        exited = False
-        exit_deadline = None
-        kill_sent_at = None
-        unresponsive = False
-        control = started.control
-        try:
-            while True:
-                now = time.monotonic()
-                # each test has its own limit, from its first call's start (the import: from now)
-                deadline = min((collector.test_started or begun) + limits.wall_seconds,
-                               run_deadline)
-                if exited and (not open_fds or now > exit_deadline):
-                    break
-                if not exited and kill_sent_at is None and now >= deadline:
-                    ending.wall_timeout = True
-                    kill_sent_at = self._request_kill(control)
-                if kill_sent_at is not None and not exited and now > kill_sent_at + KILL_GRACE:
-                    # The job hit a limit and the server could not clean up in time (e.g. a
-                    # million files in /tmp): the limit is the learner's, the server is replaced.
-                    unresponsive = True
-                    break
-                readers = list(open_fds) + ([] if exited else [control.fileno()])
-                if held and collector.imported and len(collector.outcomes) >= job.gate:
-                    pending, held = memoryview(bytes(pending) + held), b""  # hidden arguments
-                writers = [job_w] if pending and job_w >= 0 else []
-                wait_until = exit_deadline if exited else (
-                    kill_sent_at + KILL_GRACE if kill_sent_at is not None else deadline)
-                readable, writable = _poll(readers, writers, max(0.0, wait_until - now))
-                if writable:
-                    try:
-                        written = os.write(job_w, pending[:READ_CHUNK * 16])
-                        pending = pending[written:]
-                    except (BrokenPipeError, BlockingIOError) as error:
-                        if isinstance(error, BrokenPipeError):
-                            pending, held = memoryview(b""), b""
-                    if not pending and not held:
-                        os.close(job_w)
-                        job_w = -1
-                for fd in readable:
-                    if fd == control.fileno():
-                        message = _read_control(control)
-                        if message.get("op") == "drifted":
-                            raise ServerDied("the server's own settings drifted "
-                                             f"({message.get('settings')}); replaced")
-                        if message.get("op") == "exit":
-                            exited = True
-                            exit_deadline = time.monotonic() + DRAIN_GRACE
-                            ending.exit_status = _int_or_none(message.get("status"))
-                            ending.cpu_seconds = float(message.get("cpu") or 0.0)
-                        continue
-                    if fd == result_r:
-                        try:
-                            _frames, end = reader.read_from(fd, READ_CHUNK)
-                        except wire.WireError as error:
-                            if isinstance(error, wire.FrameTooLarge) and error.tag == b"VALU" \
-                                    and collector.current is not None:
-                                ending.oversized = error
-                            else:
-                                ending.results_too_large = "more than" in str(error)
-                                collector.violation = collector.violation or str(error)
-                            open_fds.discard(fd)
-                            if kill_sent_at is None:
-                                kill_sent_at = self._request_kill(control)
-                            continue
-                        if end:
-                            open_fds.discard(fd)
-                        continue
-                    chunk = os.read(fd, READ_CHUNK)
-                    if not chunk:
-                        open_fds.discard(fd)
-                        continue
-                    if fd == output_r:
-                        output_total += len(chunk)
-                        if len(output) < limits.output_bytes:
-                            output += chunk[:limits.output_bytes - len(output)]
-                        if (output_total > max(FLOOD_FACTOR * limits.output_bytes, 1 << 20)
-                                and kill_sent_at is None):
-                            ending.output_flood = True
-                            kill_sent_at = self._request_kill(control)
-        finally:
-            for fd in (job_w, result_r, output_r):
-                if fd >= 0:
-                    os.close(fd)
+
+    def _conclude(self, collector: Collector, streams: "JobStreams", ending: Ending,
+                  unresponsive: bool, limits: Limits, oom_before: int,
+                  run_deadline: float) -> RunResult:
+        """The job's RunResult from what was seen; replaces the server when the job outlived its
+        exit or the server did not confirm a kill. Raises ``JobNotStarted``."""
         if not collector.live and ending.wall_timeout and time.monotonic() >= run_deadline:
             why = _total_time_reached(limits)
-            return RunResult(status="timeout", message=why, gave_up=why, calls=[
+            return RunResult(status="timeout", message=why, gave_up=why, limit="wall", calls=[
                 CallOutcome(status="skipped", error=f"not run: {why}") for _ in collector.calls])
         if not collector.live:
             raise JobNotStarted("the job's process ended before it started "
                                 f"({'wall clock' if ending.wall_timeout else 'no first frame'})")
-        if open_fds and not unresponsive:
+        if streams.open_fds and not unresponsive:
             ending.infrastructure = "job processes outlived the job"
         ending.oom_killed = self._oom_since(oom_before)
-        stdout = output.decode("utf-8", "replace")
-        if output_total > limits.output_bytes:
+        stdout = streams.output.decode("utf-8", "replace")
+        if streams.output_total > limits.output_bytes:
             stdout += f"\n[output trimmed: more than {format_bytes(limits.output_bytes)} printed]"
         result = collector.result(ending, stdout)
         if collector.violation is not None:
             log.info("a job broke the result protocol: %s", collector.violation[:300])
-        if open_fds or unresponsive:
+        if streams.open_fds or unresponsive:
             log.warning("sandbox server replaced after a job (%s)",
                         "unresponsive after kill" if unresponsive else "job outlived its exit")
             self._stop_server()
@@ -420,18 +345,6 @@ class ForkServerSandbox:
         except OSError as error:
             raise ServerDied(f"cannot ask the server to kill the job: {error}") from None
         return time.monotonic()
-
-
-@dataclass(frozen=True)
-class Job:
-    """A job stream in two parts: ``opening`` (the ``JOB_`` frame and the arguments of the calls
-    before the first secret one), written at once, and ``held`` (the arguments from the first
-    secret call on), written only when the learner's code is imported and the first ``gate``
-    calls have finished (:class:`~grader.sandbox.api.Call` ``secret``)."""
-
-    opening: bytes
-    held: bytes = b""
-    gate: int = 0
 
 
 def encode_job(source: str, calls: Sequence[Call], test_cpu_seconds: float = 4.0) -> Job:
@@ -473,6 +386,23 @@ def _stopped_call(result: RunResult) -> int | None:
     return None
 
 
+def _outcomes_to_stop(segment: Sequence[Call], stop: int, result: RunResult) -> list:
+    """The outcomes of ``segment``'s calls up to the end of the test whose call ``stop``
+    stopped the process (the test's later calls skipped), and, when that call was an
+    illustration (``Call.optional``), of the illustrations right after it (skipped: an
+    illustration costs no limit, nor do its kin)."""
+    end, test = _end_of_test(segment, stop), segment[stop].test
+    outcomes = list(result.calls[:stop + 1])
+    outcomes += [CallOutcome(status="skipped", error=f"not run: test '{test}' stopped earlier")
+                 for _ in range(stop + 1, end)]
+    if segment[stop].optional:
+        while end < len(segment) and segment[end].optional:
+            outcomes.append(CallOutcome(status="skipped",
+                                        error="not run: an illustration before it stopped"))
+            end += 1
+    return outcomes
+
+
 def _end_of_test(calls: Sequence[Call], index: int) -> int:
     """Index just after the last consecutive call of the test that ``calls[index]`` belongs to."""
     end = index + 1
@@ -491,45 +421,6 @@ def _run_status(stop: StoppedTest) -> str:
     return "crashed" if stop.kind == "result_too_large" else stop.kind
 
 
-def _poll(readers: list[int], writers: list[int], timeout: float) -> tuple[list[int], list[int]]:
-    """``select`` for any descriptor number (``select.select`` fails above 1023). A descriptor
-    at end of file or in error counts as readable, so the caller's read sees it."""
-    poller = select.poll()
-    for fd in readers:
-        poller.register(fd, select.POLLIN)
-    for fd in writers:
-        poller.register(fd, select.POLLOUT)
-    readable, writable = [], []
-    for fd, events in poller.poll(timeout * 1000):
-        if fd in readers and events & (select.POLLIN | select.POLLHUP | select.POLLERR | select.POLLNVAL):
-            readable.append(fd)
-        if fd in writers and events & (select.POLLOUT | select.POLLERR | select.POLLHUP):
-            writable.append(fd)
-    return readable, writable
-
-
-def _fd_bytes(*fds: int) -> bytes:
-    import array
-
-    return array.array("i", fds).tobytes()
-
-
-def _read_control(control: socket.socket) -> dict:
-    try:
-        data = control.recv(65536)
-    except OSError as error:
-        raise ServerDied(f"control socket: {error}") from None
-    if not data:
-        raise ServerDied("the server closed its control socket")
-    try:
-        message = json.loads(data)
-    except ValueError:
-        raise ServerDied("unreadable control message") from None
-    if not isinstance(message, dict):
-        raise ServerDied("unreadable control message")
-    return message
-
-
 def _start_message(control: socket.socket) -> dict | None:
     """The server's next start-up message (``map``, ``ready``), or None (timeout, garbage)."""
     try:
@@ -539,6 +430,3 @@ def _start_message(control: socket.socket) -> dict | None:
         return None
     return message if isinstance(message, dict) else None
 
-
-def _int_or_none(value) -> int | None:
-    return value if type(value) is int else None

@@ -6,7 +6,8 @@ only reports, in order: ``LIVE {}`` once the job's description is read (before a
 code runs), ``IMPD {}`` once the learner's code is imported, then for call ``i`` (its arguments
 read just before it): ``STRT {"i": i}`` then either ``VALU`` (JSON-length-prefixed
 call index + encoded value, see ``wire.py``) or ``FAIL {"i", "status", "error", "memory"}``; or,
-before any call, ``SYNT``/``IMPT`` with a message; and ``DONE`` at the end. The trusted side
+before any call, ``SYNT``/``IMPT`` with a message and the line it names (``"line"``, or
+null); and ``DONE`` at the end. The trusted side
 treats everything here as untrusted input: the learner's code runs in this same process and can
 write to the result descriptor itself, which can only ever change its own answers.
 
@@ -80,6 +81,12 @@ def describe_exception(error: BaseException) -> str:
         return headline
     trace = "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames))
     return _shorten(f"{headline}\n{trace}{name}: {_safe_str(error)}")
+
+
+def error_line(error: BaseException) -> int | None:
+    """The line of the learner's code that ``describe_exception`` names (None: none)."""
+    frames = learner_frames(error)
+    return frames[-1].lineno if frames else None
 
 
 # Characters that editors, word processors and web pages put where Python expects another one.
@@ -274,12 +281,12 @@ def run_job(job_fd: int, result_fd: int) -> None:
         code = compile(source, SOURCE_NAME, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as error:  # ValueError: null bytes in source
         if isinstance(error, SyntaxError) and "null bytes" not in str(error.msg):
-            message = describe_syntax_error(error)
+            message, line = describe_syntax_error(error), error.lineno or 0
         else:
             line = source[:source.find("\0")].count("\n") + 1
             message = (f"SyntaxError: your code contains a NUL character (a zero byte), which "
                        f"Python does not accept; delete it (line {line} of your code)")
-        _emit_json(result_fd, b"SYNT", {"message": message})
+        _emit_json(result_fd, b"SYNT", {"message": message, "line": line})
         return
     except (MemoryError, RecursionError) as error:
         _emit_json(result_fd, b"SYNT", {"message": f"your code is too deeply nested to compile "
@@ -305,14 +312,16 @@ def run_job(job_fd: int, result_fd: int) -> None:
         guard.restore()
         _flush_learner_output()
         emit_json(result_fd, b"IMPT", {"message": f"your code called sys.exit({_safe_str(error)}) "
-                                                  "while being imported", "memory": False})
+                                                  "while being imported", "memory": False,
+                                       "line": None})
         return
     except BaseException as error:  # noqa: BLE001 - report every learner fault
         guard.restore()
         _flush_learner_output()
         emit_json(result_fd, b"IMPT", {"message": "your code raised an error while being "
                                                   "imported: " + describe(error),
-                                       "memory": isinstance(error, MemoryError)})
+                                       "memory": isinstance(error, MemoryError),
+                                       "line": error_line(error)})
         return
     guard.restore()
     _flush_learner_output()

@@ -5,7 +5,7 @@ import pytest
 
 from grader.grading.service import round_points
 from grader.problems import PROBLEMS
-from grader.problems.grading import case_points
+from grader.problems.scoring import case_points
 from grader import results
 from grader.results import ItemResult, apportion, split_points
 

@@ -49,13 +49,15 @@ class FakeSandbox:
             code = compile(source, "submission.py", "exec")
         except SyntaxError as exc:  # worded like grader/sandbox/runner.py
             return RunResult("syntax_error", message=f"{type(exc).__name__}: {exc.msg} (line "
-                             f"{exc.lineno} of your code)\n    {(exc.text or '').strip()}\n    ^")
+                             f"{exc.lineno} of your code)\n    {(exc.text or '').strip()}\n    ^",
+                             line=exc.lineno)
         try:
             exec(code, namespace)  # noqa: S102 - tests only, trusted fixture files
         except Exception as exc:  # noqa: BLE001
             line = traceback.extract_tb(exc.__traceback__)[-1].lineno
             return RunResult("import_error", message="your code raised an error while being "
-                             f"imported: {type(exc).__name__}: {exc} (line {line} of your code)")
+                             f"imported: {type(exc).__name__}: {exc} (line {line} of your code)",
+                             line=line)
         outcomes = []
         for call in calls:
             function = namespace.get(call.function)

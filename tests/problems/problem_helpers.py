@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grader.problems import PROBLEMS, grading
+from grader.problems import PROBLEMS, scoring
 from grader.results import ItemResult
 from grader.sandbox.api import Limits
 
@@ -22,7 +22,7 @@ def submission_names(problem: str, prefix: str) -> list[str]:
 
 def grade_source(sandbox, problem: str, source: str, seed: int = 7, points: float = 10.0
                  ) -> ItemResult:
-    return grading.grade(PROBLEMS[problem], "item", points, source, sandbox, Limits(), seed)
+    return scoring.grade(PROBLEMS[problem], "item", points, source, sandbox, Limits(), seed)
 
 
 def grade_file(sandbox, problem: str, name: str, seed: int = 7, points: float = 10.0

@@ -1,5 +1,5 @@
 """Each hidden case has the condition it is named after on every draw, and separates every
-catalogued mistake from the reference by a wide margin on every draw (never at the tolerance's
+known mistake from the reference by a wide margin on every draw (never at the tolerance's
 edge, where rounding or the draw would decide the verdict)."""
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ def _verdict(case, values, monkeypatch) -> str:
 def test_every_case_separates_every_mistake_the_same_way_on_every_draw(monkeypatch, problem):
     p = PROBLEMS[problem]
     implementations = [("reference", p.reference)] + [
-        (f"variant {i} ({v.kind})", v.fn) for i, v in enumerate(p.variants)]
+        (f"variant {i} ({v.tag})", v.fn) for i, v in enumerate(p.variants)]
     verdicts: dict[tuple[str, str], Counter] = defaultdict(Counter)
     for seed in SEEDS:
         for case in p.cases(seed):

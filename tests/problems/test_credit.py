@@ -8,7 +8,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from grader.problems import PROBLEMS, diagnosis, grading
+from grader.problems import PROBLEMS, diagnosis, scoring
 from grader.problems.base import Variant
 from grader.sandbox.api import Limits
 from tests.problems.problem_helpers import category_points, diagnoses, grade_source
@@ -51,11 +51,11 @@ def test_all_nan_output_earns_nothing_and_is_told_where_without_a_made_up_mistak
 
 def test_a_mistake_is_only_named_on_tests_that_have_its_ingredient(fake_sandbox):
     problem = PROBLEMS[SDPA]
-    always = Variant(kind="mask_anything", message="a masking mistake", needs=frozenset({"masked"}),
+    always = Variant(tag="mask_anything", message="a masking mistake", needs=frozenset({"masked"}),
                      fn=lambda Q, K, V, mask=None: np.zeros(Q.shape[:-1] + V.shape[-1:]))
     only_masking = dataclasses.replace(problem, variants=[always], rules=[])
-    results, _, _ = grading.evaluate(only_masking, ZEROS, fake_sandbox, Limits(), seed=5)
-    named = {r.case.name for r in results if r.diagnosis_kind == "mask_anything"}
+    results, _, _ = scoring.evaluate(only_masking, ZEROS, fake_sandbox, Limits(), seed=5)
+    named = {r.case.name for r in results if r.diagnosis_tag == "mask_anything"}
     failing_masked = {r.case.name for r in results if not r.passed and "masked" in r.case.traits}
     assert named and named == failing_masked
 
@@ -102,5 +102,5 @@ def test_no_finite_entry_means_no_variant_is_claimed_on_nan_outputs():
     nan = np.full(args[0].shape[:-1] + args[2].shape[-1:], np.nan)
     result = CaseResult(case, [CallOutcome("ok", value=nan)], passed=False)
     diagnosis.diagnose(problem, [result])
-    assert result.diagnosis_kind == ""
+    assert result.diagnosis_tag == ""
     assert result.signals.startswith("your output contains NaN/inf in")

@@ -13,7 +13,7 @@ from grader.sandbox.api import CallOutcome
 def _scaling_case():
     problem = PROBLEMS["scaled_dot_product_attention"]
     case = next(c for c in problem.cases(4) if c.category == "scaling" and not c.visible)
-    variant = {v.kind: v for v in problem.variants}["scale_by_d_k"]
+    variant = {v.tag: v for v in problem.variants}["scale_by_d_k"]
     return case, variant
 
 

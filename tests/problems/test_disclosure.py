@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from grader.problems import PROBLEMS, disclosure
-from grader.problems.grading import grade
+from grader.problems.scoring import grade
 from grader.sandbox import Limits, get_sandbox
 
 SDPA = PROBLEMS["scaled_dot_product_attention"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from grader.problems import PROBLEMS
-from grader.problems.grading import grade
+from grader.problems.scoring import grade
 from grader.sandbox import Limits, get_sandbox
 
 SOFTMAX = '''

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from grader.problems import PROBLEMS, grading, pictures
+from grader.problems import PROBLEMS, scoring, pictures
 from grader.sandbox import get_sandbox
 from grader.sandbox.api import CallOutcome, Limits, RunResult, StoppedTest
 from tests.problems.conftest import FakeSandbox
@@ -174,9 +174,9 @@ def test_a_picture_call_that_raises_costs_nothing(fake_sandbox):
 def test_real_sandbox_a_picture_call_that_hangs_costs_nothing():
     sandbox = get_sandbox("unsafe-dev")
     try:
-        result = grading.grade(PROBLEMS[SDPA], "sdpa", 10, spoiling(4, "while True: pass"),
+        result = scoring.grade(PROBLEMS[SDPA], "sdpa", 10, spoiling(4, "while True: pass"),
                                sandbox, Limits(wall_seconds=2.0, cpu_seconds=2.0), seed=4)
-        plain = grading.grade(PROBLEMS[SDPA], "sdpa", 10, CORRECT, sandbox,
+        plain = scoring.grade(PROBLEMS[SDPA], "sdpa", 10, CORRECT, sandbox,
                               Limits(wall_seconds=2.0, cpu_seconds=2.0), seed=4)
     finally:
         sandbox.close()

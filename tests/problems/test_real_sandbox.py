@@ -34,9 +34,9 @@ def test_infinite_loop_is_a_graded_zero_with_the_limit_named(real_sandbox):
     source = ("def scaled_dot_product_attention(Q, K, V, mask=None):\n"
               "    while True:\n"
               "        pass\n")
-    from grader.problems import grading
+    from grader.problems import scoring
 
-    result = grading.grade(PROBLEMS["scaled_dot_product_attention"], "sdpa", 10, source,
+    result = scoring.grade(PROBLEMS["scaled_dot_product_attention"], "sdpa", 10, source,
                            real_sandbox, Limits(wall_seconds=1.0, cpu_seconds=1.0), seed=1)
     assert result.status == "graded" and result.score == 0
     # each of the first four tests stops (1 s, CPU or wall-clock), then the run gives up

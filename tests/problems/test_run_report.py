@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from grader.problems import PROBLEMS, grading
+from grader.problems import PROBLEMS, scoring
 from grader.sandbox.api import CallOutcome, Limits, RunResult, StoppedTest
 from tests.problems.conftest import FakeSandbox
 from tests.problems.problem_helpers import grade_file, grade_source
@@ -154,7 +154,7 @@ def test_score_line_separates_what_hidden_tests_are_worth_from_the_score(fake_sa
 
 def test_limits_in_the_summary_come_from_the_item(fake_sandbox):
     _, case = _single_call_case(7)
-    result = grading.grade(PROBLEMS[SDPA], "item", 10, CORRECT,
+    result = scoring.grade(PROBLEMS[SDPA], "item", 10, CORRECT,
                            StoppedTestsSandbox({case.name: "timeout"}),
                            Limits(wall_seconds=3.0, cpu_seconds=2.0), seed=7)
     assert f"'{case.name}' (exceeded the 3 s time limit" in result.output

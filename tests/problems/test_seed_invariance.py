@@ -2,7 +2,7 @@
 change what a submission earns or which mistakes it is told about.
 
 Every correct and every buggy submission file (submissions/<problem>/*.py) and every mistake of
-each problem's catalogue (its variants, run as a learner's code) is graded on 50 seeds; its score,
+each problem's known mistakes (its variants, run as a learner's code) is graded on 50 seeds; its score,
 the pass/fail of every test and the diagnosis of every failing test must be the same on all 50.
 The in-process fake sandbox runs the code; the cases of a seed are built once and shared by all the
 implementations graded on it, and the trusted variants' and reference's values on a case are
@@ -17,7 +17,7 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from grader.problems import PROBLEMS, diagnosis, grading
+from grader.problems import PROBLEMS, diagnosis, scoring
 from grader.sandbox.api import Limits
 from tests.problems.problem_helpers import submission, submission_names
 
@@ -29,7 +29,7 @@ _MODULES = {"softmax": "softmax", "scaled_dot_product_attention": "sdpa",
 
 
 def variant_source(problem: str, index: int) -> str:
-    """Learner code that is catalogue variant ``index`` of ``problem`` (runs in the fake sandbox,
+    """Learner code that is known-mistake variant ``index`` of ``problem`` (runs in the fake sandbox,
     in process, so it may import the grader)."""
     function = PROBLEMS[problem].function
     return (f"from grader.problems.{_MODULES[problem]} import VARIANTS as _VARIANTS\n\n\n"
@@ -38,10 +38,10 @@ def variant_source(problem: str, index: int) -> str:
 
 
 def implementations(problem: str) -> list[tuple[str, str]]:
-    """(name, source) of every submission file and every catalogue variant of ``problem``."""
+    """(name, source) of every submission file and every known-mistake variant of ``problem``."""
     files = submission_names(problem, "correct_") + submission_names(problem, "bug_")
     found = [(name, submission(problem, name)) for name in files]
-    found += [(f"variant {i} ({v.kind})", variant_source(problem, i))
+    found += [(f"variant {i} ({v.tag})", variant_source(problem, i))
               for i, v in enumerate(PROBLEMS[problem].variants)]
     return found
 
@@ -133,7 +133,7 @@ def test_every_implementation_gets_the_same_grade_on_every_draw(fake_sandbox, mo
     for seed in SEEDS:
         shared.start(seed)
         for name, source in everything:
-            result = grading.grade(PROBLEMS[problem], "item", 10.0, source, fake_sandbox,
+            result = scoring.grade(PROBLEMS[problem], "item", 10.0, source, fake_sandbox,
                                    Limits(), seed)
             grades[name][_signature(result)].append(seed)
     elapsed = time.perf_counter() - started
@@ -146,7 +146,7 @@ def test_every_implementation_gets_the_same_grade_on_every_draw(fake_sandbox, mo
 
 def _graded_on_every_seed(fake_sandbox, problem: str, name: str):
     for seed in SEEDS:
-        yield seed, grading.grade(PROBLEMS[problem], "item", 10.0, submission(problem, name),
+        yield seed, scoring.grade(PROBLEMS[problem], "item", 10.0, submission(problem, name),
                                   fake_sandbox, Limits(), seed)
 
 

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from grader.problems import PROBLEMS
-from grader.problems.grading import grade
+from grader.problems.scoring import grade
 from grader.problems.source import SourceDecodeError, decode, normalize
 from grader.sandbox import Limits, get_sandbox
 from tests.conftest import ROOT

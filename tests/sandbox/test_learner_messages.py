@@ -240,3 +240,41 @@ def test_a_sandbox_started_by_a_process_with_many_open_files_works():
     finally:
         for fd in held:
             os.close(fd)
+
+
+def test_the_facts_behind_each_message_come_as_fields(sandbox):
+    """``stopped_test``, ``limit`` and ``line`` say what the message says, for each way a run
+    stops, so no caller reads them back out of the message."""
+    loop = "def softmax(x):\n    while True:\n        pass\n"
+    wall = sandbox.run("import time\ndef softmax(x):\n    time.sleep(30)\n", calls(1), FAST)
+    cpu = sandbox.run(loop, calls(1), Limits(wall_seconds=4.0, cpu_seconds=1.0))
+    memory = sandbox.run("import numpy as np\ndef softmax(x):\n    return np.ones((1 << 30,), "
+                         "dtype=np.uint8)\n", calls(1), FAST)
+    output = sandbox.run("def softmax(x):\n    while True:\n        print('z' * 100)\n", calls(1),
+                         Limits(wall_seconds=2.0, output_bytes=1024))
+    syntax = sandbox.run("import numpy as np\n\ndef softmax(x)\n    return x\n", calls(1), FAST)
+    imported = sandbox.run("import numpy as np\n\n\nraise RuntimeError('boom')\n", calls(1), FAST)
+    crashed = sandbox.run("import os\ndef softmax(x):\n    os._exit(3)\n", calls(1), FAST)
+    fields = [(r.status, r.stopped_test, r.limit, r.line)
+              for r in (wall, cpu, memory, output, syntax, imported, crashed)]
+    assert fields == [("timeout", "visible-0", "wall", None), ("timeout", "visible-0", "cpu", None),
+                      ("memory_limit", "visible-0", "memory", None),
+                      ("output_limit", "visible-0", "output", None),
+                      ("syntax_error", None, None, 3), ("import_error", None, None, 4),
+                      ("crashed", "visible-0", None, None)]
+    assert [s.limit for s in wall.stopped_tests + cpu.stopped_tests + memory.stopped_tests] == [
+        "wall", "cpu", "memory"]
+
+
+def test_text_the_learner_prints_or_raises_never_sets_a_field(sandbox):
+    """The learner's code prints and raises the sandbox's own sentences: the fields still say
+    what the trusted side saw (a CPU limit in the real test; the line that raised)."""
+    fake = "test 'visible-1' exceeded the time limit (9 s CPU) (line 99 of your code)"
+    source = (f"print({fake!r})\nimport time\ndef softmax(x):\n    print({fake!r})\n"
+              "    time.sleep(30)\n")
+    result = sandbox.run(source, calls(1), FAST)
+    assert (result.stopped_test, result.limit, result.line) == ("visible-0", "wall", None)
+    assert [(s.test, s.limit) for s in result.stopped_tests] == [("visible-0", "wall")]
+    raised = sandbox.run(f"import numpy as np\nraise ValueError({fake!r})\n", calls(1), FAST)
+    assert (raised.status, raised.stopped_test, raised.limit, raised.line) == (
+        "import_error", None, None, 2)

@@ -21,9 +21,9 @@ def test_every_problem_has_correct_and_buggy_files_all_with_expectations():
 
 @pytest.mark.parametrize("problem", sorted(PROBLEMS))
 def test_every_known_mistake_has_a_submission_file_that_gets_it(problem):
-    catalogue = {entry.kind for entry in PROBLEMS[problem].variants + PROBLEMS[problem].rules}
-    covered = {kind for kind, _ in EXPECTED[problem].values()}
-    assert catalogue == covered
+    tags = {entry.tag for entry in PROBLEMS[problem].variants + PROBLEMS[problem].rules}
+    covered = {tag for tag, _ in EXPECTED[problem].values()}
+    assert tags == covered
 
 
 @pytest.mark.parametrize("problem, name", CORRECT)
@@ -35,15 +35,15 @@ def test_correct_styles_get_full_marks(fake_sandbox, problem, name, seed):
     assert "Diagnosis" not in result.output
 
 
-def _message(problem: str, kind: str) -> str:
-    catalogue = PROBLEMS[problem].variants + PROBLEMS[problem].rules
-    return next(entry.message for entry in catalogue if entry.kind == kind)
+def _message(problem: str, tag: str) -> str:
+    mistakes = PROBLEMS[problem].variants + PROBLEMS[problem].rules
+    return next(entry.message for entry in mistakes if entry.tag == tag)
 
 
 @pytest.mark.parametrize("problem, name", BUGGY)
 @pytest.mark.parametrize("seed", [1, 2])
 def test_each_mistake_loses_the_right_tests_and_is_named(fake_sandbox, problem, name, seed):
-    kind, expected = EXPECTED[problem][name]
+    tag, expected = EXPECTED[problem][name]
     result = grade_file(fake_sandbox, problem, name, seed=seed)
     failing = [t for t in result.tests if t.status == "failed"]
     traits = {c.name: c.traits for c in PROBLEMS[problem].cases(seed)}
@@ -59,18 +59,18 @@ def test_each_mistake_loses_the_right_tests_and_is_named(fake_sandbox, problem, 
             t.max_score for t in result.tests if t.name in also)
         assert result.score == pytest.approx(10.0 - lost, abs=1e-4)
     assert isinstance(expected, (Whole, Some, Where))
-    assert failing and all(f"diagnosis:{kind}" in t.tags for t in failing), \
+    assert failing and all(f"diagnosis:{tag}" in t.tags for t in failing), \
         [(t.name, t.tags) for t in failing]
-    message = _message(problem, kind)
+    message = _message(problem, tag)
     assert all(message in t.output for t in failing)
     assert message in result.output
 
 
-def test_catalogue_document_is_in_sync_with_the_code():
+def test_mistakes_document_is_in_sync_with_the_code():
     from pathlib import Path
 
-    from grader.problems import catalogue
+    from grader.problems import mistakes
 
-    document = Path(catalogue.__file__).with_name("CATALOGUE.md").read_text(encoding="utf-8")
-    assert document == catalogue.markdown(), \
-        "regenerate: python -m grader.problems.catalogue > grader/problems/CATALOGUE.md"
+    document = Path(mistakes.__file__).with_name("MISTAKES.md").read_text(encoding="utf-8")
+    assert document == mistakes.markdown(), \
+        "regenerate: python -m grader.problems.mistakes > grader/problems/MISTAKES.md"

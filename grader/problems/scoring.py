@@ -296,8 +296,8 @@ def grade(problem: CodeProblem, item_id: str, points: float, source: str, sandbo
         case = result.case
         shown[case.name] = _failure_text(problem, result, source) if not result.passed else ("", "")
         tags = [case.category, "visible" if case.visible else "hidden"]
-        if result.diagnosis_kind:
-            tags.append(f"diagnosis:{result.diagnosis_kind}")
+        if result.diagnosis_tag:
+            tags.append(f"diagnosis:{result.diagnosis_tag}")
         share = round(shares[case.name], 6)
         tests.append(TestResult(
             name=case.name, score=share if result.passed else 0.0, max_score=share,
@@ -326,6 +326,6 @@ def grade(problem: CodeProblem, item_id: str, points: float, source: str, sandbo
         output="\n".join(lines),
         extra_data={"problem": problem.id, "sandbox_seconds": round(run.seconds, 4),
                     "grading_seconds": round(time.perf_counter() - started, 4),
-                    "diagnoses": sorted({r.diagnosis_kind for r in results if r.diagnosis_kind}),
+                    "diagnoses": sorted({r.diagnosis_tag for r in results if r.diagnosis_tag}),
                     "pictures": pictures.draw_outcomes(problem, picture_outcomes)},
     )
