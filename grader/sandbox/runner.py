@@ -269,28 +269,21 @@ class JobReader:
         return wire.decode_value(body, allow_none=True, max_bytes=MAX_JOB_BYTES)
 
 
-def run_job(job_fd: int, result_fd: int) -> None:
+def run_job(job_fd: int, result_fd: int, *, emit_json=_emit_json) -> None:
     """Read the job from ``job_fd``, run it, write frames to ``result_fd``. Returns normally when
-    done; the learner's code may end the process earlier."""
+    done; the learner's code may end the process earlier.
+
+    Frames, in order: ``LIVE`` (set up: from here on, faults are the learner's), then ``SYNT``
+    (the source does not compile) or ``IMPT`` (the import failed) and nothing more, or ``IMPD``
+    (imported: the trusted side may now send the hidden arguments), one ``STRT`` and one
+    ``VALU``/``FAIL`` per call, and ``DONE``."""
     job = JobReader(job_fd)
     meta = job.meta()
-    _emit_json(result_fd, b"LIVE", {})  # set up and read: from here on, faults are the learner's
+    emit_json(result_fd, b"LIVE", {})
     source = meta["source"]
     linecache.cache[SOURCE_NAME] = (len(source), None, source.splitlines(True), SOURCE_NAME)
-    try:
-        code = compile(source, SOURCE_NAME, "exec", dont_inherit=True)
-    except (SyntaxError, ValueError) as error:  # ValueError: null bytes in source
-        if isinstance(error, SyntaxError) and "null bytes" not in str(error.msg):
-            message, line = describe_syntax_error(error), error.lineno or 0
-        else:
-            line = source[:source.find("\0")].count("\n") + 1
-            message = (f"SyntaxError: your code contains a NUL character (a zero byte), which "
-                       f"Python does not accept; delete it (line {line} of your code)")
-        _emit_json(result_fd, b"SYNT", {"message": message, "line": line})
-        return
-    except (MemoryError, RecursionError) as error:
-        _emit_json(result_fd, b"SYNT", {"message": f"your code is too deeply nested to compile "
-                                                   f"({type(error).__name__})"})
+    code = _compile(source, result_fd)
+    if code is None:
         return
     module = types.ModuleType("submission")
     module.__file__ = SOURCE_NAME
@@ -301,11 +294,47 @@ def run_job(job_fd: int, result_fd: int) -> None:
     cpu = float(meta.get("test_cpu_seconds") or 0.0)
     arm = (lambda: _setitimer(signal.ITIMER_PROF, cpu)) if cpu > 0 else (lambda: None)
     arm()
-    emit, emit_json, encode, describe = _emit, _emit_json, wire.encode_parts, describe_exception
-    monotonic, frame_header = time.monotonic, wire.FRAME_HEADER.pack
     guard = _PREPARED if _PREPARED is not None else ModuleGuard()
     guard.refresh(sys)  # the child gave sys new streams
     guard.arm()
+    if not _import(code, module, guard, result_fd):
+        return
+    emit_json(result_fd, b"IMPD", {})
+    read_arguments = job.arguments
+    previous_test = None
+    for index, call in enumerate(meta["calls"]):
+        args = read_arguments()
+        if call["test"] != previous_test:
+            previous_test = call["test"]
+            arm()
+        if not _call(module, call, index, args, guard, result_fd):
+            break
+    emit_json(result_fd, b"DONE", {})
+
+
+def _compile(source: str, result_fd: int):
+    """The learner's code object, or ``None`` after a ``SYNT`` frame saying why it does not
+    compile (in the learner's terms, with the line)."""
+    try:
+        return compile(source, SOURCE_NAME, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as error:  # ValueError: null bytes in source
+        if isinstance(error, SyntaxError) and "null bytes" not in str(error.msg):
+            message, line = describe_syntax_error(error), error.lineno or 0
+        else:
+            line = source[:source.find("\0")].count("\n") + 1
+            message = (f"SyntaxError: your code contains a NUL character (a zero byte), which "
+                       f"Python does not accept; delete it (line {line} of your code)")
+        _emit_json(result_fd, b"SYNT", {"message": message, "line": line})
+    except (MemoryError, RecursionError) as error:
+        _emit_json(result_fd, b"SYNT", {"message": f"your code is too deeply nested to compile "
+                                                   f"({type(error).__name__})"})
+    return None
+
+
+def _import(code, module: types.ModuleType, guard, result_fd: int, *, emit_json=_emit_json,
+            describe=describe_exception) -> bool:
+    """Run the learner's module body under ``guard``; ``False`` after an ``IMPT`` frame when it
+    raised or exited (with the line, and whether memory ran out)."""
     try:
         exec(code, module.__dict__)
     except SystemExit as error:
@@ -314,7 +343,7 @@ def run_job(job_fd: int, result_fd: int) -> None:
         emit_json(result_fd, b"IMPT", {"message": f"your code called sys.exit({_safe_str(error)}) "
                                                   "while being imported", "memory": False,
                                        "line": None})
-        return
+        return False
     except BaseException as error:  # noqa: BLE001 - report every learner fault
         guard.restore()
         _flush_learner_output()
@@ -322,60 +351,69 @@ def run_job(job_fd: int, result_fd: int) -> None:
                                                   "imported: " + describe(error),
                                        "memory": isinstance(error, MemoryError),
                                        "line": error_line(error)})
-        return
+        return False
     guard.restore()
     _flush_learner_output()
-    emit_json(result_fd, b"IMPD", {})  # imported: the trusted side may now send hidden arguments
-    read_arguments = job.arguments
-    previous_test = None
-    for index, call in enumerate(meta["calls"]):
-        args = read_arguments()
-        if call["test"] != previous_test:
-            previous_test = call["test"]
-            arm()
-        emit_json(result_fd, b"STRT", {"i": index})
-        function = module.__dict__.get(call["function"])
-        if not callable(function):
-            emit_json(result_fd, b"FAIL", {"i": index, "status": "missing_function", "memory": False,
-                                           "error": f"function '{call['function']}' is not defined "
-                                                    "in your code"})
-            continue
-        names = call["kwnames"]
-        positional = args[:len(args) - len(names)]
-        keywords = dict(zip(names, args[len(args) - len(names):]))
-        started = monotonic()
-        try:
-            value = function(*positional, **keywords)
-        except BaseException as error:  # noqa: BLE001 - includes SystemExit/KeyboardInterrupt
-            guard.restore()
-            _flush_learner_output()
-            memory = isinstance(error, MemoryError)
-            emit_json(result_fd, b"FAIL", {"i": index, "status": "exception", "memory": memory,
-                                           "error": describe(error)})
-            if memory:
-                break
-            continue
-        seconds = monotonic() - started
+    return True
+
+
+def _call(module: types.ModuleType, call: dict, index: int, args: tuple, guard, result_fd: int,
+          *, emit_json=_emit_json, describe=describe_exception, monotonic=time.monotonic,
+          encode=wire.encode_parts) -> bool:
+    """Run call ``index`` (``STRT``, then ``VALU`` with its value and seconds, or ``FAIL``: no
+    such function, an exception, a value the wire cannot carry). ``False`` when memory ran out:
+    no later call can be trusted to run. The keyword defaults are bound when this module is
+    imported, so the learner's code cannot swap them (``time`` is not among the namespaces
+    :class:`ModuleGuard` puts back)."""
+    emit_json(result_fd, b"STRT", {"i": index})
+    function = module.__dict__.get(call["function"])
+    if not callable(function):
+        emit_json(result_fd, b"FAIL", {"i": index, "status": "missing_function", "memory": False,
+                                       "error": f"function '{call['function']}' is not defined "
+                                                "in your code"})
+        return True
+    names = call["kwnames"]
+    positional = args[:len(args) - len(names)]
+    keywords = dict(zip(names, args[len(args) - len(names):]))
+    started = monotonic()
+    try:
+        value = function(*positional, **keywords)
+    except BaseException as error:  # noqa: BLE001 - includes SystemExit/KeyboardInterrupt
         guard.restore()
         _flush_learner_output()
-        try:
-            parts = encode(value)
-        except wire.EncodeError as error:
-            hint = "; did you forget a return statement?" if value is None else ""
-            emit_json(result_fd, b"FAIL", {"i": index, "status": "bad_return", "memory": False,
-                                           "error": f"returned {error}; {RETURN_EXPECTATION}{hint}"})
-            continue
-        except MemoryError:
-            emit_json(result_fd, b"FAIL", {"i": index, "status": "exception", "memory": True,
-                                           "error": "MemoryError while sending the return value"})
-            break
-        header = json.dumps({"i": index, "seconds": seconds}).encode("ascii")
-        size = 4 + len(header) + sum(len(part) for part in parts)
-        head = frame_header(b"VALU", size) + struct.pack("!I", len(header)) + header
-        if size <= COALESCE_BYTES:  # a small value: one write (one wake-up of the reader)
-            emit(result_fd, b"".join([head, *parts]))
-            continue
-        emit(result_fd, head)
-        for part in parts:  # a large value: the arrays' own memory, never copied into one body
-            emit(result_fd, part)
-    emit_json(result_fd, b"DONE", {})
+        memory = isinstance(error, MemoryError)
+        emit_json(result_fd, b"FAIL", {"i": index, "status": "exception", "memory": memory,
+                                       "error": describe(error)})
+        return not memory
+    seconds = monotonic() - started
+    guard.restore()
+    _flush_learner_output()
+    try:
+        parts = encode(value)
+    except wire.EncodeError as error:
+        hint = "; did you forget a return statement?" if value is None else ""
+        emit_json(result_fd, b"FAIL", {"i": index, "status": "bad_return", "memory": False,
+                                       "error": f"returned {error}; {RETURN_EXPECTATION}{hint}"})
+        return True
+    except MemoryError:
+        emit_json(result_fd, b"FAIL", {"i": index, "status": "exception", "memory": True,
+                                       "error": "MemoryError while sending the return value"})
+        return False
+    _send_value(result_fd, index, seconds, parts)
+    return True
+
+
+def _send_value(result_fd: int, index: int, seconds: float, parts: list, *, emit=_emit,
+                frame_header=wire.FRAME_HEADER.pack) -> None:
+    """One ``VALU`` frame: a JSON header (call index, seconds) and the encoded value's parts, in
+    one write when small (one wake-up of the reader), else the arrays' own memory part by part,
+    never copied into one body."""
+    header = json.dumps({"i": index, "seconds": seconds}).encode("ascii")
+    size = 4 + len(header) + sum(len(part) for part in parts)
+    head = frame_header(b"VALU", size) + struct.pack("!I", len(header)) + header
+    if size <= COALESCE_BYTES:
+        emit(result_fd, b"".join([head, *parts]))
+        return
+    emit(result_fd, head)
+    for part in parts:
+        emit(result_fd, part)
