@@ -42,7 +42,8 @@ def _stat(pid: int) -> tuple[float, float] | None:
     return (utime + stime) / TICKS, (cutime + cstime) / TICKS
 
 
-def _children(pid: int) -> list[int]:
+def children(pid: int) -> list[int]:
+    """Direct child pids of ``pid`` (Linux ``/proc``)."""
     found = []
     for task in Path(f"/proc/{pid}/task").glob("*"):
         try:
@@ -71,7 +72,7 @@ def tree_seconds(root: int, role: str, totals: dict[str, float]) -> None:
         if stat is None:
             continue
         totals[current] = totals.get(current, 0.0) + stat[0] + stat[1]
-        stack += [(child, current) for child in _children(pid)]
+        stack += [(child, current) for child in children(pid)]
 
 
 def database_backends(database: str) -> dict[int, float]:

@@ -21,6 +21,8 @@ from typing import Any
 
 import requests
 
+from benchmarks.cpu import children
+
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 PG_ADMIN_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
@@ -62,16 +64,6 @@ def drop_database(url: str) -> None:
     with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
-
-def children(pid: int) -> list[int]:
-    """Direct child pids of ``pid`` (Linux ``/proc``)."""
-    found = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            found += [int(p) for p in (task / "children").read_text().split()]
-        except OSError:
-            pass
-    return found
 
 
 _MAKE_KEY = """

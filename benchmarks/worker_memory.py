@@ -30,6 +30,8 @@ import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from benchmarks.cpu import children  # noqa: E402
 REDIS_URL = os.environ.get("WORKER_MEMORY_REDIS", "redis://127.0.0.1:6379/0")
 
 _MODULES = """
@@ -52,15 +54,6 @@ def memory_mib(pid: int) -> dict[str, float]:
     return {"rss": fields["Rss"], "pss": fields["Pss"],
             "uss": fields["Private_Clean"] + fields["Private_Dirty"]}
 
-
-def children(pid: int) -> list[int]:
-    found = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            found += [int(p) for p in (task / "children").read_text().split()]
-        except OSError:
-            pass
-    return found
 
 
 def loaded_modules(root: Path, imports: str) -> list[str]:
