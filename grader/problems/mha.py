@@ -356,7 +356,7 @@ def describe(case: Case, values: list) -> str | None:
     if mask is not None:
         mask = np.expand_dims(np.asarray(mask, dtype=bool), -3)
     found = weight_signals(weights, mask) if weights is not None else []
-    return "; ".join(found or output_signals(out)) or None
+    return "; ".join(found or output_signals(out, case.rows_for(0))) or None
 
 
 PROBLEM = CodeProblem(

@@ -547,7 +547,7 @@ def describe(case: Case, values: list) -> str | None:
     if weights is None and is_identity:
         weights = out
     found = weight_signals(weights, mask) if weights is not None else []
-    return "; ".join(found or output_signals(out)) or None
+    return "; ".join(found or output_signals(out, case.rows_for(0))) or None
 
 
 PROBLEM = CodeProblem(

@@ -87,3 +87,21 @@ def test_matches_gives_the_verdict_of_allclose_with_nan_equal_on_special_values(
         with np.errstate(all="ignore"):
             expected = bool(np.allclose(a, b, rtol=RTOL, atol=ATOL, equal_nan=True))
         assert matches(a, b) == expected, (a, b)
+
+
+def test_the_nan_signal_counts_only_the_rows_the_contract_checks():
+    from grader.problems import reference
+    from grader.problems.signals import output_signals
+
+    problem = PROBLEMS["scaled_dot_product_attention"]
+    case = next(c for c in problem.cases(4) if c.name.startswith("masking: rows with every key"))
+    rows = case.rows_for(0)
+    assert rows is not None and not rows.all()
+    out, _ = reference.attention(*case.calls[0][0])
+    wrong = np.where(rows[..., None], out * 1.5, np.nan)  # NaN only in the unchecked rows
+    assert output_signals(wrong) == [f"{(~rows).mean():.0%} of the output entries are NaN or inf"]
+    assert output_signals(wrong, rows) == []
+    assert "NaN" not in (problem.describe(case, [wrong]) or "")
+    wrong[tuple(np.argwhere(rows)[0])] = np.inf  # one checked row non-finite: counted among checked ones
+    assert output_signals(wrong, rows) == [f"{1 / rows.sum():.0%} of the output entries are NaN "
+                                           "or inf"]
