@@ -472,6 +472,10 @@ VARIANTS = [
     _variant("softmax_all_entries", "5", "The softmax is taken over all entries at once (one max "
              "and one sum over the whole array), so the weights of all queries together sum to 1: "
              "use axis=-1 and keepdims=True so each query's row sums to 1.", axis=None),
+    *(_variant("softmax_fixed_axis", "5", "The softmax uses a fixed positive axis (axis=1 or "
+               "axis=2), which is the key axis only for inputs with exactly that many leading "
+               "axes: with batch or head axes it normalises another axis. Use axis=-1, the last "
+               "(key) axis, whatever the number of leading axes.", axis=axis) for axis in (1, 2)),
     _variant("softmax_no_keepdims", "6", "The softmax divides by a sum taken without "
              "keepdims=True, so it broadcasts against the wrong axis: use "
              "e.sum(axis=-1, keepdims=True).", keepdims=False),

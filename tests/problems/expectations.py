@@ -58,6 +58,13 @@ EXPECTED: dict[str, dict[str, tuple[str, object]]] = {
         "bug_softmax_query_axis": ("softmax_query_axis", some(*(set(SDPA_ALL) - {"shapes"}))),
         "bug_softmax_batch_axis": ("softmax_batch_axis", some(*(set(SDPA_ALL) - {"shapes"}),
                                                             "inputs")),
+        # axis=1: correct for 2-D inputs, the query axis for 3-D, the heads axis for 4-D (NaN
+        # under a mask shared by the heads: a NaN-only match that needs the other cases to agree)
+        "bug_softmax_fixed_axis": ("softmax_fixed_axis",
+                                   some(*(set(SDPA_ALL) - {"shapes"}))),
+        # axis=2: crashes on 2-D inputs, correct for 3-D, the query axis for 4-D
+        "bug_softmax_fixed_axis_2": ("softmax_fixed_axis",
+                                     some("shapes", "scaling", "softmax", "masking")),
         "bug_softmax_no_keepdims": ("softmax_no_keepdims", some(*SDPA_ALL, "inputs")),
         "bug_softmax_not_stable": ("softmax_not_stable", whole("stability")),
         "bug_softmax_global_max": ("softmax_global_max", whole("stability")),

@@ -105,3 +105,31 @@ def test_the_nan_signal_counts_only_the_rows_the_contract_checks():
     wrong[tuple(np.argwhere(rows)[0])] = np.inf  # one checked row non-finite: counted among checked ones
     assert output_signals(wrong, rows) == [f"{1 / rows.sum():.0%} of the output entries are NaN "
                                            "or inf"]
+
+
+def test_an_all_nan_match_is_claimed_only_when_the_other_cases_agree(fake_sandbox):
+    """A softmax over axis 1 gives NaN everywhere under a (B, 1, Lq, Lk) mask, as
+    ``(1 - mask) * -inf`` does; without a variant for the fixed axis, that NaN-for-NaN match must
+    not name the mask mistake (the mask variant disagrees with the learner on the finite cases),
+    while a real ``(1 - mask) * -inf`` submission, all NaN on every masked case, keeps it."""
+    from dataclasses import replace
+
+    from tests.problems.problem_helpers import grade_source, submission
+
+    problem = PROBLEMS["scaled_dot_product_attention"]
+    without = replace(problem, variants=[v for v in problem.variants
+                                         if v.tag != "softmax_fixed_axis"])
+    source = submission(problem.id, "bug_softmax_fixed_axis")
+    from grader.problems import scoring
+    from grader.sandbox.api import Limits
+
+    result = scoring.grade(without, "item", 10, source, fake_sandbox, Limits(), 7)
+    tags = {tag for t in result.tests for tag in t.tags if tag.startswith("diagnosis:")}
+    assert "diagnosis:mask_times_neg_inf" not in tags
+    nan_only = [t for t in result.tests if "NaN in" in t.output and "of the output" not in t.output]
+    assert nan_only and all(not any(tag.startswith("diagnosis:") for tag in t.tags)
+                            for t in nan_only if "shared by the heads" in t.name)
+    times_neg_inf = grade_source(fake_sandbox, problem.id,
+                                 submission(problem.id, "bug_mask_times_neg_inf"))
+    failing = [t for t in times_neg_inf.tests if t.status == "failed"]
+    assert failing and all("diagnosis:mask_times_neg_inf" in t.tags for t in failing)
