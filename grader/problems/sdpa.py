@@ -530,9 +530,14 @@ RULES = [
     Rule(tag="assumes_lq_equals_lk", bug="22", explains=crashes_only_with("cross"),
          message="Your code fails exactly when the query and key lengths differ (Lq != Lk, as in "
                  "cross-attention): take Lk from K.shape[-2], not from Q."),
-    Rule(tag="fails_with_mask", explains=crashes_only_with("masked"),
+    Rule(tag="fails_with_mask", explains=crashes_only_with("masked", every=True),
          message="Your code fails whenever a mask is given: the mask is boolean, broadcastable to "
                  "(..., Lq, Lk); use np.where(mask, scores, -np.inf)."),
+    Rule(tag="fails_with_some_masks", explains=crashes_only_with("masked", every=False),
+         message="Your code fails with some mask shapes but not others (the failing tests name "
+                 "them): masks may be (Lq, Lk), (B, Lq, Lk), (B, 1, Lq, Lk) or (B, 1, 1, Lk); let "
+                 "the mask broadcast against the scores with np.where(mask, scores, -np.inf) "
+                 "instead of indexing with it."),
     Rule(tag="fails_with_batch_axes", explains=crashes_only_with("batched"),
          message="Your code fails whenever the inputs have leading batch axes: write it for "
                  "(..., L, d) arrays (matmul broadcasts; transpose with np.swapaxes(K, -1, -2))."),
