@@ -179,25 +179,30 @@ def nonfinite_signal(result: CaseResult) -> str:
 def _may_claim(variant: Variant, result: CaseResult, nan_everywhere: bool) -> bool:
     if not variant.needs <= result.case.traits:
         return False
-    # Wrapped (inputs) cases judge in-place changes, not values: variants explain their crashes
-    # and, when the credit rule withheld the points, their values; the rules name in-place changes.
-    if result.case.wrapped and not (result.crashed or result.uncredited):
+    # Wrapped (inputs) cases judge in-place changes, not values: variants explain their crashes;
+    # the rules name in-place changes.
+    if result.case.wrapped and not result.crashed:
         return False
     return not (nan_everywhere and not result.crashed and _all_nonfinite(result))
 
 
 def diagnose(problem: CodeProblem, results: list[CaseResult]) -> None:
     """Fill ``diagnosis_tag`` and ``diagnosis`` (or ``signals``) of the failing results in
-    place."""
+    place; results the credit rule withheld (``uncredited``) get no mistake's name, only the
+    signals of their own numbers."""
     failing = [r for r in results if not r.passed]
     if not failing:
         return
+    # A test the credit rule withheld (grader/problems/credit.py) passed its own check: its
+    # failure says why it earns nothing, and another test's mistake is not its failure reason
+    # (it may still get the signals of its own numbers).
+    claimable = [r for r in failing if not r.uncredited]
     nan_everywhere = not any(_has_finite_entry(r) for r in results if not r.crashed)
     expected = {id(r): reference_outputs(problem.reference, r) if problem.reference else None
-                for r in failing}
+                for r in claimable}
     explained: list[tuple[int, int, Variant, list[CaseResult]]] = []
     for order, variant in enumerate(problem.variants):
-        hits = [r for r in failing if _may_claim(variant, r, nan_everywhere)
+        hits = [r for r in claimable if _may_claim(variant, r, nan_everywhere)
                 and explains(variant, r, expected[id(r)])]
         weak = [r for r in hits if _only_nonfinite_checked(r)]
         if weak and not _consistent(variant, results, weak):
@@ -210,7 +215,7 @@ def diagnose(problem: CodeProblem, results: list[CaseResult]) -> None:
                 result.diagnosis_tag, result.diagnosis = variant.tag, variant.message
     for rule in problem.rules:
         names = set(rule.explains(results))
-        for result in failing:
+        for result in claimable:
             if result.case.name in names and not result.diagnosis_tag:
                 result.diagnosis_tag, result.diagnosis = rule.tag, rule.message
     for result in failing:
