@@ -163,6 +163,11 @@ EXPECTED: dict[str, dict[str, tuple[str, object]]] = {
         "bug_positions_from_one": ("positions_from_one", some(*PE_VALUES, "properties")),
         "bug_all_sine": ("all_sine", some(*PE_VALUES, "properties")),
         "bug_transposed": ("transposed", some(*PE_VALUES, "properties", "shapes")),
+        # sin even / cos odd columns with 10000 ** (j / d_model): the cosines are off (QA F13)
+        "bug_column_index_exponent": ("column_index_exponent", some(*PE_VALUES, "properties")),
+        # pe[None]: (1, seq_len, d_model) fails every test, shapes included (QA F14)
+        "bug_leading_batch_axis": ("leading_batch_axis", whole("shapes", *PE_VALUES,
+                                                               "properties")),
         "bug_odd_d_model_crash": ("odd_d_model_crash", Where(lambda t: "odd" in t)),
     },
 }
