@@ -27,6 +27,11 @@ CREDIT_NOTE = ("Scoring: shape tests count only when the output is finite (no Na
                "passes. A right-shaped but wrong-valued answer therefore earns the shapes points "
                "at most.")
 
+#: The NumPy learners' code runs with, ending every contract (:class:`CodeProblem` adds it): the
+#: sandbox binds the names NumPy 2.0 removed (grader/sandbox/runner.py, ``NUMPY_1_ALIASES``).
+NUMPY_NOTE = ("NumPy: your code runs with NumPy 2.x; the aliases NumPy 2.0 removed (np.float_, "
+              "np.NINF, np.NaN, np.product, ...) still work here.")
+
 
 @dataclass
 class Case:
@@ -131,7 +136,7 @@ class CodeProblem:
     agrees with it on a case cannot explain that case's failure. ``describe(case, values)``, when
     given, summarises the signals in a failing case's numbers that no known mistake explained
     (row sums, weight on blocked positions, NaN fraction), in words that reveal no input or
-    expected value.
+    expected value. The contract always ends with :data:`NUMPY_NOTE` (added when missing).
     """
 
     id: str
@@ -146,6 +151,10 @@ class CodeProblem:
     rules: list[Rule] = field(default_factory=list)
     describe: Callable[[Case, list[Any]], "str | None"] | None = None
     reference: Callable[..., Any] | None = None
+
+    def __post_init__(self) -> None:
+        if NUMPY_NOTE not in self.contract:  # every contract states the NumPy version
+            self.contract = self.contract.rstrip("\n") + "\n" + NUMPY_NOTE
 
     def cases(self, seed: int) -> list[Case]:
         """Visible examples then hidden cases drawn from ``seed``. Case names are unique and every

@@ -14,6 +14,10 @@ Claims are limited to what the evidence supports: a variant is claimed only on c
 ingredients it needs (``Variant.needs``: no mask, no masking diagnosis), and when the learner's
 output is NaN/inf everywhere (no finite entry in any case), a NaN-for-NaN match proves nothing, so
 no variant is claimed on a non-finite output; the learner is told where the NaN/inf entries are.
+Likewise a case whose checked rows hold no finite entry is claimed by a variant only when that
+variant also reproduces the learner's values on every other case that ran (passing ones included):
+an all-NaN output matches every variant that also gives NaN there (a softmax over the wrong axis
+and a ``(1 - mask) * -inf`` mask both do), so the match needs the rest of the evidence to agree.
 """
 from __future__ import annotations
 
@@ -130,6 +134,36 @@ def _all_nonfinite(result: CaseResult) -> bool:
                                 for a in arrays)
 
 
+def _only_nonfinite_checked(result: CaseResult) -> bool:
+    """True when every call of the case returned and no checked entry (``Case.rows``) of the
+    learner's output is finite: a variant that "explains" such a case does so by NaN matching
+    NaN only, which by itself proves nothing."""
+    if result.crashed:
+        return False
+    outputs = _outputs(result)
+    if len(outputs) != len(result.case.calls):
+        return False
+    for index, out in enumerate(outputs):
+        array = as_array(out)
+        if array is None:
+            return False
+        rows = result.case.rows_for(index)
+        if rows is not None and np.shape(rows) == array.shape[:-1]:
+            array = array[np.asarray(rows, dtype=bool)]
+        if np.isfinite(array).any():
+            return False
+    return True
+
+
+def _consistent(variant: Variant, results: list[CaseResult], skip: list[CaseResult]) -> bool:
+    """True when ``variant`` reproduces the learner's values on every case that ran without a
+    crash, passing ones included (``skip`` left out): the evidence a NaN-for-NaN match needs."""
+    skipped = {id(r) for r in skip}
+    return all(explains(variant, r) for r in results
+               if id(r) not in skipped and not r.crashed
+               and all(getattr(o, "status", "") == "ok" for o in r.outcomes))
+
+
 def nonfinite_signal(result: CaseResult) -> str:
     """"your output contains NaN/inf in N of M entries (first at index ...)" for the first call
     of the case whose checked rows hold NaN or inf; empty when there is none."""
@@ -145,26 +179,34 @@ def nonfinite_signal(result: CaseResult) -> str:
 def _may_claim(variant: Variant, result: CaseResult, nan_everywhere: bool) -> bool:
     if not variant.needs <= result.case.traits:
         return False
-    # Wrapped (inputs) cases judge in-place changes, not values: variants explain their crashes
-    # and, when the credit rule withheld the points, their values; the rules name in-place changes.
-    if result.case.wrapped and not (result.crashed or result.uncredited):
+    # Wrapped (inputs) cases judge in-place changes, not values: variants explain their crashes;
+    # the rules name in-place changes.
+    if result.case.wrapped and not result.crashed:
         return False
     return not (nan_everywhere and not result.crashed and _all_nonfinite(result))
 
 
 def diagnose(problem: CodeProblem, results: list[CaseResult]) -> None:
     """Fill ``diagnosis_tag`` and ``diagnosis`` (or ``signals``) of the failing results in
-    place."""
+    place; results the credit rule withheld (``uncredited``) get no mistake's name, only the
+    signals of their own numbers."""
     failing = [r for r in results if not r.passed]
     if not failing:
         return
+    # A test the credit rule withheld (grader/problems/credit.py) passed its own check: its
+    # failure says why it earns nothing, and another test's mistake is not its failure reason
+    # (it may still get the signals of its own numbers).
+    claimable = [r for r in failing if not r.uncredited]
     nan_everywhere = not any(_has_finite_entry(r) for r in results if not r.crashed)
     expected = {id(r): reference_outputs(problem.reference, r) if problem.reference else None
-                for r in failing}
+                for r in claimable}
     explained: list[tuple[int, int, Variant, list[CaseResult]]] = []
     for order, variant in enumerate(problem.variants):
-        hits = [r for r in failing if _may_claim(variant, r, nan_everywhere)
+        hits = [r for r in claimable if _may_claim(variant, r, nan_everywhere)
                 and explains(variant, r, expected[id(r)])]
+        weak = [r for r in hits if _only_nonfinite_checked(r)]
+        if weak and not _consistent(variant, results, weak):
+            hits = [r for r in hits if not any(r is w for w in weak)]
         if hits:
             explained.append((-len(hits), order, variant, hits))
     for _, _, variant, hits in sorted(explained, key=lambda t: (t[0], t[1])):
@@ -173,7 +215,7 @@ def diagnose(problem: CodeProblem, results: list[CaseResult]) -> None:
                 result.diagnosis_tag, result.diagnosis = variant.tag, variant.message
     for rule in problem.rules:
         names = set(rule.explains(results))
-        for result in failing:
+        for result in claimable:
             if result.case.name in names and not result.diagnosis_tag:
                 result.diagnosis_tag, result.diagnosis = rule.tag, rule.message
     for result in failing:

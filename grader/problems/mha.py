@@ -71,6 +71,8 @@ def _traits(X, num_heads, mask) -> frozenset[str]:
         traits.add("masked")
         if np.ndim(mask) == 3:
             traits.add("batch-mask")
+        if np.ndim(mask) == 2:
+            traits.add("mask-2d")
     return frozenset(traits)
 
 
@@ -334,9 +336,19 @@ VARIANTS = [
 
 RULES = [
     Rule(tag="modifies_inputs", explains=failed_in_category("inputs"), message=inputs.MESSAGE),
-    Rule(tag="fails_with_mask", explains=crashes_only_with("masked"),
+    Rule(tag="fails_with_2d_mask", explains=crashes_only_with("mask-2d"),
+         message="Your code fails with a single (L, L) mask shared by the batch, though masks "
+                 "with a batch axis work: a head axis inserted at a fixed position "
+                 "(np.expand_dims(mask, 1)) fits only (B, L, L) masks; insert it just before the "
+                 "last two axes, np.expand_dims(mask, -3), which fits every mask shape."),
+    Rule(tag="fails_with_mask", explains=crashes_only_with("masked", every=True),
          message="Your code fails whenever a mask is given: the mask is boolean, broadcastable to "
                  "(..., L, L) and shared by the heads (insert a head axis before using it)."),
+    Rule(tag="fails_with_some_masks", explains=crashes_only_with("masked", every=False),
+         message="Your code fails with some mask shapes but not others (the failing tests name "
+                 "them): masks may be (L, L), (B, L, L) or (B, 1, L); give the mask a head axis "
+                 "with np.expand_dims(mask, -3) and let it broadcast against the scores with "
+                 "np.where(mask, scores, -np.inf) instead of indexing with it."),
     Rule(tag="fails_with_batch_axes", explains=crashes_only_with("batched"),
          message="Your code fails when X has a batch axis: write it for (..., L, d_model) arrays "
                  "and transpose only the last axes (np.swapaxes)."),
@@ -356,7 +368,7 @@ def describe(case: Case, values: list) -> str | None:
     if mask is not None:
         mask = np.expand_dims(np.asarray(mask, dtype=bool), -3)
     found = weight_signals(weights, mask) if weights is not None else []
-    return "; ".join(found or output_signals(out)) or None
+    return "; ".join(found or output_signals(out, case.rows_for(0))) or None
 
 
 PROBLEM = CodeProblem(

@@ -130,7 +130,8 @@ def _sized_case(name: str, category: str, seq_len: int, d_model: int) -> Case:
 
 
 def _buggy(seq_len, d_model, *, base=10000.0, layout="interleaved", swap=False,
-           exponent="pair", first=0, sign=1.0, all_sine=False, transpose=False):
+           exponent="pair", first=0, sign=1.0, all_sine=False, transpose=False,
+           batch_axis=False):
     """Sinusoidal encoding with optional mistakes; raises what the mistake raises."""
     pos = np.arange(first, first + seq_len, dtype=np.float64)[:, None]
     half = (d_model + 1) // 2
@@ -139,6 +140,8 @@ def _buggy(seq_len, d_model, *, base=10000.0, layout="interleaved", swap=False,
         sin_exp, cos_exp = two_i / d_model, two_i / d_model
     elif exponent == "raw":  # 2 * column index
         sin_exp, cos_exp = 2 * two_i / d_model, 2 * (two_i + 1) / d_model
+    elif exponent == "column":  # each column's own index j: the cosine uses 2i + 1
+        sin_exp, cos_exp = two_i / d_model, (two_i + 1) / d_model
     elif exponent == "next":  # cos uses 2(i + 1)
         sin_exp, cos_exp = two_i / d_model, (two_i + 2) / d_model
     elif exponent == "integer":  # 2i // d_model == 0
@@ -161,7 +164,8 @@ def _buggy(seq_len, d_model, *, base=10000.0, layout="interleaved", swap=False,
     else:
         pe[:, 0::2] = sin_part
         pe[:, 1::2] = cos_part[:, : d_model // 2]
-    return pe.T if transpose else pe
+    pe = pe.T if transpose else pe
+    return pe[None] if batch_axis else pe
 
 
 def _variant(tag, message, **bug_args) -> Variant:
@@ -178,6 +182,10 @@ VARIANTS = [
     _variant("raw_column_exponent", "The exponent uses 2 * column index instead of 2i with the "
              "pair index i = column // 2: both columns of a pair share the frequency "
              "1 / 10000^(2i / d_model).", exponent="raw"),
+    _variant("column_index_exponent", "The exponent uses each column's own index j "
+             "(10000^(j / d_model)), so a cosine column 2i+1 gets 2i+1: the exponent must use 2i "
+             "for both columns of a pair, i.e. 1 / 10000^(2 * (j // 2) / d_model).",
+             exponent="column"),
     _variant("cos_next_pair_exponent", "The cosine columns use 2(i + 1) in the exponent: a sine "
              "and its cosine share the same frequency 1 / 10000^(2i / d_model).", exponent="next"),
     _variant("base_1000", "The base is 1000 instead of 10000: the wavelengths must grow "
@@ -194,6 +202,9 @@ VARIANTS = [
              "cosine.", all_sine=True),
     _variant("transposed", "The result is transposed: return (seq_len, d_model), one row per "
              "position.", transpose=True),
+    _variant("leading_batch_axis", "The encoding has a leading batch axis, shape "
+             "(1, seq_len, d_model) as in a PyTorch buffer: drop the leading batch axis and "
+             "return (seq_len, d_model), one row per position.", batch_axis=True),
     _variant("odd_d_model_crash", "Your code fails for odd d_model: there is one more sine column "
              "than cosine columns, so use cos(angle[:, : d_model // 2]) for the odd columns.",
              layout="crash_on_odd"),

@@ -7,13 +7,19 @@ from typing import Callable
 from grader.problems.base import CaseResult
 
 
-def crashes_only_with(trait: str) -> Callable[[list[CaseResult]], list[str]]:
+def crashes_only_with(trait: str, every: bool | None = None
+                      ) -> Callable[[list[CaseResult]], list[str]]:
     """Explains the crashed cases when every crashed case has ``trait`` and at least one case
-    without it ran without crashing."""
+    without it ran without crashing. ``every=True`` also requires that every case with ``trait``
+    crashed (a message saying "whenever" is then true); ``every=False`` that at least one case
+    with ``trait`` ran without crashing (only some of them fail); None: either."""
 
     def explains(results: list[CaseResult]) -> list[str]:
         crashed = [r for r in results if r.crashed]
         fine_without = [r for r in results if not r.crashed and trait not in r.case.traits]
+        fine_with = any(not r.crashed and trait in r.case.traits for r in results)
+        if every is not None and fine_with == every:
+            return []
         if crashed and fine_without and all(trait in r.case.traits for r in crashed):
             return [r.case.name for r in crashed]
         return []

@@ -472,6 +472,10 @@ VARIANTS = [
     _variant("softmax_all_entries", "5", "The softmax is taken over all entries at once (one max "
              "and one sum over the whole array), so the weights of all queries together sum to 1: "
              "use axis=-1 and keepdims=True so each query's row sums to 1.", axis=None),
+    *(_variant("softmax_fixed_axis", "5", "The softmax uses a fixed positive axis (axis=1 or "
+               "axis=2), which is the key axis only for inputs with exactly that many leading "
+               "axes: with batch or head axes it normalises another axis. Use axis=-1, the last "
+               "(key) axis, whatever the number of leading axes.", axis=axis) for axis in (1, 2)),
     _variant("softmax_no_keepdims", "6", "The softmax divides by a sum taken without "
              "keepdims=True, so it broadcasts against the wrong axis: use "
              "e.sum(axis=-1, keepdims=True).", keepdims=False),
@@ -526,9 +530,14 @@ RULES = [
     Rule(tag="assumes_lq_equals_lk", bug="22", explains=crashes_only_with("cross"),
          message="Your code fails exactly when the query and key lengths differ (Lq != Lk, as in "
                  "cross-attention): take Lk from K.shape[-2], not from Q."),
-    Rule(tag="fails_with_mask", explains=crashes_only_with("masked"),
+    Rule(tag="fails_with_mask", explains=crashes_only_with("masked", every=True),
          message="Your code fails whenever a mask is given: the mask is boolean, broadcastable to "
                  "(..., Lq, Lk); use np.where(mask, scores, -np.inf)."),
+    Rule(tag="fails_with_some_masks", explains=crashes_only_with("masked", every=False),
+         message="Your code fails with some mask shapes but not others (the failing tests name "
+                 "them): masks may be (Lq, Lk), (B, Lq, Lk), (B, 1, Lq, Lk) or (B, 1, 1, Lk); let "
+                 "the mask broadcast against the scores with np.where(mask, scores, -np.inf) "
+                 "instead of indexing with it."),
     Rule(tag="fails_with_batch_axes", explains=crashes_only_with("batched"),
          message="Your code fails whenever the inputs have leading batch axes: write it for "
                  "(..., L, d) arrays (matmul broadcasts; transpose with np.swapaxes(K, -1, -2))."),
@@ -547,7 +556,7 @@ def describe(case: Case, values: list) -> str | None:
     if weights is None and is_identity:
         weights = out
     found = weight_signals(weights, mask) if weights is not None else []
-    return "; ".join(found or output_signals(out)) or None
+    return "; ".join(found or output_signals(out, case.rows_for(0))) or None
 
 
 PROBLEM = CodeProblem(

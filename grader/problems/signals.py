@@ -50,10 +50,16 @@ def weight_signals(weights: Any, mask: Any = None) -> list[str]:
     return signals
 
 
-def output_signals(output: Any) -> list[str]:
-    """NaN/inf share of an output array."""
+def output_signals(output: Any, rows: np.ndarray | None = None) -> list[str]:
+    """NaN/inf share of an output array (..., L, d) over the checked ``rows`` (boolean
+    (..., L), as :attr:`grader.problems.base.Case.rows`; None: all rows). Rows the contract leaves
+    unchecked (e.g. fully masked query rows) may hold NaN and are not counted."""
     out = as_array(output)
     if out is None or out.size == 0:
         return []
+    if rows is not None and np.shape(rows) == out.shape[:-1]:
+        out = out[np.asarray(rows, dtype=bool)]
+        if out.size == 0:
+            return []
     bad = ~np.isfinite(out)
     return [f"{bad.mean():.0%} of the output entries are NaN or inf"] if bad.any() else []

@@ -302,6 +302,7 @@ def main(argv: list[str] | None = None) -> None:
     import runner
     import wire  # noqa: F401
 
+    runner.add_numpy_1_aliases()  # before the snapshots: every job inherits them, guarded
     runner.prepare()  # the runner's namespace snapshots, taken once and shared by every job
 
     serve(options.control_fd, options.pid1, confinement, sock)

@@ -364,3 +364,45 @@ def test_a_job_gets_one_core_however_many_processes_it_starts(hostile_sandbox):
     # the kernel throttled the spinners, unless other processes left them less than their core
     assert sandbox.cgroup.throttled() > throttled or cpu < 0.9, cpu
     assert_full_marks(sandbox)
+
+
+# Part 3, NumPy: the server binds the NumPy 1.x names NumPy 2.0 removed (runner.NUMPY_1_ALIASES)
+# before it snapshots the namespaces the runner guards. A job that rebinds or deletes them, at
+# import or in a call, changes neither its own later calls nor any later job.
+NUMPY_1_ALIAS_ATTACK = '''
+import numpy as np
+np.NINF = 0.0
+del np.float_
+np.product = None
+
+def softmax(x):
+    assert np.NINF == -np.inf and np.float_ is np.float64  # put back after the import and calls
+    np.NINF, np.float_ = 1.0, np.int8
+    del np.asfarray
+    return np.exp(x - x.max(axis=-1, keepdims=True)) / np.exp(
+        x - x.max(axis=-1, keepdims=True)).sum(axis=-1, keepdims=True)
+'''
+
+NUMPY_1_SOFTMAX = '''
+import numpy as np
+
+def softmax(x):
+    assert np.NINF == -np.inf and np.float_ is np.float64 and np.product is np.prod
+    x = np.asfarray(x)
+    shifted = np.where(np.isfinite(x), x, np.NINF) - x.max(axis=-1, keepdims=True)
+    e = np.exp(shifted.astype(np.float_))
+    return e / e.sum(axis=-1, keepdims=True)
+'''
+
+
+def test_numpy_1_aliases_work_and_no_job_can_change_them_for_a_later_one(hostile_sandbox):
+    calls = make_calls(12)
+    result = hostile_sandbox.run(NUMPY_1_SOFTMAX, calls, LIMITS)
+    assert result.status == "ok" and points(result, calls) == 3, result
+    attack = hostile_sandbox.run(NUMPY_1_ALIAS_ATTACK, calls, LIMITS)
+    assert attack.status == "ok" and points(attack, calls) == 3, attack
+    again = hostile_sandbox.run(NUMPY_1_SOFTMAX, calls, LIMITS)
+    assert again.status == "ok" and points(again, calls) == 3, again
+    import numpy as np
+
+    assert "NINF" not in np.__dict__ and "float_" not in np.__dict__  # trusted side untouched

@@ -56,7 +56,8 @@ def test_a_mistake_is_only_named_on_tests_that_have_its_ingredient(fake_sandbox)
     only_masking = dataclasses.replace(problem, variants=[always], rules=[])
     results, _, _ = scoring.evaluate(only_masking, ZEROS, fake_sandbox, Limits(), seed=5)
     named = {r.case.name for r in results if r.diagnosis_tag == "mask_anything"}
-    failing_masked = {r.case.name for r in results if not r.passed and "masked" in r.case.traits}
+    failing_masked = {r.case.name for r in results if not r.passed and not r.uncredited
+                      and "masked" in r.case.traits}  # a withheld test names no mistake
     assert named and named == failing_masked
 
 
@@ -104,3 +105,17 @@ def test_no_finite_entry_means_no_variant_is_claimed_on_nan_outputs():
     diagnosis.diagnose(problem, [result])
     assert result.diagnosis_tag == ""
     assert result.signals.startswith("your output contains NaN/inf in")
+
+
+def test_a_withheld_test_says_so_and_shows_no_other_tests_diagnosis(fake_sandbox):
+    """A boolean mask of the wrong polarity passes the dtype test's own check; the credit rule
+    withholds it (no hidden value test passed), and it must not show the polarity diagnosis."""
+    source = "import numpy as np\n\ndef causal_mask(n):\n    return np.triu(np.ones((n, n), " \
+             "dtype=bool), k=1)\n"
+    result = grade_source(fake_sandbox, "causal_mask", source)
+    dtype_test = next(t for t in result.tests if t.tags[0] == "dtypes")
+    assert dtype_test.status == "failed" and dtype_test.score == 0
+    assert dtype_test.output.startswith("Failed: not credited: this test checks a property")
+    assert "Diagnosis" not in dtype_test.output and "diagnosis:mask_inverted" not in dtype_test.tags
+    assert result.score == 1.5  # unchanged: the shapes points only
+    assert "inverted" in result.output  # the value tests keep the diagnosis

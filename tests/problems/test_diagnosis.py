@@ -87,3 +87,49 @@ def test_matches_gives_the_verdict_of_allclose_with_nan_equal_on_special_values(
         with np.errstate(all="ignore"):
             expected = bool(np.allclose(a, b, rtol=RTOL, atol=ATOL, equal_nan=True))
         assert matches(a, b) == expected, (a, b)
+
+
+def test_the_nan_signal_counts_only_the_rows_the_contract_checks():
+    from grader.problems import reference
+    from grader.problems.signals import output_signals
+
+    problem = PROBLEMS["scaled_dot_product_attention"]
+    case = next(c for c in problem.cases(4) if c.name.startswith("masking: rows with every key"))
+    rows = case.rows_for(0)
+    assert rows is not None and not rows.all()
+    out, _ = reference.attention(*case.calls[0][0])
+    wrong = np.where(rows[..., None], out * 1.5, np.nan)  # NaN only in the unchecked rows
+    assert output_signals(wrong) == [f"{(~rows).mean():.0%} of the output entries are NaN or inf"]
+    assert output_signals(wrong, rows) == []
+    assert "NaN" not in (problem.describe(case, [wrong]) or "")
+    wrong[tuple(np.argwhere(rows)[0])] = np.inf  # one checked row non-finite: counted among checked ones
+    assert output_signals(wrong, rows) == [f"{1 / rows.sum():.0%} of the output entries are NaN "
+                                           "or inf"]
+
+
+def test_an_all_nan_match_is_claimed_only_when_the_other_cases_agree(fake_sandbox):
+    """A softmax over axis 1 gives NaN everywhere under a (B, 1, Lq, Lk) mask, as
+    ``(1 - mask) * -inf`` does; without a variant for the fixed axis, that NaN-for-NaN match must
+    not name the mask mistake (the mask variant disagrees with the learner on the finite cases),
+    while a real ``(1 - mask) * -inf`` submission, all NaN on every masked case, keeps it."""
+    from dataclasses import replace
+
+    from tests.problems.problem_helpers import grade_source, submission
+
+    problem = PROBLEMS["scaled_dot_product_attention"]
+    without = replace(problem, variants=[v for v in problem.variants
+                                         if v.tag != "softmax_fixed_axis"])
+    source = submission(problem.id, "bug_softmax_fixed_axis")
+    from grader.problems import scoring
+    from grader.sandbox.api import Limits
+
+    result = scoring.grade(without, "item", 10, source, fake_sandbox, Limits(), 7)
+    tags = {tag for t in result.tests for tag in t.tags if tag.startswith("diagnosis:")}
+    assert "diagnosis:mask_times_neg_inf" not in tags
+    nan_only = [t for t in result.tests if "NaN in" in t.output and "of the output" not in t.output]
+    assert nan_only and all(not any(tag.startswith("diagnosis:") for tag in t.tags)
+                            for t in nan_only if "shared by the heads" in t.name)
+    times_neg_inf = grade_source(fake_sandbox, problem.id,
+                                 submission(problem.id, "bug_mask_times_neg_inf"))
+    failing = [t for t in times_neg_inf.tests if t.status == "failed"]
+    assert failing and all("diagnosis:mask_times_neg_inf" in t.tags for t in failing)

@@ -59,6 +59,11 @@ def test_each_mistake_loses_the_right_tests_and_is_named(fake_sandbox, problem, 
             t.max_score for t in result.tests if t.name in also)
         assert result.score == pytest.approx(10.0 - lost, abs=1e-4)
     assert isinstance(expected, (Whole, Some, Where))
+    # a test withheld by the credit rule says so and shows no other test's diagnosis
+    withheld = [t for t in failing if t.output.startswith("Failed: not credited")]
+    assert all("Diagnosis" not in t.output and not any(g.startswith("diagnosis:") for g in t.tags)
+               for t in withheld), [(t.name, t.output) for t in withheld]
+    failing = [t for t in failing if t not in withheld]
     assert failing and all(f"diagnosis:{tag}" in t.tags for t in failing), \
         [(t.name, t.tags) for t in failing]
     message = _message(problem, tag)

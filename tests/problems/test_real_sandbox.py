@@ -60,3 +60,37 @@ def test_syntax_error_summary_from_the_real_sandbox(real_sandbox):
     result = grade_source(real_sandbox, "softmax", source)
     assert result.output.splitlines()[1] == ("Your code has a syntax error on line 2: "
                                              "SyntaxError: expected ':'. No test could run.")
+
+
+NUMPY_1_SDPA = '''import numpy as np
+
+
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    # written against NumPy 1.x: np.float_ and np.NINF were removed in NumPy 2.0
+    Q, K, V = (np.asarray(a, dtype=np.float_) for a in (Q, K, V))
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, np.NINF)
+    scores = scores - scores.max(-1, keepdims=True)
+    w = np.exp(scores)
+    w = w / w.sum(-1, keepdims=True)
+    return w @ V, w
+'''
+
+
+def test_correct_numpy_1_code_gets_full_marks_and_the_trusted_numpy_is_untouched(real_sandbox):
+    import numpy as np
+
+    result = grade_source(real_sandbox, "scaled_dot_product_attention", NUMPY_1_SDPA)
+    assert [t.name for t in result.tests if t.status == "failed"] == []
+    assert result.score == pytest.approx(10.0, abs=1e-4)
+    # the aliases live in the sandbox's NumPy only, never in the trusted process
+    for name in ("float_", "NINF", "product", "asfarray"):
+        assert name not in np.__dict__
+
+
+def test_every_contract_states_the_numpy_version():
+    from grader.problems.base import NUMPY_NOTE
+
+    assert "NumPy 2.x; the aliases NumPy 2.0 removed" in NUMPY_NOTE
+    assert all(problem.contract.endswith(NUMPY_NOTE) for problem in PROBLEMS.values())

@@ -11,7 +11,8 @@ def multi_head_attention(X, W_q, W_k, W_v, W_o, num_heads, mask=None):
     Q, K, V = split(X @ W_q), split(X @ W_k), split(X @ W_v)
     scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_head)
     if mask is not None:
-        scores[..., ~mask] = -np.inf  # boolean index over the last axes only
+        # Mistake: PyTorch's Tensor.masked_fill; a NumPy array has no such method
+        scores = scores.masked_fill(~np.expand_dims(mask, -3), -np.inf)
     scores = scores - scores.max(axis=-1, keepdims=True)
     w = np.exp(scores)
     w /= w.sum(axis=-1, keepdims=True)

@@ -4,7 +4,8 @@ import numpy as np
 def scaled_dot_product_attention(Q, K, V, mask=None):
     scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
     if mask is not None:
-        scores[..., ~mask] = -np.inf  # boolean index over the last axes only
+        # Mistake: PyTorch's Tensor.masked_fill; a NumPy array has no such method
+        scores = scores.masked_fill(mask == 0, float("-inf"))
     scores = scores - scores.max(axis=-1, keepdims=True)
     weights = np.exp(scores)
     weights = weights / weights.sum(axis=-1, keepdims=True)
