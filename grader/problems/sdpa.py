@@ -2,8 +2,10 @@
 
 Categories and what isolates them: value checks outside the ``scaling`` category use d_k = 1 (where
 1/sqrt(d_k) = 1/d_k = sqrt(d_k) = 1) or scale-free properties, so a scaling mistake costs the scaling
-points only (one scaling case has a mask, which catches code that scales only when no mask is given;
-a masking mistake costs that case too); ``shapes`` judges shapes only. Mistakes are recognised by refitting the learner's numbers
+points only (scaling cases use d_k that are not perfect squares, so an integer square root is
+caught; one scaling case has a mask, which catches code that scales only when no mask is given; one
+stability case has a mask, which catches code that subtracts the maximum only without one; a
+masking mistake costs those two cases too); ``shapes`` judges shapes only. Mistakes are recognised by refitting the learner's numbers
 to the buggy variants of :mod:`grader.problems.attention_variants` (attention-bugs.md, entries 1-2, 4-15,
 22, 23) and by cross-case rules.
 """
@@ -287,8 +289,8 @@ def _masking_case(name: str, Q, K, V, mask, fully_blocked=None, open_rows=None) 
 def hidden_cases(rng: np.random.Generator) -> list[Case]:
     """The hidden cases for one submission, drawn from ``rng``. Each draw has the condition its
     case is named after (asserted when the case is built; grader/problems/conditions.py): scaling
-    cases have Lq != Lk, d_v != d_k and scores spread so that every wrong scale changes every
-    row; cases outside ``scaling`` use d_k = 1; values V reveal the weights (singular values >= 1);
+    cases have Lq != Lk, d_v != d_k, a d_k that is not a perfect square and scores spread so that
+    every wrong scale changes every row; cases outside ``scaling`` use d_k = 1; values V reveal the weights (singular values >= 1);
     masks block and allow keys in every row; stability logits overflow a naive exp."""
     n = partial(_n, rng)
     cases = [
