@@ -12,6 +12,7 @@ single-head rule.
 """
 from __future__ import annotations
 
+import math
 from functools import partial
 
 import numpy as np
@@ -125,7 +126,7 @@ def hidden_cases(rng: np.random.Generator) -> list[Case]:
         _shape_case("shapes: batch of 3, L=5, d_model=24, 4 heads", n(3, 5, 24), W(24), 4),
         _shape_case("shapes: no batch axis, 3 heads", n(7, 18), W(18), 3),
         _scaling_case("scaling: 4 heads of d_head 6 (not sqrt(d_model))", n(2, 5, 24), W(24), 4),
-        _scaling_case("scaling: 2 heads of d_head 9", n(2, 6, 18), W(18), 2),
+        _scaling_case("scaling: 2 heads of d_head 7", n(2, 6, 14), W(14), 2),
         _single_head_case("heads: a single head (H = 1)", n(2, 5, 8), W(8)),
         _several_heads_case("heads: 4 heads with a batch axis", "heads", n(3, 6, 16), W(16), 4),
         _several_heads_case("heads: 3 heads without a batch axis", "heads", n(7, 12), W(12), 3),
@@ -169,14 +170,17 @@ def _several_heads_case(name: str, category: str, X, Ws, num_heads: int) -> Case
 
 
 def _scaling_case(name: str, X, Ws, num_heads: int) -> Case:
-    """Several heads, and each common wrong scale (1/sqrt(d_model), 1/d_head, none) moves some
-    output entry by at least 0.01 (1000 times the tolerance; with O(1) scores over 5 or 6
-    positions the smallest such move seen over 1000 draws is 0.15)."""
+    """Several heads, d_head not a perfect square, and each common wrong scale (1/sqrt(d_model),
+    1/d_head, none, an integer square root of d_head) moves some output entry by at least 0.01
+    (1000 times the tolerance; with O(1) scores over 5 or 6 positions the smallest such move
+    seen over 1000 draws is 0.15)."""
     d_model = X.shape[-1]
     d_head = d_model // num_heads
+    conditions.require(math.isqrt(d_head) ** 2 != d_head, name, "a d_head not a perfect square")
     out, _ = reference.multi_head_attention(X, *Ws, num_heads)
     for what, scale in (("1/sqrt(d_model)", 1 / np.sqrt(d_model)), ("1/d_head", 1 / d_head),
-                        ("1", 1.0)):
+                        ("1", 1.0), ("1/isqrt(d_head)", 1 / math.isqrt(d_head)),
+                        ("1/round(sqrt(d_head))", 1 / round(np.sqrt(d_head)))):
         other, _ = reference.multi_head_attention(X, *Ws, num_heads, scale=scale)
         conditions.require(np.abs(other - out).max() >= 0.01, name,
                            f"an output that changes with the scale {what}")
@@ -246,7 +250,8 @@ def buggy_mha(X, W_q, W_k, W_v, W_o, num_heads, mask=None, *, split="contiguous"
     """Multi-head attention with optional mistakes; returns (output, weights).
 
     ``split``/``merge``: ``contiguous`` (correct), ``no_transpose`` or ``interleaved``; ``scale``:
-    ``d_head`` (correct), ``d_model`` (1/sqrt(d_model)), ``by_d_head`` (1/d_head), ``none``;
+    ``d_head`` (correct), ``d_model`` (1/sqrt(d_model)), ``by_d_head`` (1/d_head), ``none``,
+    ``isqrt`` (1/math.isqrt(d_head)), ``round_sqrt`` (1/round(sqrt(d_head)));
     ``transpose_w`` uses every W transposed; ``skip_w_o`` leaves W_o out; ``v_from_w_q`` projects V
     with W_q; ``mask_head_axis=False`` passes the mask to the heads without a head axis;
     ``attention_bugs`` go to :func:`buggy_attention` (softmax axis, mask handling...).
@@ -261,7 +266,8 @@ def buggy_mha(X, W_q, W_k, W_v, W_o, num_heads, mask=None, *, split="contiguous"
     d_model = X.shape[-1]
     d_head = d_model // H
     scales = {"d_head": 1 / np.sqrt(d_head), "d_model": 1 / np.sqrt(d_model),
-              "by_d_head": 1.0 / d_head, "none": 1.0}
+              "by_d_head": 1.0 / d_head, "none": 1.0, "isqrt": 1.0 / math.isqrt(d_head),
+              "round_sqrt": 1.0 / round(np.sqrt(d_head))}
     heads = [_split(X @ w, H, split) for w in (W_q, W_k, W_q if v_from_w_q else W_v)]
     if mask is not None and mask_head_axis:
         mask = np.expand_dims(np.asarray(mask, dtype=bool), -3)
@@ -287,6 +293,14 @@ VARIANTS = [
              "scale by 1/sqrt(d_head) so their variance stays near 1.", scale="by_d_head"),
     _variant("no_scaling", "2", "The scores are not scaled: divide Q_h K_h^T by sqrt(d_head).",
              scale="none"),
+    _variant("scale_integer_sqrt", "1", "The scale uses an integer square root of d_head "
+             "(math.isqrt(d_head), int(np.sqrt(d_head)) or round(np.sqrt(d_head))), which is "
+             "right only when d_head is a perfect square: divide the scores by np.sqrt(d_head), "
+             "a float.", scale="isqrt"),
+    _variant("scale_integer_sqrt", "1", "The scale uses an integer square root of d_head "
+             "(math.isqrt(d_head), int(np.sqrt(d_head)) or round(np.sqrt(d_head))), which is "
+             "right only when d_head is a perfect square: divide the scores by np.sqrt(d_head), "
+             "a float.", scale="round_sqrt"),
     _variant("split_without_transpose", "18", "The heads were split with a reshape but no "
              "transpose, which mixes positions across heads, so the output is no longer "
              "permutation-equivariant: reshape to (..., L, H, d_head), then swap L and H.",

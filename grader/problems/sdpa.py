@@ -2,13 +2,16 @@
 
 Categories and what isolates them: value checks outside the ``scaling`` category use d_k = 1 (where
 1/sqrt(d_k) = 1/d_k = sqrt(d_k) = 1) or scale-free properties, so a scaling mistake costs the scaling
-points only (one scaling case has a mask, which catches code that scales only when no mask is given;
-a masking mistake costs that case too); ``shapes`` judges shapes only. Mistakes are recognised by refitting the learner's numbers
+points only (scaling cases use d_k that are not perfect squares, so an integer square root is
+caught; one scaling case has a mask, which catches code that scales only when no mask is given; one
+stability case has a mask, which catches code that subtracts the maximum only without one; a
+masking mistake costs those two cases too); ``shapes`` judges shapes only. Mistakes are recognised by refitting the learner's numbers
 to the buggy variants of :mod:`grader.problems.attention_variants` (attention-bugs.md, entries 1-2, 4-15,
 22, 23) and by cross-case rules.
 """
 from __future__ import annotations
 
+import math
 from functools import partial
 
 import numpy as np
@@ -73,13 +76,13 @@ def _args(Q, K, V, mask):
 
 def _require_named_shapes(name: str, Q, K, V) -> None:
     """The shape conditions a case's name states hold: "Lq != Lk" and "cross-attention",
-    "d_v != d_k", "odd d_k", "perfect square", "no batch axis", "heads axis"."""
+    "d_v != d_k", "odd d_k", "not a perfect square", "no batch axis", "heads axis"."""
     d_k = Q.shape[-1]
     for phrase, holds in (("Lq != Lk", Q.shape[-2] != K.shape[-2]),
                           ("cross-attention", Q.shape[-2] != K.shape[-2]),
                           ("d_v != d_k", V.shape[-1] != d_k),
                           ("odd d_k", d_k % 2 == 1),
-                          ("perfect square", round(d_k ** 0.5) ** 2 == d_k),
+                          ("not a perfect square", math.isqrt(d_k) ** 2 != d_k),
                           ("no batch axis", Q.ndim == 2),
                           ("heads axis", Q.ndim >= 4)):
         if phrase in name:
@@ -119,21 +122,44 @@ def visible_cases() -> list[Case]:
     """Three fixed examples learners can run themselves (inputs rounded to one decimal)."""
     rng = np.random.default_rng(20240601)
     r = lambda *s: np.round(rng.standard_normal(s), 1)  # noqa: E731
-    return [
-        value_case("example: cross-attention, Lq=2, Lk=3, d_k=4, d_v=2, no mask", "scaling",
-                   r(2, 4), r(3, 4), r(3, 2), visible=True),
+    examples = [
+        value_case("example: cross-attention, Lq=2, Lk=3, d_k=5, d_v=6, no mask", "scaling",
+                   r(2, 5), r(3, 5), r(3, 6), visible=True),
         value_case("example: causal mask, L=3, d_k=1", "masking",
                    r(3, 1), r(3, 1), r(3, 2), reference.causal_mask(3), visible=True),
-        value_case("example: batch of 2, Lq=2, Lk=3, d_k=1, d_v=2", "softmax",
-                   r(2, 2, 1), r(2, 3, 1), r(2, 3, 2), visible=True),
+        value_case("example: batch of 2, Lq=2, Lk=3, d_k=1, d_v=4", "softmax",
+                   r(2, 2, 1), r(2, 3, 1), r(2, 3, 4), visible=True),
     ]
+    # Every size differs from the others (and d_k is not a perfect square), so a scale taken
+    # from the wrong size is named as that size's mistake, never as another's.
+    scaled = examples[0]
+    Q, K, V = scaled.calls[0][0]
+    _require_scale_matters(scaled.name, Q, K, V)
+    return examples
 
 
-#: Scales of the scores that are common mistakes (attention-bugs.md entries 1, 2, 4 and d_v for
-#: d_k), as functions of (d_k, d_v); a scaling case must tell each from 1/sqrt(d_k) in every row.
-WRONG_SCALES = {"1/d_k": lambda d_k, d_v: 1.0 / d_k, "1": lambda d_k, d_v: 1.0,
-                "sqrt(d_k)": lambda d_k, d_v: float(np.sqrt(d_k)),
-                "1/sqrt(d_v)": lambda d_k, d_v: 1.0 / np.sqrt(d_v)}
+#: Scales of the scores that are common mistakes (attention-bugs.md entries 1, 2, 4, d_v for d_k,
+#: an integer square root of d_k, and the query length Lq for d_k, as ``Q.shape[-2]`` or, with one
+#: batch axis, ``Q.shape[1]``), as functions of (d_k, d_v, Lq); a scaling case must tell each from
+#: 1/sqrt(d_k) in every row, so its d_k is not a perfect square.
+WRONG_SCALES = {"1/d_k": lambda d_k, d_v, Lq: 1.0 / d_k, "1": lambda d_k, d_v, Lq: 1.0,
+                "sqrt(d_k)": lambda d_k, d_v, Lq: float(np.sqrt(d_k)),
+                "1/sqrt(d_v)": lambda d_k, d_v, Lq: 1.0 / np.sqrt(d_v),
+                "1/isqrt(d_k)": lambda d_k, d_v, Lq: 1.0 / math.isqrt(d_k),
+                "1/round(sqrt(d_k))": lambda d_k, d_v, Lq: 1.0 / round(np.sqrt(d_k)),
+                "1/sqrt(Lq)": lambda d_k, d_v, Lq: 1.0 / np.sqrt(Lq)}
+
+
+def _require_distinct_scales(name: str, d_k: int, d_v: int, Lq: int) -> None:
+    """1/sqrt(d_k) and the scales of :data:`WRONG_SCALES` are pairwise at least 5% apart for these
+    sizes, so a scale diagnosis on this case names one mistake (e.g. Lq != d_v, d_v is not the
+    square of isqrt(d_k)); the two integer square roots are one mistake and may coincide."""
+    scales = {"1/sqrt(d_k)": 1.0 / np.sqrt(d_k)} | {
+        what: f(d_k, d_v, Lq) for what, f in WRONG_SCALES.items()}
+    integer = {"1/isqrt(d_k)", "1/round(sqrt(d_k))"}
+    ratios = [max(a, b) / min(a, b) for i, (x, a) in enumerate(scales.items())
+              for y, b in list(scales.items())[i + 1:] if not {x, y} <= integer]
+    conditions.require(min(ratios) >= 1.05, name, "sizes whose wrong scales all differ")
 
 
 def _scaled_logits(rng, batch: tuple[int, ...], Lq: int, Lk: int, d_k: int):
@@ -210,10 +236,11 @@ def _require_masks_some_keys(name: str, Q, K, mask, fully_blocked=None, open_row
 def _require_scale_matters(name: str, Q, K, V, mask=None) -> None:
     """Each wrong scale of :data:`WRONG_SCALES` moves some weight of every row by at least 0.01
     (1000 times the tolerance), under ``mask`` when one is given."""
-    d_k, d_v = Q.shape[-1], V.shape[-1]
+    d_k, d_v, Lq = Q.shape[-1], V.shape[-1], Q.shape[-2]
+    _require_distinct_scales(name, d_k, d_v, Lq)
     _, weights = reference.attention(Q, K, V, mask)
     for what, scale in WRONG_SCALES.items():
-        _, other = reference.attention(Q, K, V, mask, scale=scale(d_k, d_v))
+        _, other = reference.attention(Q, K, V, mask, scale=scale(d_k, d_v, Lq))
         conditions.require(np.abs(other - weights).max(axis=-1).min() >= 0.01, name,
                            f"weights that change in every row with the scale {what}")
 
@@ -250,7 +277,7 @@ def _masked_scaling_case(name: str, rng, batch, Lq, Lk, d_k, d_v) -> Case:
     _require_masks_some_keys(name, Q, K, mask)
     _require_scale_matters(name, Q, K, V, mask)
     case = value_case(name, "scaling", Q, K, V, mask)
-    case.traits = case.traits | {"scaled-mask"}
+    case.traits = case.traits | {"scaled-mask", "mask-elsewhere"}
     return case
 
 
@@ -262,8 +289,8 @@ def _masking_case(name: str, Q, K, V, mask, fully_blocked=None, open_rows=None) 
 def hidden_cases(rng: np.random.Generator) -> list[Case]:
     """The hidden cases for one submission, drawn from ``rng``. Each draw has the condition its
     case is named after (asserted when the case is built; grader/problems/conditions.py): scaling
-    cases have Lq != Lk, d_v != d_k and scores spread so that every wrong scale changes every
-    row; cases outside ``scaling`` use d_k = 1; values V reveal the weights (singular values >= 1);
+    cases have Lq != Lk, d_v != d_k, a d_k that is not a perfect square and scores spread so that
+    every wrong scale changes every row; cases outside ``scaling`` use d_k = 1; values V reveal the weights (singular values >= 1);
     masks block and allow keys in every row; stability logits overflow a naive exp."""
     n = partial(_n, rng)
     cases = [
@@ -271,11 +298,11 @@ def hidden_cases(rng: np.random.Generator) -> list[Case]:
         shape_case("shapes: batch and heads axes (B, H, Lq, Lk)",
                    n(3, 4, 5, 6), n(3, 4, 7, 6), n(3, 4, 7, 2)),
         shape_case("shapes: no batch axis", n(5, 6), n(7, 6), n(7, 3)),
-        _scaling_case("scaling: batched cross-attention with a large d_k", rng, (2,), 4, 6, 16, 8),
-        _scaling_case("scaling: heads axis with an odd d_k", rng, (2, 3), 5, 4, 9, 5),
-        _scaling_case("scaling: no batch axis, d_k a perfect square", rng, (), 3, 5, 25, 6),
-        _masked_scaling_case("scaling: the scores are scaled under a mask too (d_k = 16)",
-                             rng, (2,), 4, 6, 16, 7),
+        _scaling_case("scaling: batched cross-attention with a large d_k", rng, (2,), 4, 6, 21, 8),
+        _scaling_case("scaling: heads axis with an odd d_k", rng, (2, 3), 5, 4, 7, 6),
+        _scaling_case("scaling: no batch axis, d_k not a perfect square", rng, (), 3, 5, 13, 6),
+        _masked_scaling_case("scaling: the scores are scaled under a mask too (d_k = 6)",
+                             rng, (2,), 3, 6, 6, 10),
     ]
     # Softmax axis: V = identity makes the output equal to the weights, whatever is returned;
     # Lq != Lk and a batch axis make every wrong axis change the sums of the rows.
@@ -326,6 +353,7 @@ def hidden_cases(rng: np.random.Generator) -> list[Case]:
                         (100.0, 120.0), np.float64),
         _stability_case("stability: logits in the hundreds (float32)", rng, (92.5, 99.5),
                         (10.0, 12.0), np.float32),
+        _masked_stability_case(rng),
     ]
     cases += [_equivariance_case(rng), _length_one_case(rng), value_case(
         "properties: one dominant score gives a one-hot weight row", "properties",
@@ -355,40 +383,55 @@ def _dominant_keys(rng):
     return K, Q
 
 
-def _stability_case(name: str, rng, high: tuple[float, float], low: tuple[float, float],
-                    dtype) -> Case:
-    """Q (2, 4, 1) and K (2, 5, 1), d_k = 1, so the scores are q_i k_j.
+def _stability_inputs(rng, high: tuple[float, float], low: tuple[float, float], dtype,
+                      both_signs: bool = False):
+    """Q (2, 4, 1), K (2, 5, 1) and V (2, 5, 3), d_k = 1, so the scores are q_i k_j.
 
     Each example has the keys +10 and -10 and three more with magnitudes spread over [2.5, 7] at
-    least 2 apart and random signs, so a row's largest score is 10 |q_i| and beats the next by at
-    least 3 |q_i|. Each example has two "high" queries, |q| in ``high`` (one of the four of the
-    batch within 0.5 of its top, the others at least 3 below), and two "low" ones, |q| in
-    ``low``, one of each sign per pair; a row that is high in one example is low in the other.
-    Guaranteed on every draw: a naive exp overflows (in float64, so in float32 too); the rows'
-    maxima spread wider than twice exp's range for ``dtype``, the high rows lie well within that
-    range of one another and the low rows far below them, so one global maximum keeps exactly
-    the high rows; every row, every column (queries) and every
-    position across the batch has one clear winner, so the weights are one-hot (within e^-15 after
-    any common scale) along any axis a softmax may wrongly take, which also makes the result
-    insensitive to float32 rounding of the scores."""
+    least 2 apart and random signs (with ``both_signs``, the first positive and the second
+    negative, so every query has a key of each sign besides +-10). Each example has two "high"
+    queries, |q| in ``high`` (one of the four of the batch within 0.5 of its top, the others at
+    least 3 below), and two "low" ones, |q| in ``low``, one of each sign per pair; a row that is
+    high in one example is low in the other. Returns Q, K, V and the boolean (2, 4) high rows."""
     top = rng.uniform(high[1] - 0.5, high[1])
     high_q = rng.permutation(np.concatenate([[top], rng.uniform(high[0], top - 3.0, 3)]))
     high_q = high_q.reshape(2, 2)
     high_rows = rng.permutation(4)[:2]
     q = np.empty((2, 4, 1))
     k = np.empty((2, 5, 1))
+    is_high = np.empty((2, 4), dtype=bool)
     for b in range(2):
-        is_high = np.isin(np.arange(4), high_rows) != bool(b)
-        q[b, is_high, 0] = high_q[b] * rng.permutation([1.0, -1.0])
-        q[b, ~is_high, 0] = rng.uniform(*low, 2) * rng.permutation([1.0, -1.0])
-        others = conditions.spaced(rng, 3, 2.5, 7.0, 2.0) * rng.choice([-1.0, 1.0], 3)
+        is_high[b] = np.isin(np.arange(4), high_rows) != bool(b)
+        q[b, is_high[b], 0] = high_q[b] * rng.permutation([1.0, -1.0])
+        q[b, ~is_high[b], 0] = rng.uniform(*low, 2) * rng.permutation([1.0, -1.0])
+        signs = np.array([1.0, -1.0, rng.choice([-1.0, 1.0])]) if both_signs \
+            else rng.choice([-1.0, 1.0], 3)
+        others = conditions.spaced(rng, 3, 2.5, 7.0, 2.0) * signs
         k[b, :, 0] = rng.permutation(np.concatenate([[10.0, -10.0], others]))
-    Q, K = q.astype(dtype), k.astype(dtype)
     V = _n(rng, 2, 5, 3, dtype=dtype)
+    return q.astype(dtype), k.astype(dtype), V, is_high
+
+
+def _smallest_scale(Q, V) -> float:
+    """The smallest scale of the scores among 1/sqrt(d_k) and :data:`WRONG_SCALES`."""
+    d_k, d_v, Lq = Q.shape[-1], V.shape[-1], Q.shape[-2]
+    return min([1.0 / np.sqrt(d_k)] + [f(d_k, d_v, Lq) for f in WRONG_SCALES.values()])
+
+
+def _stability_case(name: str, rng, high: tuple[float, float], low: tuple[float, float],
+                    dtype) -> Case:
+    """Inputs of :func:`_stability_inputs`. Guaranteed on every draw: a naive exp overflows (in
+    float64, so in float32 too); the rows' maxima spread wider than twice exp's range for
+    ``dtype``, the high rows lie well within that range of one another and the low rows far below
+    them, so one global maximum keeps exactly the high rows; every row, every column (queries)
+    and every position across the batch has one clear winner, so the weights are one-hot (within
+    e^-15 after any common scale) along any axis a softmax may wrongly take, which also makes the
+    result insensitive to float32 rounding of the scores."""
+    Q, K, V, _ = _stability_inputs(rng, high, low, dtype)
     logits = Q.astype(np.float64) @ np.swapaxes(K, -1, -2).astype(np.float64)
     dtypes = (np.float64,) if dtype == np.float64 else (np.float64, dtype)
     exp_range = conditions.EXP_OVERFLOW[np.dtype(dtype)] + conditions.EXP_UNDERFLOW[np.dtype(dtype)]
-    smallest_scale = 1 / np.sqrt(V.shape[-1])
+    smallest_scale = _smallest_scale(Q, V)
     conditions.require(conditions.overflows_exp(logits), name, "a naive exp that overflows")
     conditions.require(conditions.maxima_spread(logits) > 2 * exp_range, name,
                        "row maxima spread wider than twice exp's range")
@@ -400,6 +443,59 @@ def _stability_case(name: str, rng, high: tuple[float, float], low: tuple[float,
     conditions.require(conditions.row_gaps(logits.reshape(-1), 0) * smallest_scale >= 15, name,
                        "one clear winner over the whole array")
     return value_case(name, "stability", Q, K, V)
+
+
+def _masked_stability_case(rng) -> Case:
+    """Logits in the thousands under a (2, 4, 5) mask (:func:`_stability_inputs` with keys of both
+    signs, |q| in [540, 600] for the high rows and [20, 25] for the low ones, float64): code that
+    subtracts the row maximum only when no mask is given overflows here. The high rows allow
+    their winner (a score of at least 5400: a naive exp overflows) and block other keys; the low
+    rows block their winner, at most 500 above what they allow (so masking after the softmax and
+    renormalising stays exact, while every masking mistake moves the weight: the mask's second
+    case outside ``masking``, trait ``mask-elsewhere``), and one low row per example allows only
+    keys of the opposite sign (its allowed scores are all below -50, so filling blocked scores
+    with 0 moves its weight). Guaranteed on every draw: every row blocks and allows keys, a
+    naive exp overflows in the high rows and is finite in the low ones (clear of both limits),
+    one global maximum underflows the low rows (0/0), and each row's allowed winner leads by at
+    least 15 at every common scale."""
+    name = "stability: logits in the thousands under a mask"
+    Q, K, V, is_high = _stability_inputs(rng, (540.0, 600.0), (20.0, 25.0), np.float64,
+                                         both_signs=True)
+    mask = np.ones((2, 4, 5), dtype=bool)
+    for b in range(2):
+        negative_row = rng.choice(np.flatnonzero(~is_high[b]))
+        for i in range(4):
+            scores = Q[b, i, 0] * K[b, :, 0]
+            others = np.delete(np.arange(5), int(np.argmax(scores)))
+            if is_high[b, i]:  # block 1 to 3 of the four other keys
+                mask[b, i, rng.permutation(others)[:int(rng.integers(1, 4))]] = False
+                continue
+            candidates = np.flatnonzero(scores < 0) if i == negative_row else others
+            allowed = rng.permutation(candidates)[:int(rng.integers(1, candidates.size + 1))]
+            mask[b, i] = np.isin(np.arange(5), allowed)
+    scores = Q @ np.swapaxes(K, -1, -2)
+    logits = np.where(mask, scores, -np.inf)
+    winner_allowed = np.take_along_axis(mask, np.argmax(scores, -1)[..., None], -1)[..., 0]
+    conditions.require(conditions.rows_mixed(mask), name,
+                       "a mask that blocks at least one key and allows at least one in every row")
+    conditions.require(bool(np.array_equal(winner_allowed, is_high)), name,
+                       "the winner allowed in the high rows and blocked in the low ones")
+    conditions.require(bool((scores.max(-1) - logits.max(-1) <= 500).all()), name,
+                       "allowed maxima at most 500 below the rows' maxima")
+    conditions.require(bool((logits.max(axis=-1) < -15).any(axis=-1).all()), name,
+                       "a row per example whose allowed scores are all far below 0")
+    conditions.require(conditions.overflows_exp(logits), name, "a naive exp that overflows")
+    naive = conditions.naive_exp_outcomes(logits)
+    conditions.require("unclear" not in naive and "overflow" in naive, name,
+                       "rows clearly in or out of exp's range")
+    conditions.require("underflow" in conditions.naive_exp_outcomes(logits - logits.max()), name,
+                       "rows that one global maximum underflows")
+    conditions.require(conditions.row_gaps(logits).min() * _smallest_scale(Q, V) >= 15, name,
+                       "one clear allowed winner per row at every common scale")
+    _require_masks_some_keys(name, Q, K, mask)
+    case = value_case(name, "stability", Q, K, V, mask)
+    case.traits = case.traits | {"mask-elsewhere"}
+    return case
 
 
 def _equivariance_case(rng) -> Case:
@@ -435,6 +531,24 @@ def _variant(tag: str, bug: str, message: str, **bug_args) -> Variant:
                    fn=lambda Q, K, V, mask=None: buggy_attention(Q, K, V, mask, **bug_args))
 
 
+def _integer_sqrt_variant(rounding) -> Variant:
+    return _variant("scale_integer_sqrt", "1", "The scale uses an integer square root of d_k "
+                    "(math.isqrt(d_k), int(np.sqrt(d_k)) or round(np.sqrt(d_k))), which is right "
+                    "only when d_k is a perfect square: divide the scores by np.sqrt(d_k), a "
+                    "float.", scale=lambda d_k, d_v: 1.0 / rounding(np.sqrt(d_k)))
+
+
+def _query_length_variant(axis: int) -> Variant:
+    def fn(Q, K, V, mask=None):
+        size = np.shape(Q)[axis]
+        return buggy_attention(Q, K, V, mask, scale=lambda d_k, d_v: 1.0 / np.sqrt(size))
+
+    return Variant(tag="scale_by_query_length", bug="1", fn=fn, message=(
+        "The scores are scaled with the wrong axis of Q: with batch axes, Q.shape[1] or "
+        "Q.shape[-2] is the query length Lq (or the number of heads), not d_k. d_k is the size "
+        "of the query and key vectors, Q.shape[-1]; scale by 1/np.sqrt(Q.shape[-1])."))
+
+
 def _weights_first(Q, K, V, mask=None):
     out, weights = buggy_attention(Q, K, V, mask)
     return weights, out
@@ -463,6 +577,10 @@ VARIANTS = [
     _variant("scale_by_sqrt_d_v", "1", "The scores are scaled with d_v (the value size) instead of "
              "d_k: the scale is 1/sqrt(d_k), d_k being the size of the query and key vectors.",
              scale=lambda d_k, d_v: 1.0 / np.sqrt(d_v)),
+    _integer_sqrt_variant(np.floor),
+    _integer_sqrt_variant(np.round),
+    _query_length_variant(-2),
+    _query_length_variant(1),
     _variant("softmax_query_axis", "5", "The softmax normalised the query axis, so columns of the "
              "weights sum to 1 instead of rows: take the softmax over the last (key) axis.",
              axis=-2),

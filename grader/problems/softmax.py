@@ -3,7 +3,8 @@
 Categories: ``shapes`` (shape only), ``axis`` (a non-default axis on 2-D and 3-D inputs),
 ``values`` (default axis), ``stability`` (rows at fixed, far-apart offsets in the hundreds and
 thousands: a naive exp overflows and no single shift, such as one global maximum, brings every
-row into exp's range, on every draw), ``properties`` (shift invariance judged on the learner's
+row into exp's range, on every draw; also a 1-D input and axis=0 on a 3-D input, so a shift
+skipped for 1-D input or for a non-last axis costs points), ``properties`` (shift invariance judged on the learner's
 own outputs, equal entries give a uniform row, one dominant entry gives one-hot), ``dtypes``
 (float32).
 Mistakes: attention-bugs.md entries 5 (wrong axis), 6 (no keepdims), 7 (no max subtraction), plus
@@ -94,6 +95,8 @@ def hidden_cases(rng: np.random.Generator) -> list[Case]:
         _stability_case("stability: entries in the hundreds (float32)", rng, [-900, 0, 900],
                         jitter=20.0, spread=30.0, width=6, dtype=np.float32),
         _spread_case(rng),
+        _vector_stability_case(rng),
+        _axis_stability_case(rng),
     ]
     x = n(4, 6)
     shift = conditions.spaced(rng, 4, -45.0, 45.0, min_gap=20.0)[:, None]
@@ -139,6 +142,48 @@ def _stability_case(name: str, rng: np.random.Generator, offsets: list[float], j
     conditions.require(conditions.exp_outcomes_clear(x, -1, dtypes), name,
                        "rows clearly in or out of exp's range")
     return value_case(name, "stability", x)
+
+
+def _vector_stability_case(rng: np.random.Generator) -> Case:
+    """A 1-D input (7 entries) at an offset in [1500, 3000], spread over 500 at most (entries
+    evenly 500/6 apart, jittered less than a tenth of that, shuffled): a naive exp overflows on
+    every draw, while the maximum, the minimum or one global maximum subtracted are all exact
+    (the spread stays far below exp's range), so only code that skips the shift for 1-D input,
+    or overflows otherwise, fails it."""
+    name = "stability: a 1-D input in the thousands"
+    grid = np.linspace(-250.0, 250.0, 7) + rng.uniform(-8.0, 8.0, 7)
+    x = rng.uniform(1500.0, 3000.0) + rng.permutation(grid)
+    largest = conditions.EXP_OVERFLOW[np.dtype(np.float64)]
+    conditions.require(x.ndim == 1, name, "a 1-D input")
+    conditions.require(bool(x.min() > largest + 10), name, "a naive exp that overflows everywhere")
+    conditions.require(bool(np.ptp(x) < largest - 10 - np.log(x.size)), name,
+                       "entries that any shift by one of them brings within exp's range")
+    case = value_case(name, "stability", x)
+    case.traits = case.traits | {"stable-1d"}
+    return case
+
+
+def _axis_stability_case(rng: np.random.Generator) -> Case:
+    """A (4, 3, 5) input normalised over axis 0: each of the 15 slices along axis 0 sits at its
+    own offset (the 15 offsets -3500, -3000, ..., 3500 in random order, each moved by up to 50),
+    its 4 entries spread over 60 at most. Guaranteed on every draw: a naive exp overflows, the
+    slices' maxima spread wider than exp's range (one global maximum leaves slices at 0/0), every
+    slice's fate under either is clear-cut, a shift by the slice's minimum is exact, and the
+    axis's length differs from the last one's, so code that is stable on the last axis only, or
+    ignores the axis, fails it."""
+    name = "stability: axis=0 on a 3-D input in the thousands"
+    offsets = rng.permutation(np.arange(-3500.0, 3501.0, 500.0)) + rng.uniform(-50, 50, 15)
+    x = offsets.reshape(1, 3, 5) + rng.uniform(-30.0, 30.0, (4, 3, 5))
+    conditions.require(x.shape[0] != x.shape[-1], name,
+                       "an axis whose length differs from the last axis's")
+    conditions.require(conditions.overflows_exp(x), name, "a naive exp that overflows")
+    conditions.require(conditions.maxima_spread(x, axis=0) > conditions.EXP_RANGE_FLOAT64, name,
+                       "slice maxima spread wider than exp's range")
+    conditions.require(conditions.exp_outcomes_clear(x, 0), name,
+                       "slices clearly in or out of exp's range")
+    case = value_case(name, "stability", x, axis=0)
+    case.traits = case.traits | {"stable-axis"}
+    return case
 
 
 def _spread_case(rng: np.random.Generator) -> Case:

@@ -3,8 +3,8 @@
 ``correct_*`` files get full marks. Every ``bug_*`` file has one entry: the diagnosis kind it must
 get on every failing test, and which tests fail:
 - ``Whole({...})``: exactly these categories fail, entirely (the mistake is isolated to them),
-  plus, with ``also``, the cases with that trait (a masking mistake also fails the one scaling
-  case with a mask, trait ``scaled-mask``);
+  plus, with ``also``, the cases with that trait (a masking mistake also fails the scaling case
+  and the stability case with a mask, trait ``mask-elsewhere``);
 - ``Some({...})``: exactly these categories have failing tests (a few of their tests may pass);
 - ``Where(predicate)``: exactly the cases whose traits satisfy the predicate fail.
 A file that passes no value test also loses its property and inputs tests (the credit rule,
@@ -48,6 +48,11 @@ PE_VALUES = ("values", "odd d_model", "long sequences")
 EXPECTED: dict[str, dict[str, tuple[str, object]]] = {
     "scaled_dot_product_attention": {
         "bug_scale_by_d_k": ("scale_by_d_k", whole("scaling")),
+        "bug_isqrt_scale": ("scale_integer_sqrt", whole("scaling")),
+        # the max is subtracted only without a mask: the one stability case with a mask fails
+        "bug_unstable_masked_branch": ("softmax_not_stable",
+                                       Where(lambda t: "mask-elsewhere" in t
+                                             and "scaled" not in t)),
         "bug_no_scaling": ("no_scaling", whole("scaling")),
         # it scales in the masked branch only: every scaling case but the masked one fails
         "bug_scales_only_with_a_mask": ("no_scaling",
@@ -68,19 +73,22 @@ EXPECTED: dict[str, dict[str, tuple[str, object]]] = {
         "bug_softmax_no_keepdims": ("softmax_no_keepdims", some(*SDPA_ALL, "inputs")),
         "bug_softmax_not_stable": ("softmax_not_stable", whole("stability")),
         "bug_softmax_global_max": ("softmax_global_max", whole("stability")),
-        "bug_mask_after_softmax": ("mask_after_softmax", whole("masking", also="scaled-mask")),
-        "bug_mask_fill_zero": ("mask_fill_zero", whole("masking", also="scaled-mask")),
-        "bug_mask_multiply": ("mask_fill_zero", whole("masking", also="scaled-mask")),
-        "bug_mask_added_as_float": ("mask_added_as_float", whole("masking", also="scaled-mask")),
-        "bug_mask_inverted": ("mask_inverted", whole("masking", also="scaled-mask")),
-        "bug_mask_times_neg_inf": ("mask_times_neg_inf", whole("masking", also="scaled-mask")),
-        "bug_mask_ignored": ("mask_ignored", whole("masking", also="scaled-mask")),
-        "bug_mask_on_query_axis": ("mask_on_query_axis", whole("masking", also="scaled-mask")),
+        "bug_mask_after_softmax": ("mask_after_softmax", whole("masking", also="mask-elsewhere")),
+        "bug_mask_fill_zero": ("mask_fill_zero", whole("masking", also="mask-elsewhere")),
+        "bug_mask_multiply": ("mask_fill_zero", whole("masking", also="mask-elsewhere")),
+        "bug_mask_added_as_float": ("mask_added_as_float", whole("masking", also="mask-elsewhere")),
+        "bug_mask_inverted": ("mask_inverted", whole("masking", also="mask-elsewhere")),
+        "bug_mask_times_neg_inf": ("mask_times_neg_inf", whole("masking", also="mask-elsewhere")),
+        "bug_mask_ignored": ("mask_ignored", whole("masking", also="mask-elsewhere")),
+        "bug_mask_on_query_axis": ("mask_on_query_axis", whole("masking", also="mask-elsewhere")),
         "bug_blends_keys": ("blends_keys", some(*SDPA_ALL, "inputs")),
         "bug_k_transpose_all_axes": ("k_transpose_all_axes", some(*SDPA_ALL, "inputs")),
         "bug_assumes_lq_equals_lk": ("assumes_lq_equals_lk",
                                      Where(lambda t: "cross" in t and "masked" not in t)),
         "bug_modifies_inputs": ("modifies_inputs", whole("inputs")),
+        # d_k = Q.shape[1]: right without a batch axis, the query length (or the heads) with one
+        "bug_scale_by_query_length": ("scale_by_query_length", some("scaling", "softmax",
+                                                                    "masking", "dtypes")),
         "bug_scale_by_sqrt_d_v": ("scale_by_sqrt_d_v", some("scaling", "masking", "softmax",
                                                             "dtypes")),
         "bug_fails_with_batch_axes": ("fails_with_batch_axes", some(*SDPA_ALL, "inputs")),
@@ -95,17 +103,20 @@ EXPECTED: dict[str, dict[str, tuple[str, object]]] = {
         "bug_scores_transposed": ("scores_transposed", some(*SDPA_ALL)),
     },
     "softmax": {
-        "bug_ignores_axis": ("ignores_axis", whole("axis")),
+        # the axis cases and the stability case on axis=0
+        "bug_ignores_axis": ("ignores_axis", Where(lambda t: "axis" in t)),
+        "bug_unstable_1d": ("not_stable", Where(lambda t: "stable-1d" in t)),
+        "bug_unstable_non_last_axis": ("not_stable", Where(lambda t: "stable-axis" in t)),
         "bug_no_keepdims": ("no_keepdims", some("shapes", "axis", "values", "stability",
                                                 "properties", "dtypes")),
         "bug_not_stable": ("not_stable", whole("stability")),
         "bug_global_max": ("global_max", some("stability")),
         "bug_min_subtracted": ("min_subtracted", Where(lambda t: "wide-rows" in t)),
         "bug_modifies_input": ("modifies_inputs", whole("inputs")),
-        # passes only visible examples' values (1-D): no hidden value test anchors the
-        # inputs test's credit (grader/problems/credit.py)
+        # right on 1-D input only (the visible example and the hidden 1-D stability case, which
+        # anchors the credit of the property and inputs tests, grader/problems/credit.py)
         "bug_whole_array": ("whole_array", some("axis", "values", "stability", "properties",
-                                                "dtypes", "inputs")),
+                                                "dtypes")),
     },
     "causal_mask": {
         "bug_mask_inverted": ("mask_inverted", whole("values", "edge cases", "dtypes")),
@@ -118,6 +129,9 @@ EXPECTED: dict[str, dict[str, tuple[str, object]]] = {
     "multi_head_attention": {
         "bug_scale_by_sqrt_d_model": ("scale_by_sqrt_d_model", some(*MHA_VALUES)),
         "bug_scale_by_d_head": ("scale_by_d_head", some(*MHA_VALUES)),
+        # int(np.sqrt(d_head)): right for d_head 1, 4; wrong for 2, 6, 7, 8
+        "bug_isqrt_scale": ("scale_integer_sqrt", some("scaling", "heads", "projections",
+                                                       "masking")),
         "bug_split_without_transpose": ("split_without_transpose",
                                         some(*MHA_VALUES, "properties")),
         "bug_merge_without_transpose": ("merge_without_transpose",

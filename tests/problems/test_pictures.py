@@ -66,9 +66,9 @@ def test_correct_sdpa_weights_match_and_the_causal_example_is_lower_triangular(f
     result = grade_file(fake_sandbox, SDPA, "correct_matmul")
     drawn = pictures_of(result)
     assert [p["example"] for p in drawn] == [
-        "example: cross-attention, Lq=2, Lk=3, d_k=4, d_v=2, no mask",
+        "example: cross-attention, Lq=2, Lk=3, d_k=5, d_v=6, no mask",
         "example: causal mask, L=3, d_k=1",
-        "example: batch of 2, Lq=2, Lk=3, d_k=1, d_v=2 (batch element 0)"]
+        "example: batch of 2, Lq=2, Lk=3, d_k=1, d_v=4 (batch element 0)"]
     for picture in drawn:
         assert picture["learner"] == picture["expected"]
         assert picture["finding"] == "Your weights match the expected weights."

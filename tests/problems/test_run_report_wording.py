@@ -12,7 +12,9 @@ from grader.sandbox import Limits, get_sandbox
 HEAD = "import numpy as np\n\ndef softmax(x, axis=-1):\n"
 RIGHT = ("    e = np.exp(x - np.max(x, axis=axis, keepdims=True))\n"
          "    return e / e.sum(axis=axis, keepdims=True)\n")
-ON_LONG_1D = "    if x.ndim == 1 and x.size > 3:\n"  # only 'shapes: 1-D input' (7 entries)
+# only 'shapes: 1-D input' (7 entries, bounded); the 1-D stability case's entries are in the
+# thousands
+ON_LONG_1D = "    if x.ndim == 1 and x.size > 3 and np.abs(x).max() < 100:\n"
 STUCK = "shapes: 1-D input"
 FIRST = "example: softmax([1, 2, 3])"
 WALL = Limits(wall_seconds=1.0, cpu_seconds=1.0, memory_bytes=256 << 20, output_bytes=1024)
@@ -73,7 +75,7 @@ def test_the_output_limit_names_the_test_that_was_running(sandbox):
     result = _grade(sandbox, HEAD + "    while True: print('z' * 1000)\n", WALL)
     assert _summary(result) == (
         f"Your code printed more than the output limit (1 KiB) while running test '{FIRST}' "
-        "and was stopped; 0 of 18 tests had finished. Remove print statements: all tests share "
+        "and was stopped; 0 of 20 tests had finished. Remove print statements: all tests share "
         "one output limit.")
     assert _failure(result, FIRST).startswith(
         "Failed: your code printed more than the output limit (1 KiB) in this test\n")

@@ -153,16 +153,19 @@ def _graded_on_every_seed(fake_sandbox, problem: str, name: str):
 def test_a_global_maximum_softmax_loses_exactly_the_stability_points_on_every_draw(fake_sandbox):
     # softmax weights: shapes 1, axis 2.5, values 2, stability 2, properties 1, dtypes 1,
     # inputs 0.5; total 10, so on 10 points a category is worth its weight. Subtracting one global
-    # maximum fails the four stability tests (rows spread wider than exp's range: every row but
-    # the top one underflows to 0/0) and nothing else (in every other case the rows' maxima lie
-    # within about 100 of one another, where exp(x - global max) is still exact):
-    # 10 - 2 = 8.0. The issue saw 8.0 and 8.67 (one of three stability tests passing, 2/3 point).
-    stability = {c.name for c in PROBLEMS["softmax"].cases(0) if c.category == "stability"}
-    assert len(stability) == 4
+    # maximum fails the stability tests whose rows (or slices along axis 0) spread wider than
+    # exp's range (every row but the top one underflows to 0/0), five of the six; on the 1-D
+    # input one global maximum is the row's maximum, so it passes, and nothing else fails (in
+    # every other case the rows' maxima lie within about 100 of one another, where
+    # exp(x - global max) is still exact). Stability is 2 points over 6 tests, in hundredths by
+    # largest remainder 0.34, 0.34, 0.33, 0.33, 0.33, 0.33 in case order; the 1-D test is the
+    # fifth: 10 - 2 + 0.33 = 8.33. The issue saw 8.0 and 8.67 before the draws were pinned.
+    stability = [c.name for c in PROBLEMS["softmax"].cases(0) if c.category == "stability"]
+    assert len(stability) == 6 and stability[4] == "stability: a 1-D input in the thousands"
     for seed, result in _graded_on_every_seed(fake_sandbox, "softmax", "bug_global_max"):
         failed = {t.name for t in result.tests if t.status == "failed"}
-        assert failed == stability, seed
-        assert result.score == 8.0, seed
+        assert failed == set(stability) - {stability[4]}, seed
+        assert result.score == pytest.approx(8.33, abs=1e-6), seed
         assert all("diagnosis:global_max" in t.tags for t in result.tests
                    if t.status == "failed"), seed
 
@@ -188,16 +191,18 @@ def test_attention_scaled_only_when_a_mask_is_given_loses_exactly_the_scaling_po
 def test_attention_that_assumes_lq_equals_lk_scores_the_same_on_every_draw(fake_sandbox):
     # The issue's 2.67: code that builds its default mask as (Lq, Lq) crashes on every unmasked
     # case with Lq != Lk. Passing: the 6 masking tests (2 points, they bring their own mask), the
-    # one scaling test with a mask (scaling: 2 points over 5 tests, 0.4), 'a sequence of length 1'
-    # (Lq = Lk = 1; 1 of 3 properties tests: 0.5 in hundredths by largest remainder is 0.17,
-    # 0.17, 0.16 in case order, and it is the second) and the inputs test (0.5, credited since
-    # value tests pass): 2 + 0.4 + 0.17 + 0.5 = 3.07 on every draw.
+    # one scaling test with a mask (scaling: 2 points over 5 tests, 0.4), the one stability test
+    # with a mask (stability: 1 point over 3 tests, 0.34, 0.33, 0.33 in case order, and it is
+    # the third), 'a sequence of length 1' (Lq = Lk = 1; 1 of 3 properties tests: 0.5 in
+    # hundredths by largest remainder is 0.17, 0.17, 0.16 in case order, and it is the second)
+    # and the inputs test (0.5, credited since value tests pass):
+    # 2 + 0.4 + 0.33 + 0.17 + 0.5 = 3.4 on every draw.
     problem = PROBLEMS["scaled_dot_product_attention"]
     passing = {c.name for c in problem.cases(0)
-               if c.category in ("masking", "inputs") or "scaled-mask" in c.traits
+               if c.category in ("masking", "inputs") or "mask-elsewhere" in c.traits
                or c.name == "properties: a sequence of length 1 returns v_1"}
-    assert len(passing) == 9
+    assert len(passing) == 10
     for seed, result in _graded_on_every_seed(fake_sandbox, "scaled_dot_product_attention",
                                               "bug_assumes_lq_equals_lk"):
         assert {t.name for t in result.tests if t.status == "passed"} == passing, seed
-        assert result.score == pytest.approx(2 + 0.4 + 0.17 + 0.5, abs=1e-6), seed
+        assert result.score == pytest.approx(2 + 0.4 + 0.33 + 0.17 + 0.5, abs=1e-6), seed

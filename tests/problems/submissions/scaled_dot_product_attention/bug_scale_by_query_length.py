@@ -1,0 +1,11 @@
+import numpy as np
+
+
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    d_k = Q.shape[1]  # the query length (or the heads) once there is a batch axis
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights = e / e.sum(axis=-1, keepdims=True)
+    return weights @ V, weights
