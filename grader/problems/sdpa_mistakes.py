@@ -1,0 +1,170 @@
+"""The mistakes scaled dot-product attention is checked for: each known bug as a buggy variant run
+on the same hidden inputs (:data:`VARIANTS`, named after the misconception; entry numbers refer
+to docs/references.md, "Attention mistakes"), the cross-test patterns (:data:`RULES`), and the
+signals a failing case's numbers show (:func:`describe`). The cases themselves are in
+:mod:`grader.problems.sdpa`; grader/problems/MISTAKES.md lists every message."""
+from __future__ import annotations
+
+import numpy as np
+
+from grader.problems import inputs
+from grader.problems.attention_variants import buggy_attention
+from grader.problems.base import Case, Rule, Variant
+from grader.problems.compare import split_return
+from grader.problems.rules import crashes_only_with, failed_in_category
+from grader.problems.signals import output_signals, weight_signals
+
+
+MASKED = frozenset({"masked"})
+
+
+def _variant(tag: str, bug: str, message: str, **bug_args) -> Variant:
+    needs = MASKED if tag.startswith("mask_") else frozenset()
+    return Variant(tag=tag, bug=bug, message=message, needs=needs,
+                   fn=lambda Q, K, V, mask=None: buggy_attention(Q, K, V, mask, **bug_args))
+
+
+def _integer_sqrt_variant(rounding) -> Variant:
+    return _variant("scale_integer_sqrt", "1", "The scale uses an integer square root of d_k "
+                    "(math.isqrt(d_k), int(np.sqrt(d_k)) or round(np.sqrt(d_k))), which is right "
+                    "only when d_k is a perfect square: divide the scores by np.sqrt(d_k), a "
+                    "float.", scale=lambda d_k, d_v: 1.0 / rounding(np.sqrt(d_k)))
+
+
+def _query_length_variant(axis: int) -> Variant:
+    def fn(Q, K, V, mask=None):
+        size = np.shape(Q)[axis]
+        return buggy_attention(Q, K, V, mask, scale=lambda d_k, d_v: 1.0 / np.sqrt(size))
+
+    return Variant(tag="scale_by_query_length", bug="1", fn=fn, message=(
+        "The scores are scaled with the wrong axis of Q: with batch axes, Q.shape[1] or "
+        "Q.shape[-2] is the query length Lq (or the number of heads), not d_k. d_k is the size "
+        "of the query and key vectors, Q.shape[-1]; scale by 1/np.sqrt(Q.shape[-1])."))
+
+
+def _weights_first(Q, K, V, mask=None):
+    out, weights = buggy_attention(Q, K, V, mask)
+    return weights, out
+
+
+def _weights_only(Q, K, V, mask=None):
+    return buggy_attention(Q, K, V, mask)[1]
+
+
+
+VARIANTS = [
+    _variant("scale_by_d_k", "1", "The scores are divided by d_k instead of sqrt(d_k): scale "
+             "Q K^T by 1/sqrt(d_k), which keeps the scores' variance near 1 (dividing by d_k makes "
+             "the weights too flat).", scale=lambda d_k, d_v: 1.0 / d_k),
+    # Before no_scaling: on the one case both explain, the narrower mistake is named.
+    Variant(tag="no_scaling_with_mask", bug="2", needs=MASKED, message=(
+        "The scores are scaled by 1/sqrt(d_k) only when no mask is given: with a mask they are "
+        "left unscaled. Scale Q K^T by 1/sqrt(d_k) in every case, then apply the mask."),
+        fn=lambda Q, K, V, mask=None: buggy_attention(
+            Q, K, V, mask, **({} if mask is None else {"scale": lambda d_k, d_v: 1.0}))),
+    _variant("no_scaling", "2", "The scores are not scaled at all: divide Q K^T by sqrt(d_k), "
+             "otherwise large d_k makes the softmax nearly one-hot and its gradients vanish.",
+             scale=lambda d_k, d_v: 1.0),
+    _variant("scale_multiplied", "4", "The scores are multiplied by sqrt(d_k) instead of divided "
+             "by it: use Q K^T / sqrt(d_k).", scale=lambda d_k, d_v: float(np.sqrt(d_k))),
+    _variant("scale_by_sqrt_d_v", "1", "The scores are scaled with d_v (the value size) instead of "
+             "d_k: the scale is 1/sqrt(d_k), d_k being the size of the query and key vectors.",
+             scale=lambda d_k, d_v: 1.0 / np.sqrt(d_v)),
+    _integer_sqrt_variant(np.floor),
+    _integer_sqrt_variant(np.round),
+    _query_length_variant(-2),
+    _query_length_variant(1),
+    _variant("softmax_query_axis", "5", "The softmax normalised the query axis, so columns of the "
+             "weights sum to 1 instead of rows: take the softmax over the last (key) axis.",
+             axis=-2),
+    _variant("softmax_batch_axis", "5", "The softmax is taken over axis 0 (the batch axis, or the "
+             "query axis when there is no batch axis) instead of over the keys: use axis=-1 so "
+             "each query's weights over the keys sum to 1.", axis=0),
+    _variant("softmax_all_entries", "5", "The softmax is taken over all entries at once (one max "
+             "and one sum over the whole array), so the weights of all queries together sum to 1: "
+             "use axis=-1 and keepdims=True so each query's row sums to 1.", axis=None),
+    *(_variant("softmax_fixed_axis", "5", "The softmax uses a fixed positive axis (axis=1 or "
+               "axis=2), which is the key axis only for inputs with exactly that many leading "
+               "axes: with batch or head axes it normalises another axis. Use axis=-1, the last "
+               "(key) axis, whatever the number of leading axes.", axis=axis) for axis in (1, 2)),
+    _variant("softmax_no_keepdims", "6", "The softmax divides by a sum taken without "
+             "keepdims=True, so it broadcasts against the wrong axis: use "
+             "e.sum(axis=-1, keepdims=True).", keepdims=False),
+    _variant("softmax_not_stable", "7", "The softmax overflows for large scores (inf/NaN): "
+             "subtract the row maximum before np.exp; softmax is unchanged by that shift.",
+             stable=False),
+    _variant("softmax_global_max", "7", "The softmax subtracts one global maximum instead of each "
+             "row's maximum, so rows far below it underflow to 0/0: subtract "
+             "np.max(scores, axis=-1, keepdims=True).", global_max=True),
+    _variant("mask_after_softmax", "8", "The mask is applied after the softmax without "
+             "renormalising, so rows sum to less than 1: mask the scores (set blocked ones to -inf) "
+             "before the softmax, or renormalise the rows after masking.", mask_mode="after"),
+    _variant("mask_fill_zero", "9", "Blocked positions still receive weight because their scores "
+             "are set to 0 (or multiplied by the mask) rather than to -inf: a score of 0 is not "
+             "small, use np.where(mask, scores, -np.inf).", fill=0.0),
+    _variant("mask_added_as_float", "10", "The 0/1 mask was added to the scores as a number, so "
+             "blocked positions still get large weight: use the boolean mask to set blocked "
+             "scores to -inf.", mask_mode="add"),
+    _variant("mask_inverted", "11", "The mask polarity is inverted: True means the query MAY attend, "
+             "so fill the scores where the mask is False, not where it is True.",
+             mask_mode="inverted"),
+    _variant("mask_inverted", "11", "The mask polarity is inverted: True means the query MAY attend, "
+             "so fill the scores where the mask is False, not where it is True.",
+             mask_mode="inverted", fill=-1e9),
+    _variant("mask_times_neg_inf", "14", "The additive mask was built as (1 - mask) * -inf, and "
+             "0 * -inf is NaN, so the whole output is NaN: use np.where(mask, scores, -np.inf).",
+             mask_mode="times_neg_inf"),
+    _variant("mask_ignored", "15", "The output equals attention without the mask: the masking "
+             "result is discarded (e.g. np.where or masked_fill without assigning the result).",
+             mask_mode="ignored"),
+    _variant("mask_on_query_axis", "23", "The mask is applied along the query axis (transposed): "
+             "mask[..., i, j] says whether query i may attend to key j, so it must block scores "
+             "column-wise for padding.", mask_mode="transposed"),
+    _variant("blends_keys", "", "The output blends the keys, not the values: multiply the weights "
+             "by V.", blend_keys=True),
+    _variant("scores_transposed", "", "The scores are computed as K Q^T (transposed) instead of "
+             "Q K^T: scores[..., i, j] must be q_i . k_j, shape (..., Lq, Lk), i.e. "
+             "Q @ np.swapaxes(K, -1, -2).", scores_transposed=True),
+    Variant(tag="returns_weights_first", strict_return=True, fn=_weights_first,
+            message="You return (weights, output): return (output, weights) in that order, the "
+                    "output (..., Lq, d_v) first and the weights (..., Lq, Lk) second."),
+    Variant(tag="returns_weights_only", strict_return=True, fn=_weights_only,
+            message="You return the attention weights (..., Lq, Lk) instead of the output: "
+                    "return weights @ V, shape (..., Lq, d_v), or the tuple (output, weights)."),
+    _variant("k_transpose_all_axes", "", "K.T reverses every axis of a batched array, mixing the "
+             "batch into the scores: transpose only the last two axes with np.swapaxes(K, -1, -2).",
+             k_dot_t=True),
+]
+
+RULES = [
+    Rule(tag="modifies_inputs", explains=failed_in_category("inputs"), message=inputs.MESSAGE),
+    Rule(tag="assumes_lq_equals_lk", bug="22", explains=crashes_only_with("cross"),
+         message="Your code fails exactly when the query and key lengths differ (Lq != Lk, as in "
+                 "cross-attention): take Lk from K.shape[-2], not from Q."),
+    Rule(tag="fails_with_mask", explains=crashes_only_with("masked", every=True),
+         message="Your code fails whenever a mask is given: the mask is boolean, broadcastable to "
+                 "(..., Lq, Lk); use np.where(mask, scores, -np.inf)."),
+    Rule(tag="fails_with_some_masks", explains=crashes_only_with("masked", every=False),
+         message="Your code fails with some mask shapes but not others (the failing tests name "
+                 "them): masks may be (Lq, Lk), (B, Lq, Lk), (B, 1, Lq, Lk) or (B, 1, 1, Lk); let "
+                 "the mask broadcast against the scores with np.where(mask, scores, -np.inf) "
+                 "instead of indexing with it."),
+    Rule(tag="fails_with_batch_axes", explains=crashes_only_with("batched"),
+         message="Your code fails whenever the inputs have leading batch axes: write it for "
+                 "(..., L, d) arrays (matmul broadcasts; transpose with np.swapaxes(K, -1, -2))."),
+]
+
+
+def describe(case: Case, values: list) -> str | None:
+    """Signals of the first call of a failing case: the returned weights (or the output, when
+    V is the identity and the output therefore is the weights), else the output's NaN share."""
+    args = case.calls[0][0]
+    Q, K, V = args[:3]
+    mask = args[3] if len(args) > 3 else None
+    out, weights = split_return(values[0])
+    is_identity = (V.shape[-1] == V.shape[-2]
+                   and np.array_equal(np.asarray(V), np.broadcast_to(np.eye(V.shape[-1]), V.shape)))
+    if weights is None and is_identity:
+        weights = out
+    found = weight_signals(weights, mask) if weights is not None else []
+    return "; ".join(found or output_signals(out, case.rows_for(0))) or None
