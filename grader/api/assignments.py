@@ -16,7 +16,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 from grader.api.auth import require_course
 from grader.api.errors import ApiError, first_field
 from grader.api.item_schemas import ItemField
-from grader.api.parsing import Blueprint
+from grader.api.parsing import Blueprint, read_body
 from grader.api.schemas import AssignmentSchema, AssignmentSummarySchema, PollArgsSchema
 from grader.api.state import state
 from grader.content import (ContentError, builtin_document, compile_assignment,
@@ -223,7 +223,14 @@ class AssignmentById(MethodView):
         whole. Stores a new version, like PUT (role: instructor)."""
         principal = require_course("instructor")
         record = own_record(principal, assignment_id)
+        read_body(request)  # a chunked body over the limit is a 413, not a cut document
         patch = request.get_json()
+        schema = AssignmentDocumentSchema()
+        for name, value in (patch.items() if isinstance(patch, dict) else ()):
+            if value is None and name in schema.fields and schema.fields[name].required:
+                raise ApiError(422, "validation_error", f"{name}: cannot be removed (null in a JSON "
+                               f"Merge Patch removes a field, and every assignment has a {name}); "
+                               "send a new value instead.", name)
         document = json_merge_patch.merge(copy.deepcopy(record.document), patch)
         if document.get("id") != assignment_id:
             raise ApiError(422, "validation_error", "id: an assignment's id cannot change; "

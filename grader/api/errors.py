@@ -70,6 +70,12 @@ def handle_http_exception(error: HTTPException):
                               "(it must be a UTF-8 encoded JSON document).", None)
     code = DEFAULT_CODES.get(status, "error")
     message = data.get("message") or error.description or error.name
+    if status == 413 and not data.get("message"):  # werkzeug's words name no limit
+        from flask import current_app
+
+        limit = current_app.config.get("MAX_CONTENT_LENGTH")
+        message = (f"The request body is larger than {limit} bytes (MAX_BODY_BYTES); send a smaller "
+                   "body." if limit else message)
     return error_response(status, code, message, data.get("field"), headers=data.get("headers"))
 
 

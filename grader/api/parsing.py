@@ -25,13 +25,35 @@ def invalid_json(error: json.JSONDecodeError) -> ApiError:
     return ApiError(400, "invalid_json", f"The request body is not valid JSON: {error}.", None)
 
 
+def read_body(req) -> bytes:
+    """The request's body (cached), refused with 413 ``payload_too_large`` when it is longer than
+    ``MAX_BODY_BYTES``.
+
+    Werkzeug refuses a longer body that declares its ``Content-Length``, but it cuts a chunked
+    one (no ``Content-Length``) at the limit without an error (``LimitedStream(is_max=True)``
+    stops there), and the cut body would then read as invalid JSON. One more byte from the
+    server's de-chunked input tells the two apart. Raises :class:`ApiError` (413)."""
+    data = req.get_data(cache=True)
+    limit = req.max_content_length
+    if limit is not None and req.content_length is None and len(data) >= limit:
+        if req.environ["wsgi.input"].read(1):
+            raise too_large(limit)
+    return data
+
+
+def too_large(limit: int) -> ApiError:
+    """413 naming the limit (the MAX_BODY_BYTES setting)."""
+    return ApiError(413, "payload_too_large", f"The request body is larger than {limit} bytes "
+                    "(MAX_BODY_BYTES); send a smaller body.", None)
+
+
 class JsonBodyParser(FlaskParser):
     """webargs' Flask parser reading JSON with :func:`grader.jsontext.loads`."""
 
     def _raw_load_json(self, req) -> Any:
         if not is_json_request(req):
             return core.missing
-        data = req.get_data(cache=True)
+        data = read_body(req)
         if not data:
             return core.missing
         try:

@@ -8,7 +8,7 @@ from marshmallow import Schema, fields, validate
 
 from grader.api.auth import require_course
 from grader.api.errors import ApiError
-from grader.api.parsing import Blueprint
+from grader.api.parsing import Blueprint, read_body
 from grader.api.state import state
 from grader.rubric import (RubricError, TrialTooSlow, compile_rubric, load_rubric_file,
                            parse_rubric, trial_report)
@@ -51,7 +51,7 @@ class VersionArgsSchema(Schema):
 def read_rubric_body(expected_id: str | None = None) -> tuple[dict, str, list[dict]]:
     """Parse and compile the request's rubric; 422 listing every error with its path. Returns the
     document, its source and the compiler's warnings (valid but probably not meant)."""
-    source = request.get_data(as_text=True)
+    source = read_body(request).decode("utf-8", errors="replace")
     fmt = "json" if request.mimetype == "application/json" else "yaml"
     try:
         document = parse_rubric(source, fmt)

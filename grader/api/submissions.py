@@ -172,8 +172,9 @@ def intake(principal, assignment, body: dict, idempotency_key: str | None = None
                        errors={"pending": busy.pending}) from None
     except IdempotencyConflict as conflict:
         raise ApiError(409, "idempotency_conflict",
-                       "This Idempotency-Key was used with a different request body (submission "
-                       f"{conflict.submission_id}).", "Idempotency-Key") from None
+                       "This Idempotency-Key was used with a different request (another body or "
+                       f"another assignment: submission {conflict.submission_id}); use a new key "
+                       "for a new submission.", "Idempotency-Key") from None
     if created:
         app_state.dispatcher.enqueue(submission.id)
     return submission, created

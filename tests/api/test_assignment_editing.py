@@ -101,6 +101,16 @@ def test_patch_that_leaves_an_invalid_assignment_is_422(client, body, field):
     assert client.get("/api/v1/assignments/quiz").get_json()["version"] == 1  # nothing stored
 
 
+@pytest.mark.parametrize("name", ["title", "items"])
+def test_patch_removing_a_required_field_says_it_cannot_be_removed(client, name):
+    client.post("/api/v1/assignments", json=QUIZ)
+    resp = patch(client, "/api/v1/assignments/quiz", {name: None})
+    assert (resp.status_code, resp.get_json()["field"]) == (422, name)
+    assert resp.get_json()["message"] == (
+        f"{name}: cannot be removed (null in a JSON Merge Patch removes a field, and every "
+        f"assignment has a {name}); send a new value instead.")
+
+
 def test_patch_of_an_unknown_assignment_is_404_and_other_types_415(client):
     assert patch(client, "/api/v1/assignments/nope", {"title": "x"}).status_code == 404
     client.post("/api/v1/assignments", json=QUIZ)

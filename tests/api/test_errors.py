@@ -78,8 +78,60 @@ def test_body_over_the_limit_is_413(embedded_config, tmp_path):
         resp = post(app.test_client(), SUBMIT, headers={"Authorization": f"Bearer {key}"}, body=
                     {"learner_id": "l", "responses": {"quadratic-cost": {"text": "x" * 5000}}})
         assert resp.status_code == 413
-        assert resp.get_json()["code"] == "payload_too_large"
+        assert resp.get_json() == {"status": 413, "code": "payload_too_large", "field": None,
+                                   "message": "The request body is larger than 1000 bytes "
+                                              "(MAX_BODY_BYTES); send a smaller body."}
     finally:
+        app.extensions["grader"].dispatcher.close()
+
+
+def _chunked_post(port: int, path: str, key: str, body: bytes, content_type: str):
+    """POST ``body`` with ``Transfer-Encoding: chunked`` (no Content-Length) to a real server."""
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.putrequest("POST", path)
+    for name, value in (("Authorization", f"Bearer {key}"), ("Content-Type", content_type),
+                        ("Transfer-Encoding", "chunked")):
+        conn.putheader(name, value)
+    conn.endheaders()
+    for start in range(0, len(body), 700):
+        chunk = body[start:start + 700]
+        conn.send(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+    conn.send(b"0\r\n\r\n")
+    resp = conn.getresponse()
+    return resp.status, json.loads(resp.read())
+
+
+@pytest.mark.parametrize("size, status", [(5000, 413), (1001, 413), (1000, 422), (900, 422)])
+def test_a_chunked_body_over_the_limit_is_413_not_invalid_json(embedded_config, tmp_path, size,
+                                                                status):
+    # a chunked body has no Content-Length: werkzeug cuts it at the limit without an error, and
+    # the cut JSON used to be answered 400 invalid_json. Bodies of exactly the limit still parse
+    # (422 here: the padding below is a field the schema does not know).
+    import threading
+
+    from werkzeug.serving import make_server
+
+    from grader.app import create_app
+
+    app = create_app({**embedded_config, "MAX_BODY_BYTES": 1000})
+    key = (tmp_path / "instance" / "local-instructor-key").read_text().strip()
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        prefix = b'{"learner_id": "l", "pad": "'
+        body = prefix + b"x" * (size - len(prefix) - 2) + b'"}'
+        assert len(body) == size
+        got, answer = _chunked_post(server.server_port, SUBMIT, key, body, "application/json")
+        assert (got, answer["code"]) == (status, "payload_too_large" if status == 413
+                                         else "validation_error")
+        rubric = b"id: r\nquestion: " + b"q" * size
+        got, answer = _chunked_post(server.server_port, "/api/v1/rubrics", key, rubric,
+                                    "application/yaml")
+        assert (got == 413) == (len(rubric) > 1000), (got, answer)
+    finally:
+        server.shutdown()
         app.extensions["grader"].dispatcher.close()
 
 
