@@ -19,6 +19,10 @@ from grader.sandbox.api import Limits
 MAX_SOURCE_CHARS = 100_000
 
 
+#: The feedback of a code response that is empty or only white space (scored 0, nothing run).
+EMPTY_CODE = "The code submitted is empty, so nothing was run and it scores 0."
+
+
 class CodeKind(BaseKind):
     """Implements :class:`grader.items.base.ItemKind` for code problems."""
 
@@ -71,6 +75,9 @@ class CodeKind(BaseKind):
         if error:
             return ItemResult(item_id=item.id, kind=self.kind, score=0.0, max_score=item.points,
                               output=f"Not graded: {error}.")
+        if not response["code"].strip():  # nothing to run: say so instead of "not defined" x N
+            return ItemResult(item_id=item.id, kind=self.kind, score=0.0, max_score=item.points,
+                              output=EMPTY_CODE)
         problem = PROBLEMS[item.spec["problem"]]
         limits = item.spec["limits"]
         if ctx.deadline is not None:  # the submission's budget, shared by its code items

@@ -73,6 +73,14 @@ def test_grade_runs_in_the_context_sandbox_with_the_seed(fake_sandbox):
     assert fake_sandbox.runs == 1
 
 
+@pytest.mark.parametrize("code", ["", "   ", "\n\t\n"])
+def test_empty_code_scores_zero_without_running_and_says_so(fake_sandbox, code):
+    result = CodeKind().grade(load(), {"code": code}, GradingContext(seed=5, sandbox=fake_sandbox))
+    assert (result.score, result.max_score, result.output) == (
+        0.0, 10.0, "The code submitted is empty, so nothing was run and it scores 0.")
+    assert fake_sandbox.runs == 0
+
+
 def test_infrastructure_fault_raises_instead_of_scoring_zero(broken_sandbox):
     with pytest.raises(InfrastructureError, match="isolation self-test failed"):
         CodeKind().grade(load(), {"code": "x = 1"}, GradingContext(seed=1, sandbox=broken_sandbox))
