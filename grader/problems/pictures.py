@@ -161,7 +161,7 @@ def split(run: RunResult, n_visible: int, n_pictures: int) -> tuple[RunResult, l
     pictures = list(run.calls[n_visible:n_visible + n_pictures])
     calls = list(run.calls[:n_visible]) + list(run.calls[n_visible + n_pictures:])
     stops = [stop for stop in run.stopped_tests if not stop.test.startswith(PREFIX)]
-    summary = run  # whose status, message, stopped test, limit and line the tests see
+    summary = run  # whose status, message, stopped test, limit, line and broken stream the tests see
     if len(stops) != len(run.stopped_tests) or (run.stopped_test or "").startswith(PREFIX):
         if stops:
             summary = RunResult("crashed" if stops[0].kind == "result_too_large" else
@@ -173,7 +173,8 @@ def split(run: RunResult, n_visible: int, n_pictures: int) -> tuple[RunResult, l
     tests = RunResult(status=summary.status, calls=calls, message=summary.message,
                       stdout=run.stdout, seconds=run.seconds, stopped_tests=stops,
                       gave_up=run.gave_up, stopped_test=summary.stopped_test,
-                      limit=summary.limit, line=summary.line)
+                      limit=summary.limit, line=summary.line,
+                      broken_stream=summary.broken_stream)
     return tests, pictures
 
 

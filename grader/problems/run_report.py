@@ -186,6 +186,9 @@ def report(run: RunResult, cases: list[Case], limits: Limits,
         summary = (f"Your code printed more than the {limit} {during} and was stopped{progress}. "
                    "Remove print statements: all tests share one output limit.")
         stopped_text = f"your code printed more than the {limit} in this test"
+    elif run.broken_stream:  # stopped by the trusted side, between or during calls
+        summary = f"The run was stopped: {first}."
+        stopped_text = first
     else:
         summary = f"The run stopped {during}{progress}: {first}."
         stopped_text = first

@@ -146,7 +146,9 @@ class RunResult:
     syntax or import error. ``stopped_test`` and ``limit`` are decided by the trusted side from
     what it observed (its clock, the cgroup, bytes read), never from anything the learner's code
     wrote; ``line`` is reported by the runner in the learner's own process, so the learner can at
-    most misplace its own error."""
+    most misplace its own error. ``broken_stream`` is True when the learner's process broke the
+    result protocol (frames out of order or twice, e.g. from a second process): the run was
+    stopped then and nothing of that process was graded."""
 
     status: RunStatus
     calls: list[CallOutcome] = field(default_factory=list)
@@ -158,6 +160,7 @@ class RunResult:
     stopped_test: str | None = None
     limit: LimitName | None = None
     line: int | None = None
+    broken_stream: bool = False
 
 
 @dataclass(frozen=True)

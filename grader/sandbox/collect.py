@@ -219,9 +219,16 @@ class Collector:
                           stopped_test=running_test, limit="output")
         if self.violation is not None or ending.results_too_large:
             # The violation itself (kept in self.violation, logged) may quote what the learner's
-            # process wrote, so the learner is told only that it happened.
-            return finish("crashed", "the process running your code sent malformed results; "
-                                     "nothing it returned was graded")
+            # process wrote, so the learner is told only that it happened. Once the stream is
+            # broken no frame can be trusted, those before it included: nothing is graded.
+            message = "the process running your code sent malformed results"
+            if not ending.results_too_large:
+                message += (" (out of order or twice, as when your code starts another process, "
+                            "e.g. with os.fork(), that keeps running)")
+            message += "; nothing it returned was graded"
+            return RunResult(status="crashed", message=message, stdout=stdout, seconds=seconds,
+                             calls=[CallOutcome(status="skipped", error="not run: " + message)
+                                    for _ in self.calls], broken_stream=True)
         if self.syntax is not None:
             return finish("syntax_error", self.syntax, line=self.error_line)
         if self.import_failure is not None:

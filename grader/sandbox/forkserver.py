@@ -221,7 +221,7 @@ class ForkServerSandbox:
                          stdout="".join(stdout), seconds=time.monotonic() - started,
                          stopped_tests=stopped, gave_up=gave_up,
                          stopped_test=summary.stopped_test, limit=summary.limit,
-                         line=summary.line)
+                         line=summary.line, broken_stream=summary.broken_stream)
 
     def _run_segment(self, source: str, calls: list[Call], limits: Limits,
                      run_deadline: float, job: bytes | None = None) -> RunResult:
@@ -378,7 +378,7 @@ def _stopped_call(result: RunResult) -> int | None:
     results, infrastructure)."""
     if result.status not in ("timeout", "memory_limit", "crashed") or result.gave_up:
         return None
-    if result.status == "crashed" and "malformed results" in result.message:
+    if result.broken_stream:
         return None
     for index, outcome in enumerate(result.calls):
         if outcome.stopped:

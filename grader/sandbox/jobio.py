@@ -154,7 +154,7 @@ class JobStreams:
 
     def on_readable(self, fd: int, ending: Ending, killing: bool) -> bool:
         """Read from ``fd`` (results or output); True when the job must be killed: a broken
-        or oversized result stream, or an output flood (recorded in ``ending`` unless a kill
+        or oversized result stream, results out of protocol order, or an output flood (recorded in ``ending`` unless a kill
         was already asked for, ``killing``)."""
         if fd == self.result_r:
             return self._on_results(ending)
@@ -181,6 +181,9 @@ class JobStreams:
             else:
                 ending.results_too_large = "more than" in str(error)
                 self.collector.violation = self.collector.violation or str(error)
+            self.open_fds.discard(self.result_r)
+            return True
+        if self.collector.violation is not None:  # e.g. two processes answering one call
             self.open_fds.discard(self.result_r)
             return True
         if end:

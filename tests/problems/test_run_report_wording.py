@@ -147,3 +147,16 @@ def test_a_stop_that_quotes_the_sandboxs_words_keeps_the_real_test_and_limit(san
             "(1 s CPU)\")\n        import time; time.sleep(30)\n")
     result = _grade(sandbox, HEAD + ON_LONG_1D + body + RIGHT, CPU)
     assert _summary(result) == _stopped_summary("exceeded the 3 s time limit", CPU)
+
+
+def test_a_process_that_forks_and_keeps_running_is_named_and_stopped_at_once(sandbox):
+    # both processes answer the first call and compete for the next ones: the broken result
+    # stream stops the run at once (not at a time limit) and nothing it returned is graded
+    result = _grade(sandbox, HEAD + "    import os; os.fork()\n" + RIGHT, WALL)
+    assert result.score == 0.0
+    assert _summary(result) == (
+        "The run was stopped: the process running your code sent malformed results (out of order "
+        "or twice, as when your code starts another process, e.g. with os.fork(), that keeps "
+        "running); nothing it returned was graded.")
+    assert all(t.output.split("\n")[0] == "Failed: not run: the run stopped earlier (see the "
+               "summary)" for t in result.tests)  # (visible examples add their expected output)

@@ -46,7 +46,9 @@ def test_calls_are_reported_only_after_the_import():
     assert not collector.imported and "before the import" in collector.violation
     again = collect([IMPD, start(0)])
     assert again.status == "crashed" and again.message == (
-        "the process running your code sent malformed results; nothing it returned was graded")
+        "the process running your code sent malformed results (out of order or twice, as when "
+        "your code starts another process, e.g. with os.fork(), that keeps running); nothing it "
+        "returned was graded")
 
 
 def test_the_first_frame_must_be_live_and_only_the_first():
