@@ -280,10 +280,26 @@ def add_numpy_1_aliases() -> list[str]:
 _PREPARED: ModuleGuard | None = None
 
 
+#: NumPy's submodules that ``numpy.__getattr__`` imports on first use. They are imported before
+#: the snapshots: bound on ``numpy`` only later, inside a job, :meth:`ModuleGuard.restore` would
+#: unbind them while ``sys.modules`` keeps them, and the next ``np.random`` would recurse
+#: (``import numpy.random`` asks ``numpy`` for ``random`` again) until RecursionError.
+LAZY_NUMPY_SUBMODULES = ("linalg", "fft", "random", "polynomial", "ma", "dtypes", "exceptions",
+                         "ctypeslib", "rec", "char", "strings", "typing", "testing")
+
+
 def prepare() -> None:
-    """Called by the server once, before it forks jobs: the namespaces' snapshots are taken
-    there, so no job copies them (or touches their objects) again."""
+    """Called by the server once, before it forks jobs: NumPy's lazily imported submodules are
+    imported (:data:`LAZY_NUMPY_SUBMODULES`), then the namespaces' snapshots are taken there, so
+    no job copies them (or touches their objects) again."""
     global _PREPARED
+    import importlib
+
+    for name in LAZY_NUMPY_SUBMODULES:
+        try:
+            importlib.import_module(f"numpy.{name}")
+        except ImportError:  # not part of this NumPy
+            pass
     _PREPARED = ModuleGuard()
 
 

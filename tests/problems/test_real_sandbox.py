@@ -89,6 +89,29 @@ def test_correct_numpy_1_code_gets_full_marks_and_the_trusted_numpy_is_untouched
         assert name not in np.__dict__
 
 
+LAZY_NUMPY_SOFTMAX = """\
+import numpy as np
+{imports}
+
+def softmax(x, axis=-1):
+    _ = np.random  # touched, as code with an optional dropout does
+    x = np.ma.filled(np.ma.asarray(x), 0.0)
+    shift = np.fft.fft(np.zeros(1)).real[0] + np.linalg.norm(np.zeros(1))
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True) - shift)
+    return e / e.sum(axis=axis, keepdims=True)
+"""
+
+
+@pytest.mark.parametrize("imports", ["", "import numpy.random\nimport numpy.ma"])
+def test_numpy_submodules_imported_on_first_use_work_in_every_call(real_sandbox, imports):
+    # np.random, np.ma, np.fft are imported by numpy.__getattr__ on first use; bound only inside
+    # a job, they were unbound again after each call while sys.modules kept them, and the next
+    # use recursed (RecursionError): correct code scored 0.67/10, or 0 with the imports
+    result = grade_source(real_sandbox, "softmax", LAZY_NUMPY_SOFTMAX.format(imports=imports))
+    assert [t.name for t in result.tests if t.status == "failed"] == []
+    assert result.score == pytest.approx(10.0, abs=1e-4)
+
+
 def test_every_contract_states_the_numpy_version():
     from grader.problems.base import NUMPY_NOTE
 
