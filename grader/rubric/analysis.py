@@ -14,7 +14,8 @@ always index the text the learner wrote):
    case.
 2. Tokenisation on token boundaries: words (with ``_``/``^`` sub- and superscripts and LaTeX braces,
    so ``d_{k}`` is one token ``d_k``), decimal numbers, single punctuation marks.
-3. Math rewrites over tokens: ``n * n``, ``n x n``, ``n by n``, ``n ** 2``, ``n squared`` -> ``n^2``;
+3. Math rewrites over tokens: ``n * n``, ``n x n``, ``n by n`` (also ``n-by-n``), ``n ** 2``,
+   ``n squared`` -> ``n^2``;
    ``sqrt(d_k)``, ``sqrt d_k``, ``square root of d_k`` -> ``sqrt(d_k)``; ``O ( ... )`` -> one token
    ``o(...)`` that also carries its argument as an alias key (``o(n^2)`` also answers to ``n^2``).
 4. Keys: Snowball stems for words, the token itself for technical tokens. Stop words are dropped
@@ -275,6 +276,15 @@ def rewrite_math(tokens: list[Token]) -> list[Token]:
             continue
         nxt = tokens[i + 1] if i + 1 < n else None
         prev = out[-1] if out else None
+        if (w in ("x", "by", "times") and prev is not None and prev.text == "-" and nxt is not None
+                and nxt.text == "-" and len(out) >= 2 and i + 2 < n and _is_var(out[-2])
+                and tokens[i + 2].text == out[-2].text
+                and out[-2].end == prev.start and prev.end == tok.start and tok.end == nxt.start
+                and nxt.end == tokens[i + 2].start):  # "n-by-n", written as one word
+            out.pop()
+            out[-1] = Token(out[-1].text + "^2", out[-1].start, tokens[i + 2].end, True)
+            i += 3
+            continue
         if prev is not None and nxt is not None and _is_var(prev):
             if w in ("*", "x", "by", "times") and nxt.text == prev.text:
                 out[-1] = Token(prev.text + "^2", prev.start, nxt.end, True)

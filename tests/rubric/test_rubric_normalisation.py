@@ -9,8 +9,15 @@ def keys(text):
 def test_every_spelling_of_n_squared_reaches_one_token():
     for text in ["O(n^2)", "O(n²)", "O(n**2)", "O(n*n)", "O(n × n)", "O(n · n)"]:
         assert keys(text) == ["o(n^2)"], text
-    for text in ["n squared", "n^2", "n²", "n*n", "n x n", "n by n", "n-squared"]:
+    for text in ["n squared", "n^2", "n²", "n*n", "n x n", "n by n", "n-squared", "n-by-n",
+                 "n-x-n", "n-times-n"]:
         assert keys(text) == ["n^2"], text
+
+
+def test_hyphenated_n_by_n_is_n_squared_but_other_hyphenations_are_not():
+    # an "n-by-n matrix of scores" earned nothing for "n^2"; words joined alike stay words
+    assert keys("an n-by-n matrix of scores") == ["n^2", "matrix", "score"]
+    assert "n^2" not in analyse("step-by-step, a-by-b, n - by - n").index
 
 
 def test_superscripts_are_mapped_before_nfkc_so_n2_is_not_produced():
