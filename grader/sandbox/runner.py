@@ -27,6 +27,7 @@ import time
 import traceback
 import types
 
+import numpy as np
 import wire
 
 SOURCE_NAME = "submission.py"
@@ -425,9 +426,35 @@ def _import(code, module: types.ModuleType, guard, result_fd: int, *, emit_json=
     return True
 
 
+def as_arrays(value, *, asarray=np.asarray, generic=np.generic):
+    """A learner's (nested) list of numbers or booleans as the array it stands for, inside a
+    tuple too (``(output.tolist(), weights.tolist())``): a short list was already graded like
+    its array, and a long one would exceed the wire's value count (``wire.MAX_NODES``) and be
+    refused. Only plain lists of Python or NumPy scalars are converted (walked without calling
+    any of the learner's methods); anything else is returned as it is."""
+    if type(value) is tuple:
+        return tuple(as_arrays(item) for item in value)
+    if type(value) is not list or not value:
+        return value
+    stack = [value]
+    while stack:
+        for item in stack.pop():
+            kind = type(item)
+            if kind is list:
+                stack.append(item)
+            elif not (kind in (int, float, bool)
+                      or (isinstance(item, generic) and kind.__module__ == "numpy")):
+                return value
+    try:
+        array = asarray(value)
+    except (ValueError, OverflowError):  # ragged, or an int too large for any dtype
+        return value
+    return array if array.dtype.kind in "biuf" else value
+
+
 def _call(module: types.ModuleType, call: dict, index: int, args: tuple, guard, result_fd: int,
           *, emit_json=_emit_json, describe=describe_exception, monotonic=time.monotonic,
-          encode=wire.encode_parts) -> bool:
+          encode=wire.encode_parts, arrays=as_arrays) -> bool:
     """Run call ``index`` (``STRT``, then ``VALU`` with its value and seconds, or ``FAIL``: no
     such function, an exception, a value the wire cannot carry). ``False`` when memory ran out:
     no later call can be trusted to run. The keyword defaults are bound when this module is
@@ -457,7 +484,7 @@ def _call(module: types.ModuleType, call: dict, index: int, args: tuple, guard, 
     guard.restore()
     _flush_learner_output()
     try:
-        parts = encode(value)
+        parts = encode(arrays(value))
     except wire.EncodeError as error:
         hint = "; did you forget a return statement?" if value is None else ""
         emit_json(result_fd, b"FAIL", {"i": index, "status": "bad_return", "memory": False,
