@@ -189,8 +189,9 @@ def _axis_stability_case(rng: np.random.Generator) -> Case:
 def _spread_case(rng: np.random.Generator) -> Case:
     """Rows at offsets -3000, 0 and 3000 (random order), each spread over 1600 (six entries
     evenly 320 apart, shuffled): every row spans more than twice the largest finite exponent
-    (709.8), so subtracting the row's MINIMUM (not its maximum) overflows in every row, a naive
-    exp overflows, and a global maximum leaves the lower rows at 0/0."""
+    (709.8), so subtracting the row's MINIMUM (not its maximum) overflows in every row, and so
+    does subtracting its MEAN (each row is symmetric about its offset: max - mean = 800); a
+    naive exp overflows, and a global maximum leaves the lower rows at 0/0."""
     name = "stability: entries spread over thousands within each row"
     rows = rng.permutation(np.array([-3000.0, 0.0, 3000.0])) + rng.uniform(-50, 50, 3)
     x = rows[:, None] + np.stack([rng.permutation(np.linspace(-800.0, 800.0, 6))
@@ -223,7 +224,7 @@ def _float32_case(name: str, x: np.ndarray) -> Case:
 
 
 def _buggy(x, axis=-1, *, ignore_axis=False, keepdims=True, stable=True, global_max=False,
-           whole_array=False, min_shift=False):
+           whole_array=False, min_shift=False, mean_shift=False):
     x = np.asarray(x)
     x = x.astype(np.result_type(x.dtype, np.float32))
     axis = -1 if ignore_axis else axis
@@ -234,6 +235,8 @@ def _buggy(x, axis=-1, *, ignore_axis=False, keepdims=True, stable=True, global_
             e = np.exp(x - x.max())
         elif min_shift:
             e = np.exp(x - np.min(x, axis=axis, keepdims=True))
+        elif mean_shift:
+            e = np.exp(x - np.mean(x, axis=axis, keepdims=True))
         else:
             e = np.exp(x - np.max(x, axis=axis, keepdims=True))
         total = e.sum() if whole_array else np.sum(e, axis=axis, keepdims=keepdims)
@@ -260,6 +263,10 @@ VARIANTS = [
              "maximum, so np.exp still overflows for entries far above it: subtract "
              "np.max(x, axis=axis, keepdims=True), which makes every exponent 0 or less.",
              min_shift=True),
+    _variant("mean_subtracted", "7", "The mean of each slice is subtracted instead of the "
+             "maximum, so np.exp still overflows for entries far above the mean: subtract "
+             "np.max(x, axis=axis, keepdims=True), which makes every exponent 0 or less.",
+             mean_shift=True),
     _variant("whole_array", "5", "The exponentials are divided by the sum over the whole array, "
              "not along the axis: each slice along `axis` must sum to 1.", whole_array=True),
 ]
