@@ -121,50 +121,30 @@ class SubmissionSchema(Schema):
     items = fields.List(fields.Nested(ItemResultSchema))
 
 
-class LinkedTestSchema(Schema):
+class LinkedTestSchema(TestResultSchema):
     """A test as a learner's signed result link shows it: no timing, no internal data."""
 
-    name = fields.String()
-    number = fields.String(allow_none=True)
-    score = fields.Float()
-    max_score = fields.Float()
-    status = fields.String(metadata={"enum": ["passed", "failed"]})
-    output = fields.String()
-    output_format = fields.String()
     visibility = fields.String()
-    tags = fields.List(fields.String())
     extra_data = fields.Dict(metadata={"description": "only evidence (the character spans of "
                                                       "the answer a criterion matched)"})
 
 
-class LinkedItemSchema(Schema):
-    item_id = fields.String()
-    kind = fields.String()
-    score = fields.Float()
-    max_score = fields.Float()
-    status = fields.String(metadata={"enum": ["graded", "failed"]})
-    output = fields.String()
+class LinkedItemSchema(ItemResultSchema):
     tests = fields.List(fields.Nested(LinkedTestSchema))
     extra_data = fields.Dict(metadata={"description": "only pictures (the heatmaps of visible "
                                                       "examples the result page draws)"})
 
 
-class LinkedResultSchema(Schema):
+class LinkedResultSchema(SubmissionSchema):
     """A learner's own result through a signed link (``GET /results/<token>``): what the result
     page shows. Without the internal fields (``content_sha256``, ``attempts``) and without any
     timing of the grading (``started_at``, ``finished_at``, ``sandbox_seconds``,
     ``grading_seconds``, ``execution_time``): learner code could turn a duration into a covert
     channel. ``GET /submissions/<id>`` with a key has everything."""
 
-    id = fields.String()
-    assignment_id = fields.String()
-    assignment_version = fields.Integer()
-    learner_id = fields.String()
-    status = fields.String(metadata={"enum": ["queued", "running", "graded", "failed"]})
-    received_at = fields.DateTime()
-    score = fields.Float(allow_none=True)
-    max_score = fields.Float(allow_none=True)
-    failure_reason = fields.String(allow_none=True)
+    class Meta:
+        exclude = ("content_sha256", "started_at", "finished_at", "attempts")
+
     items = fields.List(fields.Nested(LinkedItemSchema))
 
 

@@ -28,6 +28,7 @@ import sys
 import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 SANDBOX_FILES = ("wire.py", "runner.py", "server.py", "confine.py")
 SANDBOX_LIB = "/sandbox/lib"
@@ -105,8 +106,8 @@ class SlotLock:
         self._handle.close()
 
 
-def _owns_a_process(uids: set[int]) -> bool:
-    """Whether any process (zombies included) has one of ``uids`` as its real uid."""
+def processes_of(uids: set[int]) -> Iterator[int]:
+    """Host pids whose real uid is one of ``uids`` (zombies included), read from ``/proc``."""
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -115,11 +116,15 @@ def _owns_a_process(uids: set[int]) -> bool:
                 for line in status:
                     if line.startswith("Uid:"):
                         if int(line.split()[1]) in uids:
-                            return True
+                            yield int(entry)
                         break
         except OSError:
             continue
-    return False
+
+
+def _owns_a_process(uids: set[int]) -> bool:
+    """Whether any process (zombies included) has one of ``uids`` as its real uid."""
+    return next(processes_of(uids), None) is not None
 
 
 def _is_account(uid: int) -> bool:
