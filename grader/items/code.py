@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.items.base import MIN_ITEM_RUN_SECONDS, BaseKind, GradingContext, Item
-from grader.problems import PROBLEMS, scoring
+from grader.problems import PROBLEMS, examples, scoring
 from grader.results import InfrastructureError, ItemResult
 from grader.sandbox.api import Limits
 
@@ -53,10 +53,8 @@ class CodeKind(BaseKind):
         """Function name, contract, starter and the visible examples (inputs and expected values);
         never hidden inputs or expected values."""
         problem = PROBLEMS[item.spec["problem"]]
-        visible = [{"name": case.name, "category": case.category, **(case.public or {})}
-                   for case in problem.visible_cases()]
         return {"problem": problem.id, "function": problem.function, "contract": problem.contract,
-                "starter": problem.starter, "visible_tests": visible}
+                "starter": problem.starter, "visible_tests": examples.public_examples(problem)}
 
     def validate_response(self, item: Item, response: dict[str, Any]) -> str | None:
         if not isinstance(response, dict) or set(response) != {"code"}:

@@ -1,20 +1,26 @@
 """The code problems learners implement, keyed by id (``PROBLEMS``).
 
-Each problem module defines one :class:`grader.problems.base.CodeProblem` (contract, starter,
-visible examples, hidden cases drawn from a seed, table of known mistakes);
-:mod:`grader.problems.scoring` runs and scores a submission against one.
+Each built-in problem is a package under ``grader/problems/builtin/`` whose ``SPEC`` declares it
+(:mod:`grader.problems.spec`); :func:`grader.problems.compile.compile_problem` turns it into the
+:class:`grader.problems.base.CodeProblem` that :mod:`grader.problems.scoring` grades against.
 """
 from __future__ import annotations
 
-from grader.problems.base import CodeProblem
-from grader.problems.causal_mask import PROBLEM as _CAUSAL_MASK
-from grader.problems.mha import PROBLEM as _MHA
-from grader.problems.positional_encoding import PROBLEM as _POSITIONAL_ENCODING
-from grader.problems.sdpa import PROBLEM as _SDPA
-from grader.problems.softmax import PROBLEM as _SOFTMAX
+from importlib import import_module
 
-PROBLEMS: dict[str, CodeProblem] = {
-    p.id: p for p in (_SOFTMAX, _SDPA, _CAUSAL_MASK, _MHA, _POSITIONAL_ENCODING)
-}
+from grader.problems.base import CodeProblem
+from grader.problems.builtin import PACKAGES
+from grader.problems.compile import compile_problem
+
+
+def _builtin() -> dict[str, CodeProblem]:
+    problems = {}
+    for package in PACKAGES:
+        problem = compile_problem(import_module(f"grader.problems.builtin.{package}").SPEC)
+        problems[problem.id] = problem
+    return problems
+
+
+PROBLEMS: dict[str, CodeProblem] = _builtin()
 
 __all__ = ["CodeProblem", "PROBLEMS"]

@@ -1,19 +1,23 @@
-"""The shape of a code problem: its contract, its test cases and its known mistakes.
+"""A compiled code problem and the records of one grading.
 
-A :class:`CodeProblem` is pure data plus trusted functions. Nothing here runs learner code: test cases
-are lists of calls (arguments built in the trusted process from a seed) and a check that judges the
-raw values the sandbox hands back. Known mistakes are :class:`Variant` s, buggy re-implementations run
-in the trusted process on the same inputs: when the learner's numbers match a variant, the feedback
-names that mistake (docs/references.md, "Refitting the reference" and "Attention mistakes").
+:class:`CodeProblem` is what :func:`grader.problems.compile.compile_problem` makes of a
+:class:`grader.problems.spec.ProblemSpec` (a built-in package or an uploaded document): the
+contract, the categories, the cases drawn per seed, the known mistakes flattened into
+:class:`Variant` s, each pointing at one implementation the executor runs
+(:mod:`grader.problems.executor`). A :class:`Case` holds inputs only; checks and diagnosis read the
+values the executor computed, and never call an implementation themselves (docs/references.md,
+"Refitting the reference" and "Attention mistakes").
 """
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
-Check = Callable[[list[Any]], "str | None"]
+from grader.problems.spec import Picture, ProblemSpec
 
 #: What a case's check compares: ``values`` (the learner's values against the reference's),
 #: ``shape`` (shapes only, finite output), ``property`` (the learner's outputs against each other
@@ -32,41 +36,41 @@ CREDIT_NOTE = ("Scoring: shape tests count only when the output is finite (no Na
 NUMPY_NOTE = ("NumPy: your code runs with NumPy 2.x; the aliases NumPy 2.0 removed (np.float_, "
               "np.NINF, np.NaN, np.product, ...) still work here.")
 
+#: The implementation index of the reference (:attr:`CodeProblem.implementations`).
+REFERENCE = 0
 
-@dataclass
+
+@dataclass(frozen=True)
 class Case:
-    """One test: ``calls`` (each ``(args, kwargs)``) made on the learner's function, judged by
-    ``check(values) -> None | failure message`` on the returned values, in call order.
+    """One test as drawn: ``calls`` (each ``(args, kwargs)``) made on the learner's function, judged
+    by the check named ``check`` (with ``options``) on the values returned, in call order.
 
     ``rows`` gives, per call, the boolean array of output rows that are checked (None: all rows),
-    used both by ``check`` and when matching variants. ``traits`` describe the inputs for
-    submission-level rules (e.g. ``"cross"`` when Lq != Lk, ``"multihead"``, ``"odd"``).
-    ``public`` is set on visible examples only: what learners may see (inputs and expected value).
-    ``wrapped`` cases call the learner's function through :data:`grader.problems.inputs.WRAPPER`,
-    which also returns the array arguments after the call; ``check`` then receives
-    ``(result, arrays_after)`` per call.
-    ``basis`` (one of :data:`BASES`) says what the check compares; when not given it is read from
-    the check (the factories of :mod:`grader.problems.checks` tag their checks), and a check
-    without a tag must be given one (ValueError), so no custom check counts as a value test by
-    accident.
+    used both by the check and when matching variants. ``traits`` describe the inputs for mistakes'
+    ``needs`` and cross-case rules (e.g. ``"cross"`` when Lq != Lk, ``"multihead"``, ``"odd"``).
+    ``data`` is what the check reads besides the values (e.g. a permutation). ``wrapped`` cases
+    call the learner's function through :data:`grader.problems.inputs.WRAPPER`, which also returns
+    the array arguments after the call. ``basis`` (one of :data:`BASES`) says what the check
+    compares. ``key`` identifies the case's values in the executor's cache:
+    ``(problem key, seed or None for a visible example, name)``. The arrays are read-only: one
+    draw serves every grading of its seed.
     """
 
     name: str
     category: str
-    calls: list[tuple[tuple, dict]]
-    check: Check
-    rows: list[np.ndarray | None] = field(default_factory=list)
+    calls: tuple[tuple[tuple, dict], ...]
+    check: str
+    basis: str
+    key: tuple
+    options: Mapping[str, Any] = field(default_factory=dict)
+    rows: tuple[np.ndarray | None, ...] = ()
     traits: frozenset[str] = frozenset()
+    data: Mapping[str, Any] = field(default_factory=dict)
     visible: bool = False
-    public: dict[str, Any] | None = None
-    wrapped: bool = False  # calls go through grader.problems.inputs.WRAPPER (inputs check)
-    basis: str = ""
 
-    def __post_init__(self) -> None:
-        self.basis = self.basis or getattr(self.check, "basis", "")
-        if self.basis not in BASES:
-            raise ValueError(f"case {self.name!r}: basis must be one of {BASES}, "
-                             f"got {self.basis!r}")
+    @property
+    def wrapped(self) -> bool:
+        return self.basis == "inputs"
 
     def rows_for(self, index: int) -> np.ndarray | None:
         return self.rows[index] if index < len(self.rows) else None
@@ -74,19 +78,13 @@ class Case:
 
 @dataclass(frozen=True)
 class Variant:
-    """A known mistake, as a buggy implementation with the learner's signature.
-
-    ``tag`` names the mistake (stable: results carry it as ``diagnosis:<tag>``); ``message`` is one sentence a student can
-    act on, tied to the concept; ``bug`` refers to the entry in attention-bugs.md (e.g. ``"1"``).
-    ``fn`` may raise: a learner whose call raised the same exception type is matched too.
-    ``needs`` are case traits the mistake requires (e.g. ``{"masked"}`` for a masking mistake): the
-    variant is never claimed on a case without them. ``strict_return`` variants match only a
-    learner whose return has the same structure (one array, or an (output, weights) pair).
-    """
+    """One implementation of a known mistake (:class:`grader.problems.spec.Mistake`), in table
+    order: the diagnosis tries them in this order and breaks ties by it. ``implementation`` is its
+    index in :attr:`CodeProblem.implementations`."""
 
     tag: str
     message: str
-    fn: Callable[..., Any]
+    implementation: int
     bug: str = ""
     needs: frozenset[str] = frozenset()
     strict_return: bool = False
@@ -109,11 +107,13 @@ class Rule:
 
 @dataclass
 class CaseResult:
-    """A case after the run: the sandbox outcomes of its calls and the verdict."""
+    """A case after the run: the sandbox outcomes of its calls, the reference's values and the
+    verdict."""
 
     case: Case
     outcomes: list[Any]
     passed: bool
+    expected: list[Any] = field(default_factory=list)
     failure: str = ""
     crashed: bool = False  # a call raised, timed out or returned something unparseable
     uncredited: bool = False  # the check passed but the credit rule withheld the points
@@ -122,50 +122,77 @@ class CaseResult:
     signals: str = ""  # what the numbers show when no known mistake matched
 
 
-@dataclass
-class CodeProblem:
-    """A code problem learners implement.
+_SEEDS_KEPT = 32  # draws kept per problem (a regrade, a retry and the tests reuse them)
 
-    ``function`` is the name the learner defines; ``contract`` is the text learners see (signature,
-    shapes, mask polarity, return convention, fully-masked-row rule); ``categories`` maps each
-    category name to its weight (an item's points are split across categories by weight, then
-    equally across the category's tests); ``visible_cases()`` are fixed examples;
-    ``hidden_cases(rng)`` draws the hidden ones from ``np.random.default_rng(seed)``.
-    ``variants`` and ``rules`` are the known mistakes (see :mod:`grader.problems.diagnosis`);
-    ``reference`` is the trusted implementation with the learner's signature: a variant that
-    agrees with it on a case cannot explain that case's failure. ``describe(case, values)``, when
-    given, summarises the signals in a failing case's numbers that no known mistake explained
-    (row sums, weight on blocked positions, NaN fraction), in words that reveal no input or
-    expected value. The contract always ends with :data:`NUMPY_NOTE` (added when missing).
+
+@dataclass(eq=False)
+class CodeProblem:
+    """A compiled code problem (:func:`grader.problems.compile.compile_problem`).
+
+    ``implementations`` are the reference (index :data:`REFERENCE`) then every mistake's
+    implementations in table order (``variants`` point into it); ``checks`` maps check names to
+    check functions; ``draw(seed)`` draws the hidden cases of a seed (cached: :meth:`cases`);
+    ``executor`` computes the implementations' values on cases (in process for built-ins). The
+    contract always ends with :data:`NUMPY_NOTE`.
     """
 
-    id: str
-    function: str
-    title: str
+    spec: ProblemSpec
     contract: str
-    starter: str
     categories: dict[str, float]
-    visible_cases: Callable[[], list[Case]]
-    hidden_cases: Callable[[np.random.Generator], list[Case]]
-    variants: list[Variant] = field(default_factory=list)
-    rules: list[Rule] = field(default_factory=list)
-    describe: Callable[[Case, list[Any]], "str | None"] | None = None
-    reference: Callable[..., Any] | None = None
+    visible: tuple[Case, ...]
+    implementations: tuple[Callable[..., Any], ...]
+    variants: tuple[Variant, ...]
+    checks: Mapping[str, Callable[..., Any]]
+    draw: Callable[[int], tuple[Case, ...]]
+    executor: Any = None
+    _drawn: OrderedDict = field(default_factory=OrderedDict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def __post_init__(self) -> None:
-        if NUMPY_NOTE not in self.contract:  # every contract states the NumPy version
-            self.contract = self.contract.rstrip("\n") + "\n" + NUMPY_NOTE
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+    @property
+    def title(self) -> str:
+        return self.spec.title
+
+    @property
+    def function(self) -> str:
+        return self.spec.contract.function
+
+    @property
+    def starter(self) -> str:
+        return self.spec.contract.starter
+
+    @property
+    def parameter_names(self) -> tuple[str, ...]:
+        return self.spec.contract.parameter_names
+
+    @property
+    def rules(self) -> tuple[Rule, ...]:
+        return tuple(self.spec.rules)
+
+    @property
+    def describe(self) -> Callable[..., "str | None"] | None:
+        return self.spec.describe
+
+    @property
+    def pictures(self) -> tuple[Picture, ...]:
+        return self.spec.pictures
+
+    def visible_cases(self) -> list[Case]:
+        """The visible examples (fixed inputs, shown with their expected values)."""
+        return list(self.visible)
 
     def cases(self, seed: int) -> list[Case]:
-        """Visible examples then hidden cases drawn from ``seed``. Case names are unique and every
-        case's category is one of ``categories`` (ValueError otherwise, a bug in the problem
-        definition)."""
-        cases = list(self.visible_cases()) + list(self.hidden_cases(np.random.default_rng(seed)))
-        names = [case.name for case in cases]
-        if len(set(names)) != len(names):
-            raise ValueError(f"{self.id}: duplicate case names")
-        for case in cases:
-            if case.category not in self.categories:
-                raise ValueError(f"{self.id}: case {case.name!r} has unknown category "
-                                 f"{case.category!r}")
-        return cases
+        """The visible examples, then the hidden cases drawn from ``seed`` (each case from its own
+        generator, :func:`grader.problems.draws.case_rng`). The last draws are kept."""
+        with self._lock:
+            hidden = self._drawn.get(seed)
+        if hidden is None:
+            hidden = self.draw(seed)  # outside the lock: another seed need not wait
+            with self._lock:
+                self._drawn[seed] = hidden
+                while len(self._drawn) > _SEEDS_KEPT:
+                    self._drawn.popitem(last=False)
+        return list(self.visible) + list(hidden)

@@ -1,118 +1,163 @@
-"""Check factories shared by the problems: each returns a :data:`grader.problems.base.Check`, a
-function from the values the learner's calls returned (in call order) to None (pass) or a
-learner-safe failure message (where and by how much, never the inputs or expected values).
+"""The checks, by name (scikit-learn's estimator checks and CodeRunner's graders work the same way):
+each judges the values a learner's calls returned (in call order) against the reference's values
+for the same calls and returns None (pass) or a learner-safe failure message (where and by how
+much, never the inputs or expected values).
+
+A check is ``check(got, expected, case) -> str | None``: ``got`` the learner's values, ``expected``
+the reference's (one per call), ``case`` the :class:`grader.problems.base.Case` (its ``options``,
+``rows`` and ``data``). Each is tagged with its *basis* (:data:`grader.problems.base.BASES`), what
+it compares, which the credit rule reads; :func:`check` registers a function under a name and a
+basis, so no check counts as a value test by accident. A problem adds its own checks
+(``ProblemSpec.checks``) the same way.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 
-from grader.problems.base import Check
+from grader.problems.base import BASES
 from grader.problems.compare import ATOL, as_array, mismatch, nonfinite, split_return
 
+Check = Callable[[list, list, Any], "str | None"]
 
-def tagged(basis: str, check: Check) -> Check:
-    """``check`` tagged with what it compares (see :data:`grader.problems.base.BASES`)."""
-    check.basis = basis  # type: ignore[attr-defined]
-    return check
+#: The shared checks by name (:func:`check` adds to it).
+CHECKS: dict[str, Check] = {}
+
+
+def check(basis: str, name: str | None = None,
+          table: dict[str, Check] | None = None) -> Callable[[Check], Check]:
+    """Decorator: register the check under ``name`` (default: the function's name) in ``table``
+    (default :data:`CHECKS`), tagged with ``basis``. ValueError for an unknown basis."""
+    if basis not in BASES:
+        raise ValueError(f"basis must be one of {BASES}, got {basis!r}")
+
+    def register(fn: Check) -> Check:
+        fn.basis = basis  # type: ignore[attr-defined]
+        (CHECKS if table is None else table)[name or fn.__name__] = fn
+        return fn
+
+    return register
 
 
 def _prefix(n_calls: int, index: int) -> str:
     return f"call {index + 1} of {n_calls}: " if n_calls > 1 else ""
 
 
-def values(expected: Sequence[tuple[np.ndarray, np.ndarray | None]],
-           rows: Sequence[np.ndarray | None] | None = None, atol: float = ATOL,
-           alternative_weights: Sequence[np.ndarray | None] | None = None) -> Check:
-    """Each call's output (and its weights, when the learner returns ``(output, weights)`` and the
-    problem has weights) must equal the expected pair within tolerance on the checked rows.
-    ``rows[i]`` selects the output rows of call i; the weights are then checked on the rows where
-    the expected weights are finite (the reference leaves fully masked rows NaN).
-    ``alternative_weights[i]``, when given, is another accepted form of call i's weights (e.g.
-    averaged over heads, as PyTorch returns them), used when the returned weights have its shape."""
-    alternatives = list(alternative_weights or [None] * len(expected))
-    rows = list(rows) if rows is not None else [None] * len(expected)
+def _pair(reference: Any) -> tuple[Any, Any]:
+    """The reference's ``(output, weights)``; weights None for a reference returning one array."""
+    if isinstance(reference, tuple) and len(reference) == 2:
+        return reference
+    return reference, None
 
-    def check(got: list[Any]) -> str | None:
-        for index, (value, (out, weights)) in enumerate(zip(got, expected)):
-            learner_out, learner_weights = split_return(value)
-            if weights is None:
-                learner_out, learner_weights = value, None
-            message = mismatch(learner_out, out, "output", rows[index], atol)
-            if message is None and learner_weights is not None:
-                alternative = alternatives[index]
-                if alternative is not None and np.shape(learner_weights) == alternative.shape:
-                    weights = alternative
-                weight_rows = None if rows[index] is None else np.isfinite(weights).all(axis=-1)
-                message = mismatch(learner_weights, weights, "returned weights", weight_rows, atol)
+
+def _head_mean(weights: np.ndarray) -> np.ndarray:
+    """Weights (..., H, Lq, Lk) averaged over the heads, as PyTorch returns them."""
+    return np.asarray(weights).mean(axis=-3)
+
+
+@check("values")
+def values(got: list, expected: list, case) -> str | None:
+    """Each call's output (and its weights, when the learner returns ``(output, weights)`` and the
+    reference returns weights) must equal the reference's within tolerance on the checked rows
+    (``case.rows``); the weights are then checked on the rows where the reference's weights are
+    finite (fully masked rows are NaN). Options: ``atol``; ``alternative_weights: "head_mean"``
+    accepts weights averaged over the heads too, when the returned weights have that shape."""
+    atol = case.options.get("atol", ATOL)
+    for index, (value, reference) in enumerate(zip(got, expected)):
+        out, weights = _pair(reference)
+        learner_out, learner_weights = split_return(value) if weights is not None else (value, None)
+        rows = case.rows_for(index)
+        message = mismatch(learner_out, out, "output", rows, atol)
+        if message is None and learner_weights is not None:
+            if case.options.get("alternative_weights") == "head_mean" and \
+                    np.shape(learner_weights) == _head_mean(weights).shape:
+                weights = _head_mean(weights)
+            weight_rows = None if rows is None else np.isfinite(weights).all(axis=-1)
+            message = mismatch(learner_weights, weights, "returned weights", weight_rows, atol)
+        if message:
+            return _prefix(len(expected), index) + message
+    return None
+
+
+@check("shape")
+def shapes(got: list, expected: list, case) -> str | None:
+    """Only the output's shape (and the weights', when returned) is judged, against the
+    reference's; ``alternative_weights: "head_mean"`` accepts the head-averaged weights' shape. A
+    right-shaped array with NaN or inf entries fails: shape credit needs a finite output
+    (``np.zeros`` earns it, all-NaN not)."""
+    for index, (value, reference) in enumerate(zip(got, expected)):
+        out_ref, weights_ref = _pair(reference)
+        out_shape = np.shape(out_ref)
+        weights_shape = None if weights_ref is None else np.shape(weights_ref)
+        out, weights = split_return(value) if weights_shape is not None else (value, None)
+        if (weights is not None and case.options.get("alternative_weights") == "head_mean"
+                and np.shape(weights) == _head_mean(weights_ref).shape):
+            weights_shape = _head_mean(weights_ref).shape
+        for what, array, shape in (("output", out, out_shape),
+                                   ("returned weights", weights, weights_shape)):
+            if array is None or shape is None:
+                continue
+            message = _shape_problem(what, array, shape)
             if message:
                 return _prefix(len(expected), index) + message
-        return None
-
-    return tagged("values", check)
+    return None
 
 
-def shapes(expected: Sequence[tuple[tuple[int, ...], tuple[int, ...] | None]],
-           alternative_weight_shapes: Sequence[tuple[int, ...]] = ()) -> Check:
-    """Only the output shape (and the weights' shape, when returned) is judged; a weights shape in
-    ``alternative_weight_shapes`` (one per call) is accepted too. A right-shaped array with NaN or
-    inf entries fails: shape credit needs a finite output (``np.zeros`` earns it, all-NaN not)."""
-
-    def check(got: list[Any]) -> str | None:
-        for index, (value, (out_shape, weights_shape)) in enumerate(zip(got, expected)):
-            out, weights = split_return(value) if weights_shape is not None else (value, None)
-            if (weights is not None and index < len(alternative_weight_shapes)
-                    and np.shape(weights) == tuple(alternative_weight_shapes[index])):
-                weights_shape = alternative_weight_shapes[index]
-            for what, array, shape in (("output", out, out_shape),
-                                       ("returned weights", weights, weights_shape)):
-                if array is None or shape is None:
-                    continue
-                numeric = as_array(array)
-                if numeric is None:
-                    return _prefix(len(expected), index) + f"the {what} is not a numeric array"
-                if numeric.shape != tuple(shape):
-                    return (_prefix(len(expected), index) + f"the {what} has shape "
-                            f"{tuple(numeric.shape)}, expected {tuple(shape)}")
-                bad = nonfinite(numeric)
-                if bad:
-                    return (_prefix(len(expected), index) + f"the {what} has the right shape but "
-                            f"contains {bad}; a shape test counts only for a finite output")
-        return None
-
-    return tagged("shape", check)
+def _shape_problem(what: str, array: Any, shape: tuple[int, ...]) -> str | None:
+    numeric = as_array(array)
+    if numeric is None:
+        return f"the {what} is not a numeric array"
+    if numeric.shape != tuple(shape):
+        return f"the {what} has shape {tuple(numeric.shape)}, expected {tuple(shape)}"
+    bad = nonfinite(numeric)
+    if bad:
+        return (f"the {what} has the right shape but contains {bad}; a shape test counts only for "
+                "a finite output")
+    return None
 
 
-def relation(transform: Callable[[np.ndarray], np.ndarray], what: str,
-             rows: np.ndarray | None = None) -> Check:
-    """Two calls: the second call's output must equal ``transform`` of the first call's output
-    (e.g. permutation equivariance). Judges the learner against itself, not the reference."""
-
-    def check(got: list[Any]) -> str | None:
-        first, second = (as_array(split_return(v)[0]) for v in got)
-        if first is None or second is None:
-            return "the output is not a numeric array"
-        try:
-            target = transform(first)
-        except (ValueError, IndexError):
-            return f"the output has shape {tuple(first.shape)}, which the {what} check cannot use"
-        message = mismatch(second, target, "output", rows)
-        return None if message is None else f"{what} does not hold: {message}"
-
-    return tagged("property", check)
+#: How a relation check transforms the first call's output before comparing it with the second's.
+RELATIONS: dict[str, Callable[[np.ndarray, Any], np.ndarray]] = {
+    "same": lambda out, case: out,
+    "permuted_rows": lambda out, case: out[..., case.data["perm"], :],
+}
 
 
-def all_of(*checks: Check) -> Check:
-    """Every check must pass; the first failure is reported. The combination counts as a value
-    test only if every part does, else as a property test."""
+@check("property")
+def relation(got: list, expected: list, case) -> str | None:
+    """Two calls: the second call's output must equal the first call's output transformed by
+    ``options["relation"]`` (:data:`RELATIONS`; e.g. permutation equivariance: the rows permuted
+    by ``data["perm"]``). ``options["what"]`` names the law. Judges the learner against itself."""
+    what = case.options["what"]
+    first, second = (as_array(split_return(v)[0]) for v in got)
+    if first is None or second is None:
+        return "the output is not a numeric array"
+    try:
+        target = RELATIONS[case.options.get("relation", "same")](first, case)
+    except (ValueError, IndexError):
+        return f"the output has shape {tuple(first.shape)}, which the {what} check cannot use"
+    message = mismatch(second, target, "output")
+    return None if message is None else f"{what} does not hold: {message}"
 
-    def check(got: list[Any]) -> str | None:
-        for one in checks:
-            message = one(got)
-            if message:
-                return message
-        return None
 
-    bases = {getattr(one, "basis", "") for one in checks}
-    return tagged("values" if bases == {"values"} else "property", check)
+@check("inputs", "inputs")
+def inputs_unchanged(got: list, expected: list, case) -> str | None:
+    """The array arguments (named ``options["names"]``) must come back unchanged, bit for bit: the
+    call goes through :data:`grader.problems.inputs.WRAPPER`, which returns ``(result,
+    arrays_after)``."""
+    names = case.options["names"]
+    originals = [a for a in case.calls[0][0] if isinstance(a, np.ndarray)]
+    value = got[0]
+    if not (isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], tuple)
+            and len(value[1]) == len(originals)):
+        return "the call did not complete normally"
+    if as_array(value[0]) is None and not isinstance(value[0], tuple):
+        return "the function did not return an array"
+    changed = [name for name, before, after in zip(names, originals, value[1])
+               if np.shape(after) != np.shape(before)
+               or not np.array_equal(np.asarray(after), before, equal_nan=True)]
+    if changed:
+        return (f"your function modified its input{'s' if len(changed) > 1 else ''} "
+                f"{', '.join(changed)} in place")
+    return None

@@ -30,10 +30,11 @@ class CaseConditionError(AssertionError):
     bug, never a learner's fault)."""
 
 
-def require(ok: bool, case: str, condition: str) -> None:
-    """Raise :class:`CaseConditionError` naming ``case`` and ``condition`` unless ``ok``."""
+def require(ok: bool, condition: str) -> None:
+    """Raise :class:`CaseConditionError` naming ``condition`` unless ``ok`` (the case drawing it
+    adds its own name, :func:`grader.problems.draws.draw_inputs`)."""
     if not ok:
-        raise CaseConditionError(f"hidden case {case!r}: its inputs must guarantee {condition}")
+        raise CaseConditionError(f"its inputs must guarantee {condition}")
 
 
 def bounded(rng: np.random.Generator, *shape: int, limit: float = 3.0,
@@ -108,9 +109,9 @@ def mixed_mask(rng: np.random.Generator, shape: tuple[int, ...],
         if columns:
             _mix_columns(rng, slice_)
         out[index] = slice_
-    require(rows_mixed(out), "mixed_mask", "every row allows and blocks at least one key")
+    require(rows_mixed(out), "every row allows and blocks at least one key")
     if columns:
-        require(columns_mixed(out), "mixed_mask", "every column is allowed and blocked somewhere")
+        require(columns_mixed(out), "every column is allowed and blocked somewhere")
     return out
 
 

@@ -1,8 +1,10 @@
 """Misconception diagnosis: name the mistake behind failing cases from the numbers alone.
 
 Method (attention-bugs.md, "Signals that separate the kinds"): every known mistake of a problem is a
-:class:`~grader.problems.base.Variant`, a buggy implementation run here, in the trusted process, on
-the failing case's own inputs. A variant *explains* a case when, for every call of the case, the
+:class:`~grader.problems.base.Variant`, a buggy implementation whose values on the failing case's
+own inputs the problem's executor computes (:mod:`grader.problems.executor`: in process for the
+built-ins, in the sandbox for uploaded problems; this module only reads values). A variant
+*explains* a case when, for every call of the case, the
 learner's returned values match the variant's within tolerance (NaN matching NaN), or both raised
 the same exception type. Variants are ranked by how many failing cases they explain (table order
 breaks ties) and each failing case takes the best variant that explains it. Cases no variant
@@ -30,36 +32,17 @@ import numpy as np
 
 from grader.problems.base import CaseResult, CodeProblem, Variant
 from grader.problems.compare import as_array, matches, nonfinite, split_return
+from grader.problems.executor import Computed, has_float32
 from grader.problems.inputs import unwrap
 
-_NO_VALUE = object()
 
-
-def _variant_value(variant: Variant, args: tuple, kwargs: dict) -> tuple[Any, BaseException | None]:
-    try:
-        return variant.fn(*args, **kwargs), None
-    except Exception as exc:  # noqa: BLE001 - a raising variant is a signature too
-        return _NO_VALUE, exc
-
-
-def _upcast(value: Any) -> Any:
-    if isinstance(value, np.ndarray) and value.dtype == np.float32:
-        return value.astype(np.float64)
-    return value
-
-
-def _has_float32(args: tuple, kwargs: dict) -> bool:
-    return any(isinstance(a, np.ndarray) and a.dtype == np.float32
-               for a in (*args, *kwargs.values()))
-
-
-def _call_explained(computed: tuple[Any, BaseException | None], outcome: Any,
-                    rows: np.ndarray | None, wrapped: bool, strict: bool = False) -> bool:
+def _call_explained(computed: Computed, outcome: Any, rows: np.ndarray | None, wrapped: bool,
+                    strict: bool = False) -> bool:
     value, error = computed
     status = getattr(outcome, "status", "")
     if error is not None:
         # Same exception type and message (a broadcasting error names the shapes involved).
-        return status == "exception" and f"{type(error).__name__}: {error}" in (outcome.error or "")
+        return status == "exception" and error in (outcome.error or "")
     if status != "ok":
         return False
     learned = unwrap(outcome.value) if wrapped else outcome.value
@@ -76,18 +59,15 @@ def _call_explained(computed: tuple[Any, BaseException | None], outcome: Any,
     return matches(learner_weights, variant_weights, weight_rows)
 
 
-def reference_outputs(reference: Any, result: CaseResult) -> list[Any] | None:
-    """The reference's output for every call of the case (None if it cannot be computed)."""
-    outputs = []
-    for args, kwargs in result.case.calls:
-        try:
-            outputs.append(split_return(reference(*args, **kwargs))[0])
-        except Exception:  # noqa: BLE001 - never let the reference break a diagnosis
-            return None
-    return outputs
+def reference_outputs(result: CaseResult) -> list[Any] | None:
+    """The reference's output (not weights) for every call of the case, None when unknown."""
+    if len(result.expected) != len(result.case.calls):
+        return None
+    return [split_return(value)[0] for value in result.expected]
 
 
-def explains(variant: Variant, result: CaseResult, expected: list[Any] | None = None) -> bool:
+def explains(problem: CodeProblem, variant: Variant, result: CaseResult,
+             expected: list[Any] | None = None) -> bool:
     """True when ``variant`` reproduces what the learner's code did on every call of the case.
 
     Float32 inputs are tried as given and upcast to float64: NumPy promotes float32 code to
@@ -95,21 +75,21 @@ def explains(variant: Variant, result: CaseResult, expected: list[Any] | None = 
     where an unstable softmax overflows. ``expected`` (the reference's outputs per call) rules out
     a variant that coincides with the correct computation on this case (e.g. a masking mistake on
     a case without a mask)."""
-    if len(result.outcomes) != len(result.case.calls):
+    case = result.case
+    if len(result.outcomes) != len(case.calls):
         return False
-    computed = [_variant_value(variant, args, kwargs) for args, kwargs in result.case.calls]
+    computed = problem.executor.values(variant.implementation, case)
     # The learner is compared first: most variants fail there on the first call, and the
     # comparison with the reference (which rules the rest out) is then never made.
-    for index, ((args, kwargs), outcome) in enumerate(zip(result.case.calls, result.outcomes)):
-        rows = result.case.rows_for(index)
-        if _call_explained(computed[index], outcome, rows, result.case.wrapped,
-                           variant.strict_return):
+    for index, outcome in enumerate(result.outcomes):
+        rows = case.rows_for(index)
+        if _call_explained(computed[index], outcome, rows, case.wrapped, variant.strict_return):
             continue
-        if not _has_float32(args, kwargs):
+        if not has_float32(case, index):
             return False
-        upcast = _variant_value(variant, tuple(_upcast(a) for a in args),
-                                {k: _upcast(v) for k, v in kwargs.items()})
-        if not _call_explained(upcast, outcome, rows, result.case.wrapped, variant.strict_return):
+        upcast = problem.executor.values(variant.implementation, case, upcast_inputs=True)
+        if not _call_explained(upcast[index], outcome, rows, case.wrapped,
+                               variant.strict_return):
             return False
     return expected is None or not all(
         error is None and matches(split_return(value)[0], output)
@@ -158,11 +138,12 @@ def _only_nonfinite_checked(result: CaseResult) -> bool:
     return True
 
 
-def _consistent(variant: Variant, results: list[CaseResult], skip: list[CaseResult]) -> bool:
+def _consistent(problem: CodeProblem, variant: Variant, results: list[CaseResult],
+                skip: list[CaseResult]) -> bool:
     """True when ``variant`` reproduces the learner's values on every case that ran without a
     crash, passing ones included (``skip`` left out): the evidence a NaN-for-NaN match needs."""
     skipped = {id(r) for r in skip}
-    return all(explains(variant, r) for r in results
+    return all(explains(problem, variant, r) for r in results
                if id(r) not in skipped and not r.crashed
                and all(getattr(o, "status", "") == "ok" for o in r.outcomes))
 
@@ -201,14 +182,13 @@ def diagnose(problem: CodeProblem, results: list[CaseResult]) -> None:
     # (it may still get the signals of its own numbers).
     claimable = [r for r in failing if not r.uncredited]
     nan_everywhere = not any(_has_finite_entry(r) for r in results if not r.crashed)
-    expected = {id(r): reference_outputs(problem.reference, r) if problem.reference else None
-                for r in claimable}
+    expected = {id(r): reference_outputs(r) for r in claimable}
     explained: list[tuple[int, int, Variant, list[CaseResult]]] = []
     for order, variant in enumerate(problem.variants):
         hits = [r for r in claimable if _may_claim(variant, r, nan_everywhere)
-                and explains(variant, r, expected[id(r)])]
+                and explains(problem, variant, r, expected[id(r)])]
         weak = [r for r in hits if r.case.category != "stability" and _only_nonfinite_checked(r)]
-        if weak and not _consistent(variant, results, weak):
+        if weak and not _consistent(problem, variant, results, weak):
             hits = [r for r in hits if not any(r is w for w in weak)]
         if hits:
             explained.append((-len(hits), order, variant, hits))

@@ -6,15 +6,17 @@ softmax over the wrong axis (columns, not rows, summing to 1) shows at a glance.
 the problem's visible examples are used, never hidden ones, and only the expected values the
 learner can already see on the assignment page (``public_view``).
 
-What is drawn, per problem:
+What is drawn is declared by each problem (:class:`grader.problems.spec.Picture`):
 
-- ``scaled_dot_product_attention``: the attention weights. The learner's function is called on
-  the example's Q, K (and mask) with V = the identity matrix of size Lk, whose output
-  ``weights @ I`` IS the weight matrix, so it works when the learner returns only the output.
-  Batched examples show batch element 0.
-- ``softmax``, ``positional_encoding``, ``multi_head_attention``: the output matrix (a 1-D output
-  as one row).
-- ``causal_mask``: the mask (True = 1).
+- ``call="identity_values"`` (scaled dot-product attention): the attention weights. The learner's
+  function is called on the example's Q, K (and mask) with V = the identity matrix of size Lk,
+  whose output ``weights @ I`` IS the weight matrix, so it works when the learner returns only
+  the output. Batched examples show batch element 0.
+- ``call="example"``: the example's own output matrix (a 1-D output as one row; a mask as
+  True = 1).
+
+The expected matrix is the reference's value on the picture's call, from the problem's executor
+(:mod:`grader.problems.executor`); nothing here calls an implementation.
 
 The picture calls run in the one sandbox run after the visible examples and BEFORE any hidden test
 (whose inputs the learner's process does not hold yet: ``Call.secret``), so a picture cannot carry
@@ -31,9 +33,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from grader.problems.base import CodeProblem
+from grader.problems.base import REFERENCE, Case, CodeProblem
+from grader.problems.caps import result_cap
 from grader.problems.compare import as_array, split_return
-from grader.problems.reference import attention
+from grader.problems.spec import Picture
 from grader.sandbox.api import Call, CallOutcome, RunResult
 
 #: Test names of picture calls start with this (:func:`split` recognises a picture's stop by
@@ -74,48 +77,55 @@ def _first_batch(value: Any) -> Any:
         if array.ndim > 2 else array
 
 
-def _sdpa_plans(problem: CodeProblem) -> list[Plan]:
-    plans = []
-    for case in problem.visible_cases():
-        args, _ = case.calls[0]
-        Q, K = np.asarray(args[0]), np.asarray(args[1])
-        mask = args[3] if len(args) > 3 else None
-        n_keys = K.shape[-2]
-        identity = np.broadcast_to(np.eye(n_keys), K.shape[:-2] + (n_keys, n_keys)).copy()
-        weights = attention(Q, K, identity, mask)[1]
-        expected = weights.reshape(-1, *weights.shape[-2:])[0]
-        call_args = (Q, K, identity) if mask is None else (Q, K, identity, mask)
-        example = case.name + (" (batch element 0)" if weights.ndim > 2 else "")
-        plans.append(Plan(Call(PREFIX + case.name, problem.function, call_args, {}), example,
-                          "weights", expected, "unit", "query", "key", _first_batch))
-    return plans
+def _identity_values(args: tuple) -> tuple:
+    """The example's (Q, K, V[, mask]) with V replaced by the identity of size Lk (per batch)."""
+    K = np.asarray(args[1])
+    n_keys = K.shape[-2]
+    identity = np.broadcast_to(np.eye(n_keys), K.shape[:-2] + (n_keys, n_keys)).copy()
+    return (args[0], args[1], identity, *args[3:])
 
 
-def _output_plans(problem: CodeProblem, shows: str, scale: str, rows: str, columns: str
-                  ) -> list[Plan]:
-    plans = []
-    for case in problem.visible_cases():
-        if case.public is None or "expected_output" not in case.public or len(case.calls) != 1:
-            continue
-        args, kwargs = case.calls[0]
-        expected = _as_matrix(case.public["expected_output"])
-        if expected is None or expected.ndim != 2:
-            continue
-        plans.append(Plan(Call(PREFIX + case.name, problem.function, tuple(args), dict(kwargs)),
-                          case.name, shows, expected, scale, rows, columns, _output))
-    return plans
+def _picture_case(case: Case, args: tuple, kwargs: dict) -> Case:
+    return replace(case, name=PREFIX + case.name, calls=((args, kwargs),),
+                   key=(case.key[0], None, PREFIX + case.name), rows=())
 
 
-_PLANS: dict[tuple[str, int], list[Plan]] = {}
+def _plan(problem: CodeProblem, picture: Picture, case: Case) -> Plan | None:
+    if len(case.calls) != 1:
+        return None
+    args, kwargs = case.calls[0]
+    if picture.call == "identity_values":
+        args, pick, example = _identity_values(args), _first_batch, case.name
+    else:
+        pick, example = _output, case.name
+    drawn = _picture_case(case, tuple(args), dict(kwargs))
+    value, error = problem.executor.values(REFERENCE, drawn)[0]
+    if error is not None:
+        return None
+    expected = _as_matrix(pick(value))
+    if expected is None or expected.ndim != 2:
+        return None
+    if picture.call == "identity_values" and np.ndim(_output(value)) > 2:
+        example += " (batch element 0)"
+    elif picture.call == "example":
+        expected = np.round(expected, 6)  # as the example's public expected output
+    call = Call(drawn.name, problem.function, tuple(args), dict(kwargs), optional=True,
+                max_result_bytes=result_cap(value, (args, kwargs)))
+    return Plan(call, example, picture.shows, expected, picture.scale, picture.rows,
+                picture.columns, pick)
+
+
+_PLANS: dict[int, list[Plan]] = {}
 
 
 def plans(problem: CodeProblem) -> list[Plan]:
-    """The pictures of ``problem`` (visible examples only); none for an unknown problem. They
-    depend on the problem alone, so they are made once per process (twice per grading before:
-    for the calls and for the drawing); their arrays are read-only copies."""
-    key = (problem.id, id(problem))
+    """The pictures of ``problem`` (visible examples only). They depend on the problem alone, so
+    they are made once per process; their arrays are read-only copies."""
+    key = id(problem)
     if key not in _PLANS:
-        _PLANS[key] = [_read_only(plan) for plan in _make_plans(problem)]
+        made = [_plan(problem, picture, case) for picture in problem.pictures
+                for case in problem.visible_cases()]
+        _PLANS[key] = [_read_only(plan) for plan in made if plan is not None]
     return _PLANS[key]
 
 
@@ -130,20 +140,6 @@ def _read_only(plan: Plan) -> Plan:
     call = replace(plan.call, args=tuple(_frozen_array(a) for a in plan.call.args),
                    kwargs={k: _frozen_array(v) for k, v in plan.call.kwargs.items()})
     return replace(plan, call=call, expected=_frozen_array(plan.expected))
-
-
-def _make_plans(problem: CodeProblem) -> list[Plan]:
-    if problem.id == "scaled_dot_product_attention":
-        return _sdpa_plans(problem)
-    if problem.id == "causal_mask":
-        return _output_plans(problem, "mask", "unit", "query", "key")
-    if problem.id == "softmax":
-        return _output_plans(problem, "output", "unit", "row", "column")
-    if problem.id == "positional_encoding":
-        return _output_plans(problem, "encoding", "diverging", "position", "dimension")
-    if problem.id == "multi_head_attention":
-        return _output_plans(problem, "output", "diverging", "position", "feature")
-    return []
 
 
 def calls(problem: CodeProblem) -> list[Call]:

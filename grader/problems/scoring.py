@@ -13,102 +13,40 @@ from typing import Any
 
 import numpy as np
 
-from grader.problems import credit, diagnosis, disclosure, inputs, pictures, run_report
-from grader.problems.base import Case, CaseResult, CodeProblem
+from grader.problems import credit, diagnosis, disclosure, examples, inputs, pictures, run_report
+from grader.problems.base import REFERENCE, Case, CaseResult, CodeProblem
+from grader.problems.caps import reference_size, result_cap
 from grader.problems.compare import split_return
 from grader.problems.source import normalize as normalize_source
 from grader.results import InfrastructureError, ItemResult, TestResult, split_points
-from grader.sandbox.api import DEFAULT_MAX_RESULT_BYTES, Call, CallOutcome, Limits, RunResult
+from grader.sandbox.api import Call, CallOutcome, Limits, RunResult
 
 _LEARNER_STATUSES = ("exception", "missing_function", "bad_return")  # reported from the sandbox
 
 
-RESULT_FACTOR = 4  # a return may be this many times the size of the right answer ...
-RESULT_SLACK = 64 << 10  # ... plus this many bytes, before it is refused unread
+def expected_values(problem: CodeProblem, cases: list[Case]) -> dict[str, list[Any]]:
+    """The reference's value for every call of every case (by case name), from the problem's
+    executor. Raises :class:`InfrastructureError` when the reference raises on a case: a problem
+    fault, never the learner's."""
+    found = {}
+    for case in cases:
+        computed = problem.executor.values(REFERENCE, case)
+        errors = [error for _, error in computed if error is not None]
+        if errors:
+            raise InfrastructureError(f"problem {problem.id}: the reference failed on test "
+                                      f"{case.name!r}: {errors[0]}")
+        found[case.name] = [value for value, _ in computed]
+    return found
 
 
-def build_calls(problem: CodeProblem, cases: list[Case]) -> list[Call]:
+def build_calls(problem: CodeProblem, cases: list[Case], expected: dict[str, list[Any]]
+                ) -> list[Call]:
     """Every call of every case, in order, for one sandbox run. Each call's return is capped at
     :func:`result_cap` bytes (a larger one is refused before the trusted side reads it)."""
     return [Call(test=case.name, function=inputs.WRAPPER if case.wrapped else problem.function,
                  args=tuple(args), kwargs=dict(kwargs),
-                 max_result_bytes=result_cap(problem, args, kwargs, case.wrapped))
-            for case in cases for args, kwargs in case.calls]
-
-
-def _float64_bytes(value: Any) -> int:
-    if isinstance(value, (tuple, list)):
-        return sum(_float64_bytes(item) for item in value)
-    return 8 * int(np.size(value))
-
-
-def _dims(value: Any) -> set[int]:
-    """Every dimension and element count of the arrays in ``value``."""
-    if isinstance(value, (tuple, list)):
-        return set().union(*(_dims(item) for item in value)) if value else set()
-    return {int(n) for n in np.shape(value)} | {int(np.size(value))}
-
-
-def _signature(value: Any) -> Any:
-    """What the size of a return can depend on: array shapes and the other arguments' values."""
-    if isinstance(value, np.ndarray):
-        return ("array", value.shape)
-    if isinstance(value, (tuple, list)):
-        return tuple(_signature(item) for item in value)
-    if isinstance(value, dict):
-        return tuple((key, _signature(item)) for key, item in sorted(value.items()))
-    return value if isinstance(value, (int, float, bool, str, type(None))) else repr(type(value))
-
-
-_SIZES: dict = {}
-_MAX_CACHED_SIZES = 4096
-
-
-def reference_size(problem: CodeProblem, args: tuple, kwargs: dict,
-                   wrapped: bool = False) -> tuple[int, frozenset[int]] | None:
-    """``(bytes, dims)`` of the reference's return for this call (output and weights as
-    float64, plus the array arguments for a wrapped inputs-check call; the dimensions of its
-    arrays), or None without a reference or when it raises. Cached by the arguments' shapes
-    (nothing else changes a return's size)."""
-    key = (problem.id, wrapped, _signature(args), _signature(kwargs))
-    if key not in _SIZES:
-        if len(_SIZES) >= _MAX_CACHED_SIZES:
-            _SIZES.clear()
-        _SIZES[key] = _reference_size(problem, args, kwargs, wrapped)
-    return _SIZES[key]
-
-
-def _reference_size(problem: CodeProblem, args: tuple, kwargs: dict, wrapped: bool):
-    if problem.reference is None:
-        return None
-    try:
-        with np.errstate(all="ignore"):
-            expected = problem.reference(*args, **kwargs)
-    except Exception:  # noqa: BLE001 - an input the reference refuses: the learner's may not
-        return None
-    size = _float64_bytes(expected)
-    if wrapped:
-        size += _float64_bytes([a for a in args if isinstance(a, np.ndarray)])
-    return size, frozenset(_dims(expected))
-
-
-def result_cap(problem: CodeProblem, args: tuple, kwargs: dict, wrapped: bool = False) -> int:
-    """Bytes a learner's return for this call may take: :data:`RESULT_FACTOR` times the
-    reference's return (:func:`reference_size`) plus :data:`RESULT_SLACK`; without a reference,
-    or when it raises, the sandbox default
-    (:data:`grader.sandbox.api.DEFAULT_MAX_RESULT_BYTES`)."""
-    size = reference_size(problem, args, kwargs, wrapped)
-    return DEFAULT_MAX_RESULT_BYTES if size is None else RESULT_FACTOR * size[0] + RESULT_SLACK
-
-
-def parameter_names(problem: CodeProblem) -> tuple[str, ...]:
-    """The learner's function's parameter names, read off the problem's reference (which has the
-    learner's signature); empty when there is none."""
-    import inspect
-
-    if problem.reference is None:
-        return ()
-    return tuple(inspect.signature(problem.reference).parameters)
+                 max_result_bytes=result_cap(value, (args, kwargs), case.wrapped))
+            for case in cases for (args, kwargs), value in zip(case.calls, expected[case.name])]
 
 
 def run_source(problem: CodeProblem, source: str, cases: list[Case]) -> str:
@@ -151,42 +89,42 @@ def evaluate(problem: CodeProblem, source: str, sandbox: Any, limits: Limits, se
 def _evaluate(problem: CodeProblem, source: str, sandbox: Any, limits: Limits, seed: int):
     """:func:`evaluate`, plus the picture calls' outcomes (for :func:`pictures.draw_outcomes`)."""
     cases = problem.cases(seed)
-    visible = build_calls(problem, [case for case in cases if case.visible])
-    hidden = [replace(call, secret=True)
-              for call in build_calls(problem, [case for case in cases if not case.visible])]
+    expected = expected_values(problem, cases)
+    visible = build_calls(problem, [case for case in cases if case.visible], expected)
+    hidden = [replace(call, secret=True) for call in
+              build_calls(problem, [case for case in cases if not case.visible], expected)]
     # The learner's code sees no hidden input until its import, every visible example and every
     # picture are done: whatever it shows in full cannot carry one (Call.secret). The pictures
     # (visible examples only) never change a score (Call.optional; pictures.split).
-    drawn = [replace(call, optional=True, max_result_bytes=result_cap(problem, call.args,
-                                                                      call.kwargs))
-             for call in pictures.calls(problem)]
+    drawn = pictures.calls(problem)
     full = sandbox.run(run_source(problem, source, cases), visible + drawn + hidden, limits)
     run, picture_outcomes = pictures.split(full, len(visible), len(drawn))
     if run.status == "infrastructure_error":
         raise InfrastructureError(f"sandbox: {run.message or 'infrastructure error'}")
-    report = run_report.report(run, cases, limits, parameter_names(problem))
+    report = run_report.report(run, cases, limits, problem.parameter_names)
     results, position = [], 0
     for case in cases:
         outcomes = list(run.calls[position:position + len(case.calls)])
         outcomes += [None] * (len(case.calls) - len(outcomes))
         position += len(case.calls)
-        results.append(_judge(problem, case, outcomes, run, report))
+        results.append(_judge(problem, case, outcomes, expected[case.name], run, report))
     credit.apply(results)
     diagnosis.diagnose(problem, results)
     return results, run, report, picture_outcomes
 
 
-def _judge(problem: CodeProblem, case: Case, outcomes: list, run: RunResult,
+def _judge(problem: CodeProblem, case: Case, outcomes: list, expected: list, run: RunResult,
            report: run_report.RunReport) -> CaseResult:
     for outcome in outcomes:
         if outcome is None or outcome.status != "ok":
-            return CaseResult(case, outcomes, passed=False, crashed=True,
+            return CaseResult(case, outcomes, passed=False, expected=expected, crashed=True,
                               failure=_call_failure(outcome, run, problem.function, report, case))
     try:
-        failure = case.check([o.value for o in outcomes])
+        failure = problem.checks[case.check]([o.value for o in outcomes], expected, case)
     except Exception as exc:  # noqa: BLE001 - odd learner values must not crash grading
         failure = f"the returned value could not be checked ({type(exc).__name__})"
-    return CaseResult(case, outcomes, passed=failure is None, failure=failure or "")
+    return CaseResult(case, outcomes, passed=failure is None, expected=expected,
+                      failure=failure or "")
 
 
 def case_points(problem: CodeProblem, cases: list[Case], points: float) -> dict[str, float]:
@@ -204,10 +142,11 @@ def _show(value: Any) -> str:
         return repr(value)[:400]
 
 
-def hidden_context(problem: CodeProblem, case: Case, source: str) -> disclosure.Context:
-    """What a hidden ``case``'s feedback may mention (:mod:`grader.problems.disclosure`)."""
-    sizes = [reference_size(problem, args, kwargs, case.wrapped) for args, kwargs in case.calls]
-    sizes = [size for size in sizes if size is not None]
+def hidden_context(result: CaseResult, source: str) -> disclosure.Context:
+    """What a hidden case's feedback may mention (:mod:`grader.problems.disclosure`)."""
+    case = result.case
+    sizes = [reference_size(value, call, case.wrapped)
+             for call, value in zip(case.calls, result.expected)]
     return disclosure.context(case.calls, source, max([0, *(b // 8 for b, _ in sizes)]),
                               set().union(*(dims for _, dims in sizes)) if sizes else ())
 
@@ -218,7 +157,7 @@ def _failure_text(problem: CodeProblem, result: CaseResult, source: str) -> tupl
     numbers lose what could carry an input (:mod:`grader.problems.disclosure`)."""
     if result.case.visible:
         return result.failure, result.signals
-    ctx = hidden_context(problem, result.case, source)
+    ctx = hidden_context(result, source)
     first = next((o for o in result.outcomes if o is None or o.status != "ok"), None)
     if (result.crashed and first is not None and first.status in _LEARNER_STATUSES
             and not first.stopped and result.failure == (first.error or result.failure)):
@@ -228,7 +167,7 @@ def _failure_text(problem: CodeProblem, result: CaseResult, source: str) -> tupl
     return failure, disclosure.numbers(result.signals, ctx)
 
 
-def _test_output(result: CaseResult, failure: str, signals: str) -> str:
+def _test_output(problem: CodeProblem, result: CaseResult, failure: str, signals: str) -> str:
     case = result.case
     if result.passed:
         return "Passed."
@@ -238,13 +177,14 @@ def _test_output(result: CaseResult, failure: str, signals: str) -> str:
     elif signals and not (signals.startswith("your output")
                           and "NaN" in failure):  # the failure already says where
         lines.append(f"What the numbers show: {signals}")
-    if case.visible and case.public is not None:
-        lines.append("Expected output:\n" + _show(case.public["expected_output"]))
+    if case.visible:
+        shown = examples.public(problem, case, result.expected)
+        lines.append("Expected output:\n" + _show(shown["expected_output"]))
         if not result.crashed:
             received, weights = split_return(result.outcomes[0].value)
             lines.append("Received output:\n" + _show(received))
-            if weights is not None and "expected_weights" in case.public:
-                lines.append("Expected weights:\n" + _show(case.public["expected_weights"]))
+            if weights is not None and "expected_weights" in shown:
+                lines.append("Expected weights:\n" + _show(shown["expected_weights"]))
                 lines.append("Received weights:\n" + _show(weights))
     return "\n".join(lines)
 
@@ -302,7 +242,7 @@ def grade(problem: CodeProblem, item_id: str, points: float, source: str, sandbo
         tests.append(TestResult(
             name=case.name, score=share if result.passed else 0.0, max_score=share,
             status="passed" if result.passed else "failed",
-            output=_test_output(result, *shown[case.name]),
+            output=_test_output(problem, result, *shown[case.name]),
             visibility="visible" if case.visible else "hidden", tags=tags))
     # From the unrounded shares, so whole categories lost give round totals (e.g. exactly 8.0).
     score = round(sum(shares[r.case.name] for r in results if r.passed), 6)

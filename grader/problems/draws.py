@@ -1,0 +1,68 @@
+"""Drawing a problem's cases: each case from its own generator, as read-only data.
+
+A hidden case's inputs come from ``np.random.default_rng([seed, crc32(case name)])``: a function
+of the submission's seed and the case's own name only, so adding, removing or reordering cases
+moves no other case's inputs (Hypothesis and PrairieLearn seed each variant the same way). Every
+array of a drawn case is made read-only, so one draw can serve every grading of its seed (the
+cases are cached per seed, :meth:`grader.problems.base.CodeProblem.cases`) and no implementation
+can change it for the next one.
+"""
+from __future__ import annotations
+
+import zlib
+from typing import Any, Callable
+
+import numpy as np
+
+from grader.problems.base import Case
+from grader.problems.conditions import CaseConditionError
+from grader.problems.spec import CaseSpec, Draw, Inputs
+
+
+def case_rng(seed: int, name: str) -> np.random.Generator:
+    """The generator of the case called ``name`` for the submission seed ``seed`` (>= 0)."""
+    return np.random.default_rng([int(seed), zlib.crc32(name.encode("utf-8"))])
+
+
+def frozen(value: Any) -> Any:
+    """``value`` with every ndarray in it (in tuples, lists and dicts) made read-only."""
+    if isinstance(value, np.ndarray):
+        value.flags.writeable = False
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            frozen(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            frozen(item)
+    return value
+
+
+def draw_inputs(spec: CaseSpec, seed: int | None,
+                conditions: Callable[[str, tuple, dict], None] | None = None) -> Inputs:
+    """The inputs of ``spec``: its fixed inputs (a visible example), or its draw for ``seed``;
+    ``conditions(name, args, kwargs)`` then checks the first call. Raises
+    :class:`CaseConditionError` naming the case when the inputs lack a condition."""
+    try:
+        found = spec.inputs if not isinstance(spec.inputs, Draw) else \
+            spec.inputs(case_rng(seed or 0, spec.name))
+        if conditions is not None and found.calls:
+            conditions(spec.name, *found.calls[0])
+    except CaseConditionError as exc:
+        raise CaseConditionError(f"hidden case {spec.name!r}: {exc}") from None
+    return found
+
+
+def make_case(spec: CaseSpec, inputs: Inputs, key: tuple, basis: str,
+              traits: Callable[[tuple, dict], frozenset] | None,
+              rows: Callable[[tuple, dict], Any] | None) -> Case:
+    """The :class:`Case` of ``spec`` on ``inputs``: traits are the case's own, the construction's
+    and what ``traits`` reads off the first call; ``rows`` gives each call's checked rows."""
+    calls = tuple((tuple(args), dict(kwargs)) for args, kwargs in inputs.calls)
+    frozen(calls)
+    frozen(dict(inputs.data))
+    read = traits(*calls[0]) if traits is not None and calls else frozenset()
+    return Case(name=spec.name, category=spec.category, calls=calls, check=spec.check,
+                basis=basis, key=key, options=dict(spec.options),
+                rows=tuple(rows(*call) if rows is not None else None for call in calls),
+                traits=frozenset(read) | spec.traits | inputs.traits, data=dict(inputs.data),
+                visible=spec.visible)

@@ -1,0 +1,96 @@
+"""Computing the reference's and the known mistakes' values on a problem's cases.
+
+Checks and diagnosis never call an implementation: they ask an executor for the values of
+implementation ``i`` (:attr:`grader.problems.base.CodeProblem.implementations`; 0 is the
+reference) on a case, and read them. The built-in problems' implementations are trusted Python
+and run here, in process (:class:`InProcessExecutor`); an uploaded problem's are instructor code
+and run only in the sandbox, behind the same interface. Values are cached per case (a case's key
+holds its problem, seed and name), for the last :data:`SEEDS_KEPT` seeds: a regrade, a retry and
+the tests' many gradings of one seed compute each value once.
+
+A value is ``(value, error)``: the return, or :data:`NO_VALUE` and the exception as
+``"TypeName: message"`` (a raising mistake is a signature too: a learner whose call raised the
+same is matched).
+"""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any, Protocol, Sequence
+
+import numpy as np
+
+from grader.problems.base import Case
+
+#: The value of a call that raised.
+NO_VALUE: Any = type("NoValue", (), {"__repr__": lambda self: "NO_VALUE"})()
+
+Computed = tuple[Any, "str | None"]
+
+SEEDS_KEPT = 32
+
+
+class Executor(Protocol):
+    """Computes implementation values on cases."""
+
+    def values(self, implementation: int, case: Case, upcast_inputs: bool = False
+               ) -> list[Computed]:
+        """One :data:`Computed` per call of ``case``. ``upcast_inputs`` runs the calls on float64 copies
+        of float32 arguments (NumPy promotes float32 code to float64 as soon as a float64 scalar
+        enters, which moves where an unstable softmax overflows)."""
+
+
+def upcast(value: Any) -> Any:
+    """``value`` as float64 when it is a float32 array, else unchanged."""
+    if isinstance(value, np.ndarray) and value.dtype == np.float32:
+        return value.astype(np.float64)
+    return value
+
+
+def has_float32(case: Case, index: int) -> bool:
+    """True when call ``index`` of ``case`` has a float32 array argument."""
+    args, kwargs = case.calls[index]
+    return any(isinstance(a, np.ndarray) and a.dtype == np.float32
+               for a in (*args, *kwargs.values()))
+
+
+def _run(implementation, args: tuple, kwargs: dict) -> Computed:
+    try:
+        with np.errstate(all="ignore"):
+            return implementation(*args, **kwargs), None
+    except Exception as exc:  # noqa: BLE001 - a raising mistake is a signature too
+        return NO_VALUE, f"{type(exc).__name__}: {exc}"
+
+
+class InProcessExecutor:
+    """Runs trusted implementations (the built-in problems') in this process, caching values per
+    case for the last :data:`SEEDS_KEPT` seeds (``case.key[1]``; visible examples are kept)."""
+
+    def __init__(self, implementations: Sequence[Any]):
+        self.implementations = tuple(implementations)
+        self._by_seed: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def values(self, implementation: int, case: Case, upcast_inputs: bool = False
+               ) -> list[Computed]:
+        key = (implementation, case.key, upcast_inputs)
+        with self._lock:
+            found = self._by_seed.get(case.key[1], {}).get(key)
+        if found is not None:
+            return found
+        fn = self.implementations[implementation]
+        computed = []
+        for args, kwargs in case.calls:
+            if upcast_inputs:
+                args, kwargs = tuple(map(upcast, args)), {k: upcast(v) for k, v in kwargs.items()}
+            computed.append(_run(fn, args, kwargs))
+        self._store(case.key[1], key, computed)
+        return computed
+
+    def _store(self, seed: Any, key: tuple, computed: list[Computed]) -> None:
+        with self._lock:
+            self._by_seed.setdefault(seed, {})[key] = computed
+            self._by_seed.move_to_end(seed)
+            while len(self._by_seed) > SEEDS_KEPT + 1:  # + the visible examples (seed None)
+                oldest = next(s for s in self._by_seed if s is not None)
+                del self._by_seed[oldest]
