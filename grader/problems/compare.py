@@ -7,12 +7,28 @@ never the values themselves, so they are safe to show for hidden tests.
 """
 from __future__ import annotations
 
-from typing import Any
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Iterator
 
 import numpy as np
 
 RTOL = 1e-4
 ATOL = 1e-5
+
+_TOLERANCE_SCALE: ContextVar[float] = ContextVar("tolerance_scale", default=1.0)
+
+
+@contextmanager
+def tolerance_scaled(factor: float) -> Iterator[None]:
+    """Within the block, :func:`mismatch` (every check's comparison) uses ``factor`` times its
+    tolerances: a verdict that holds at 0.1x and at 10x is clear of the tolerance's edge
+    (:func:`grader.problems.trial.check_verdicts_clear`)."""
+    token = _TOLERANCE_SCALE.set(factor)
+    try:
+        yield
+    finally:
+        _TOLERANCE_SCALE.reset(token)
 
 
 def as_array(value: Any) -> np.ndarray | None:
@@ -80,7 +96,9 @@ def mismatch(got: Any, expected: np.ndarray, what: str = "output",
         parts = [f"{n} {name}" for n, name in ((n_nan, "NaN"), (n_inf, "inf")) if n]
         return (f"the {what} contains {' and '.join(parts)} in {int(bad_values.sum())} of "
                 f"{int(keep.sum())} checked entries (first at index {first})")
-    close = np.isclose(array, expected, rtol=RTOL, atol=atol, equal_nan=True) | ~keep
+    scale = _TOLERANCE_SCALE.get()
+    close = np.isclose(array, expected, rtol=RTOL * scale, atol=atol * scale,
+                       equal_nan=True) | ~keep
     if close.all():
         return None
     diff = np.where(close, 0.0, np.abs(array - expected))

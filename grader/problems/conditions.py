@@ -44,6 +44,20 @@ def bounded(rng: np.random.Generator, *shape: int, limit: float = 3.0,
     return np.clip(rng.standard_normal(shape), -limit, limit).astype(dtype)
 
 
+def float32_exact(x) -> np.ndarray:
+    """``x`` rounded to multiples of 1/256, which float32 holds exactly for |x| < 32768: entries in
+    the thousands then lose nothing when correct code casts them to float32, so such code is
+    judged on its arithmetic, never on the rounding of its inputs (a float32 spacing of 2.4e-4 at
+    3000 would move a weight by more than the tolerance on some draws)."""
+    return np.round(np.asarray(x, dtype=np.float64) * 256.0) / 256.0
+
+
+def exact_in_float32(x) -> bool:
+    """True when every entry of ``x`` is a float32 number."""
+    x = np.asarray(x, dtype=np.float64)
+    return bool((x.astype(np.float32).astype(np.float64) == x).all())
+
+
 def away_from_zero(rng: np.random.Generator, *shape: int, low: float = 0.5, high: float = 1.5,
                    dtype=np.float64) -> np.ndarray:
     """Values of random sign with magnitude uniform in [low, high] (``low`` > 0), of ``shape``."""

@@ -1,23 +1,12 @@
-"""Helpers for the problem tests: read submission files, grade them, summarise results."""
+"""Helpers for the problem tests: read sample submissions, grade them, summarise results."""
 from __future__ import annotations
 
-from pathlib import Path
-
-from grader.problems import PROBLEMS, scoring
+from grader.problems import PROBLEMS, samples, scoring
 from grader.results import ItemResult
 from grader.sandbox.api import Limits
 
-SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
-
-
-def submission(problem: str, name: str) -> str:
-    """The source of ``submissions/<problem>/<name>.py``."""
-    return (SUBMISSIONS / problem / f"{name}.py").read_text(encoding="utf-8")
-
-
-def submission_names(problem: str, prefix: str) -> list[str]:
-    """Names of the submission files of ``problem`` starting with ``prefix``."""
-    return sorted(p.stem for p in (SUBMISSIONS / problem).glob(f"{prefix}*.py"))
+submission = samples.source
+submission_names = samples.names
 
 
 def grade_source(sandbox, problem: str, source: str, seed: int = 7, points: float = 10.0

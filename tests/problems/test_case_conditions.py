@@ -3,100 +3,48 @@ known mistake from the reference by a wide margin on every draw (never at the to
 edge, where rounding or the draw would decide the verdict)."""
 from __future__ import annotations
 
-import copy
-from collections import Counter, defaultdict
+from importlib import import_module
 
 import numpy as np
 import pytest
 
-from grader.problems import PROBLEMS, compare, conditions, softmax
+from grader.problems import PROBLEMS, conditions, trial
 from grader.problems.conditions import CaseConditionError
+from grader.problems.draws import draw_inputs
+from grader.problems.spec import draw, hidden
 
 SEEDS = range(50)
 
 
-class _ScaledTolerance:
-    """numpy, as grader.problems.compare sees it, with isclose/allclose tolerances times
-    ``factor``: a check passed at factor 0.1 and at factor 10 passes by a wide margin."""
-
-    def __init__(self, factor: float):
-        self.factor = factor
-
-    def __getattr__(self, name):
-        return getattr(np, name)
-
-    def isclose(self, a, b, rtol=1e-5, atol=1e-8, equal_nan=False):
-        return np.isclose(a, b, rtol=rtol * self.factor, atol=atol * self.factor,
-                          equal_nan=equal_nan)
-
-    def allclose(self, a, b, rtol=1e-5, atol=1e-8, equal_nan=False):
-        return np.allclose(a, b, rtol=rtol * self.factor, atol=atol * self.factor,
-                           equal_nan=equal_nan)
-
-
-def _values(fn, case):
-    """``fn`` called on the case's calls as the learner's function would be (on copies; wrapped
-    cases also get the arguments after the call), or the exception type when a call raises."""
-    values = []
-    for args, kwargs in case.calls:
-        args, kwargs = copy.deepcopy(args), copy.deepcopy(kwargs)
-        with np.errstate(all="ignore"):
-            try:
-                value = fn(*args, **kwargs)
-            except Exception as exc:  # noqa: BLE001 - a raising mistake is a verdict too
-                return f"raises {type(exc).__name__}"
-        if case.wrapped:
-            value = (value, tuple(a for a in args if isinstance(a, np.ndarray)))
-        values.append(value)
-    return values
-
-
-def _verdict(case, values, monkeypatch) -> str:
-    """"passes" or "fails" when the check says so at 0.1 and at 10 times the tolerance, else
-    "at the tolerance's edge"."""
-    if isinstance(values, str):
-        return values
-    verdicts = []
-    for factor in (0.1, 10.0):
-        monkeypatch.setattr(compare, "np", _ScaledTolerance(factor))
-        try:
-            verdicts.append(case.check(values) is None)
-        finally:
-            monkeypatch.setattr(compare, "np", np)
-    if verdicts == [True, True]:
-        return "passes"
-    if verdicts == [False, False]:
-        return "fails"
-    return "at the tolerance's edge"
+@pytest.mark.parametrize("problem", sorted(PROBLEMS))
+def test_every_case_separates_every_mistake_the_same_way_on_every_draw(problem):
+    found = trial.check_verdicts_clear(PROBLEMS[problem], SEEDS)
+    assert found == [], "\n".join(f.message for f in found)
 
 
 @pytest.mark.parametrize("problem", sorted(PROBLEMS))
-def test_every_case_separates_every_mistake_the_same_way_on_every_draw(monkeypatch, problem):
-    p = PROBLEMS[problem]
-    implementations = [("reference", p.reference)] + [
-        (f"variant {i} ({v.tag})", v.fn) for i, v in enumerate(p.variants)]
-    verdicts: dict[tuple[str, str], Counter] = defaultdict(Counter)
-    for seed in SEEDS:
-        for case in p.cases(seed):
-            for name, fn in implementations:
-                verdicts[(case.name, name)][_verdict(case, _values(fn, case), monkeypatch)] += 1
-    assert all(verdict == Counter({"passes": len(SEEDS)})
-               for (_, name), verdict in verdicts.items() if name == "reference")
-    unstable = [f"{case} | {name}: {dict(found)}" for (case, name), found in verdicts.items()
-                if len(found) > 1 or "at the tolerance's edge" in found]
-    assert not unstable, "\n".join(unstable)
+def test_every_draw_meets_every_case_condition(problem):
+    assert trial.check_conditions_hold(PROBLEMS[problem], SEEDS) == []
 
 
-def test_a_case_built_without_its_condition_fails_loudly():
+@pytest.mark.parametrize("problem", sorted(PROBLEMS))
+def test_every_mistake_differs_from_the_reference_on_some_hidden_case_of_every_draw(problem):
+    assert trial.check_mistakes_separable(PROBLEMS[problem], SEEDS) == []
+
+
+def test_a_case_drawn_without_its_condition_fails_loudly_naming_the_case_and_condition():
+    cases = import_module("grader.problems.builtin.softmax.cases")
     rng = np.random.default_rng(0)
-    with pytest.raises(CaseConditionError, match="stability: tiny.*a naive exp that overflows"):
-        softmax._stability_case("stability: tiny", rng, [-1.0, 0.0, 1.0], jitter=0.1,
-                                spread=1.0, width=4)
+    with pytest.raises(CaseConditionError, match="a naive exp that overflows"):
+        cases.stability_rows(rng, [-1.0, 0.0, 1.0], jitter=0.1, spread=1.0, width=4)
     with pytest.raises(CaseConditionError, match="row maxima spread wider"):
-        softmax._stability_case("stability: close rows", rng, [900.0, 1000.0], jitter=1.0,
-                                spread=1.0, width=4)
+        cases.stability_rows(rng, [900.0, 1000.0], jitter=1.0, spread=1.0, width=4)
     with pytest.raises(CaseConditionError, match="an axis whose length differs"):
-        softmax._axis_case("axis: square", np.zeros((4, 4)), 0)
+        cases.axis_input(rng, (4, 4), 0)
+    square = hidden("axis: square", "axis", draw(cases.axis_input, shape=(4, 4), axis=0))
+    with pytest.raises(CaseConditionError, match="hidden case 'axis: square': its inputs must "
+                                                 "guarantee an axis whose length differs"):
+        draw_inputs(square, 3)
 
 
 def test_a_global_maximum_kills_every_stability_row_but_the_top_ones_on_every_draw():

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from grader.problems import PROBLEMS, diagnosis, scoring
-from grader.problems.base import Variant
+from grader.problems.compile import compile_problem
+from grader.problems.spec import mistake
 from grader.sandbox.api import Limits
 from tests.problems.problem_helpers import category_points, diagnoses, grade_source
 
@@ -50,10 +51,11 @@ def test_all_nan_output_earns_nothing_and_is_told_where_without_a_made_up_mistak
 
 
 def test_a_mistake_is_only_named_on_tests_that_have_its_ingredient(fake_sandbox):
-    problem = PROBLEMS[SDPA]
-    always = Variant(tag="mask_anything", message="a masking mistake", needs=frozenset({"masked"}),
-                     fn=lambda Q, K, V, mask=None: np.zeros(Q.shape[:-1] + V.shape[-1:]))
-    only_masking = dataclasses.replace(problem, variants=[always], rules=[])
+    always = mistake("mask_anything", "a masking mistake",
+                     lambda Q, K, V, mask=None: np.zeros(Q.shape[:-1] + V.shape[-1:]),
+                     needs={"masked"})
+    only_masking = compile_problem(dataclasses.replace(PROBLEMS[SDPA].spec, mistakes=(always,),
+                                                       rules=()))
     results, _, _ = scoring.evaluate(only_masking, ZEROS, fake_sandbox, Limits(), seed=5)
     named = {r.case.name for r in results if r.diagnosis_tag == "mask_anything"}
     failing_masked = {r.case.name for r in results if not r.passed and not r.uncredited

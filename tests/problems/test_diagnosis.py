@@ -20,21 +20,23 @@ def _scaling_case():
 def test_a_variant_explains_only_outputs_it_reproduces():
     case, variant = _scaling_case()
     args, kwargs = case.calls[0]
-    buggy_out, _ = variant.fn(*args, **kwargs)
+    buggy_out, _ = PROBLEMS["scaled_dot_product_attention"].implementations[
+        variant.implementation](*args, **kwargs)
     hit = CaseResult(case, [CallOutcome("ok", value=buggy_out)], passed=False)
     off = CaseResult(case, [CallOutcome("ok", value=buggy_out + 0.01)], passed=False)
     nan = CaseResult(case, [CallOutcome("ok", value=np.full_like(buggy_out, np.nan))],
                      passed=False)
-    assert explains(variant, hit)
-    assert not explains(variant, off)
-    assert not explains(variant, nan)
+    problem = PROBLEMS["scaled_dot_product_attention"]
+    assert explains(problem, variant, hit)
+    assert not explains(problem, variant, off)
+    assert not explains(problem, variant, nan)
 
 
 def test_a_crash_is_explained_only_by_the_same_exception_and_message():
     case, variant = _scaling_case()
     other = CaseResult(case, [CallOutcome("exception", error="ValueError: something else")],
                        passed=False, crashed=True)
-    assert not explains(variant, other)
+    assert not explains(PROBLEMS["scaled_dot_product_attention"], variant, other)
 
 
 def test_mismatch_reports_index_size_and_count_but_no_values():

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from tests.problems.expectations import EXPECTED, Some, Where, Whole
-from grader.problems import PROBLEMS
+from grader.problems import PROBLEMS, samples
+from grader.problems.samples import Some, Where, Whole
 from tests.problems.problem_helpers import (category_points, failed_categories, grade_file,
-                             submission_names)
+                                            submission_names)
+
+EXPECTED = {problem: samples.expected(problem) for problem in PROBLEMS}
 
 CORRECT = [(p, name) for p in PROBLEMS for name in submission_names(p, "correct_")]
 BUGGY = [(p, name) for p in PROBLEMS for name in submission_names(p, "bug_")]
@@ -46,11 +48,11 @@ def test_each_mistake_loses_the_right_tests_and_is_named(fake_sandbox, problem, 
     tag, expected = EXPECTED[problem][name]
     result = grade_file(fake_sandbox, problem, name, seed=seed)
     failing = [t for t in result.tests if t.status == "failed"]
-    traits = {c.name: c.traits for c in PROBLEMS[problem].cases(seed)}
-    also = {n for n, tr in traits.items()
-            if isinstance(expected, Whole) and expected.also and expected.also in tr}
+    cases = PROBLEMS[problem].cases(seed)
+    also = {c.name for c in cases
+            if isinstance(expected, Whole) and expected.also and expected.also in c.traits}
     if isinstance(expected, Where):
-        assert {t.name for t in failing} == {n for n, tr in traits.items() if expected.fails(tr)}
+        assert {t.name for t in failing} == expected.failing(cases)
     else:
         assert failed_categories(result, ignore=also) == set(expected.categories)
         assert also <= {t.name for t in failing}

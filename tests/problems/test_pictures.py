@@ -9,7 +9,7 @@ from grader.problems import PROBLEMS, scoring, pictures
 from grader.sandbox import get_sandbox
 from grader.sandbox.api import CallOutcome, Limits, RunResult, StoppedTest
 from tests.problems.conftest import FakeSandbox
-from tests.problems.problem_helpers import grade_file, grade_source, submission
+from tests.problems.problem_helpers import submission_names, grade_file, grade_source, submission
 
 SDPA = "scaled_dot_product_attention"
 CORRECT = submission(SDPA, "correct_matmul")
@@ -97,9 +97,7 @@ def test_a_softmax_over_the_query_axis_shows_columns_summing_to_one(fake_sandbox
                                               ("positional_encoding", "encoding"),
                                               ("multi_head_attention", "output")])
 def test_other_problems_draw_their_output(fake_sandbox, problem_id, shows):
-    name = sorted(p.stem for p in (
-        __import__("pathlib").Path(__file__).parent / "submissions" / problem_id).glob(
-        "correct_*.py"))[0]
+    name = submission_names(problem_id, "correct_")[0]
     drawn = pictures_of(grade_file(fake_sandbox, problem_id, name))
     assert drawn and all(p["shows"] == shows for p in drawn)
     for picture in drawn:  # the expected values were rounded to 6 decimals before 4

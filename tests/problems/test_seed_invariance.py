@@ -1,147 +1,32 @@
 """Same code, same score: the hidden inputs are drawn per submission from a seed, and no draw may
 change what a submission earns or which mistakes it is told about.
 
-Every correct and every buggy submission file (submissions/<problem>/*.py) and every mistake of
-each problem's known mistakes (its variants, run as a learner's code) is graded on 50 seeds; its score,
-the pass/fail of every test and the diagnosis of every failing test must be the same on all 50.
-The in-process fake sandbox runs the code; the cases of a seed are built once and shared by all the
-implementations graded on it, and the trusted variants' and reference's values on a case are
-computed once per seed (pure functions of the case's inputs, so sharing them changes no result).
+Every correct and every buggy sample submission (grader/problems/builtin/<id>/samples/) and every
+known mistake's implementation (graded as a learner's code) is graded on 50 seeds
+(:func:`grader.problems.trial.check_seed_invariance`); its score, the pass/fail of every test and
+the diagnosis of every failing test must be the same on all 50. The samples run in the in-process
+fake sandbox; the cases of a seed and the reference's and mistakes' values on them are computed
+once per seed (the problem's draw cache and executor), whichever implementation is graded.
 """
 from __future__ import annotations
 
-import functools
-import time
-from collections import defaultdict
-
-import numpy as np
 import pytest
 
-from grader.problems import PROBLEMS, diagnosis, scoring
+from grader.problems import PROBLEMS, scoring, trial
 from grader.sandbox.api import Limits
 from tests.problems.problem_helpers import submission, submission_names
 
 SEEDS = range(50)  # the issue asks for at least 50 draws per implementation
 
-_MODULES = {"softmax": "softmax", "scaled_dot_product_attention": "sdpa",
-            "causal_mask": "causal_mask", "multi_head_attention": "mha",
-            "positional_encoding": "positional_encoding"}
-
-
-def variant_source(problem: str, index: int) -> str:
-    """Learner code that is known-mistake variant ``index`` of ``problem`` (runs in the fake sandbox,
-    in process, so it may import the grader)."""
-    function = PROBLEMS[problem].function
-    return (f"from grader.problems.{_MODULES[problem]} import VARIANTS as _VARIANTS\n\n\n"
-            f"def {function}(*args, **kwargs):\n"
-            f"    return _VARIANTS[{index}].fn(*args, **kwargs)\n")
-
-
-def implementations(problem: str) -> list[tuple[str, str]]:
-    """(name, source) of every submission file and every known-mistake variant of ``problem``."""
-    files = submission_names(problem, "correct_") + submission_names(problem, "bug_")
-    found = [(name, submission(problem, name)) for name in files]
-    found += [(f"variant {i} ({v.tag})", variant_source(problem, i))
-              for i, v in enumerate(PROBLEMS[problem].variants)]
-    return found
-
-
-class _SharedPerSeed:
-    """Shares, across the implementations graded on one seed, the work that depends only on the
-    seed: the cases, the reference's outputs and the variants' values on each case (keyed by the
-    identity of the case's argument objects, which live as long as the seed's cases)."""
-
-    def __init__(self, monkeypatch, problem):
-        self.problem = problem
-        self.seed = None
-        self.cases = None
-        self.values: dict = {}
-        self.upcast: dict = {}
-        self.expected: dict = {}
-        monkeypatch.setattr(problem, "cases", self._cases)
-        monkeypatch.setattr(diagnosis, "_variant_value",
-                            self._cached(diagnosis._variant_value, self.values))
-        monkeypatch.setattr(diagnosis, "_upcast", self._cached_upcast(diagnosis._upcast))
-        monkeypatch.setattr(diagnosis, "reference_outputs",
-                            self._cached_reference(diagnosis.reference_outputs))
-
-    def start(self, seed: int) -> None:
-        self.seed = seed
-        self.cases = type(self.problem).cases(self.problem, seed)
-        self.values.clear()
-        self.upcast.clear()
-        self.expected.clear()
-
-    def _cases(self, seed: int):
-        assert seed == self.seed
-        return self.cases
-
-    def _cached(self, compute, store):
-        @functools.wraps(compute)
-        def cached(variant, args, kwargs):
-            key = (id(variant), tuple(map(id, args)), tuple((k, id(v)) for k, v in kwargs.items()))
-            if key not in store:
-                store[key] = (compute(variant, args, kwargs), args, kwargs)
-            return store[key][0]
-
-        return cached
-
-    def _cached_upcast(self, upcast):
-        def cached(value):
-            if not isinstance(value, np.ndarray):
-                return upcast(value)
-            if id(value) not in self.upcast:
-                self.upcast[id(value)] = (upcast(value), value)
-            return self.upcast[id(value)][0]
-
-        return cached
-
-    def _cached_reference(self, reference_outputs):
-        def cached(reference, result):
-            key = id(result.case)
-            if key not in self.expected:
-                self.expected[key] = reference_outputs(reference, result)
-            return self.expected[key]
-
-        return cached
-
-
-def _signature(result) -> tuple:
-    """What must not depend on the draw: the score, and each test's status and diagnosis."""
-    return (round(result.score, 6),
-            tuple((t.name, t.status, tuple(tag for tag in t.tags if tag.startswith("diagnosis:")))
-                  for t in result.tests))
-
-
-def _describe(name: str, by_signature: dict) -> str:
-    scores = sorted({signature[0] for signature in by_signature})
-    lines = [f"{name}: scores {scores} (spread {scores[-1] - scores[0]:.4g})"]
-    reference, *others = sorted(by_signature, key=lambda s: -len(by_signature[s]))
-    for other in others:
-        differs = [a[0] + f" {a[1:]} vs {b[1:]}" for a, b in zip(reference[1], other[1]) if a != b]
-        lines.append(f"  seeds {by_signature[other][:5]}...: {differs[:3]}")
-    return "\n".join(lines)
-
 
 @pytest.mark.parametrize("problem", sorted(PROBLEMS))
-def test_every_implementation_gets_the_same_grade_on_every_draw(fake_sandbox, monkeypatch,
-                                                                 problem):
-    shared = _SharedPerSeed(monkeypatch, PROBLEMS[problem])
-    everything = implementations(problem)
-    grades: dict[str, dict[tuple, list[int]]] = defaultdict(lambda: defaultdict(list))
-    started = time.perf_counter()
-    for seed in SEEDS:
-        shared.start(seed)
-        for name, source in everything:
-            result = scoring.grade(PROBLEMS[problem], "item", 10.0, source, fake_sandbox,
-                                   Limits(), seed)
-            grades[name][_signature(result)].append(seed)
-    elapsed = time.perf_counter() - started
-    assert len(grades) == len(everything) and len(everything) >= 10
-    assert all(sum(map(len, g.values())) == len(SEEDS) for g in grades.values())
-    unstable = [_describe(name, g) for name, g in grades.items() if len(g) > 1]
-    assert not unstable, (f"{len(unstable)} of {len(everything)} implementations x {len(SEEDS)} "
-                          f"seeds ({elapsed:.0f} s) depend on the draw:\n" + "\n".join(unstable))
+def test_every_implementation_gets_the_same_grade_on_every_draw(fake_sandbox, problem):
+    learners = trial.implementation_learners(PROBLEMS[problem])
+    files = submission_names(problem, "correct_") + submission_names(problem, "bug_")
+    learners |= {name: (submission(problem, name), fake_sandbox) for name in files}
+    assert len(learners) >= 10 and len(files) >= 4
+    found = trial.check_seed_invariance(PROBLEMS[problem], SEEDS, learners)
+    assert found == [], "\n".join(f.message for f in found)
 
 
 def _graded_on_every_seed(fake_sandbox, problem: str, name: str):

@@ -89,12 +89,12 @@ def _draw(rng, size) -> int:
     return int(rng.integers(*size))
 
 
-def sized(rng, seq_len, d_model) -> Inputs:
-    """A value case of ``seq_len`` positions and ``d_model`` columns (see :func:`_draw`), with
-    at least 4 positions and 4 columns (so a position other than 0 and a pair index other than 0
-    occur)."""
+def sized(rng, seq_len, d_model, minimum: int = 4) -> Inputs:
+    """A case of ``seq_len`` positions and ``d_model`` columns (see :func:`_draw`), with at
+    least ``minimum`` positions and columns (4 for value cases: a position other than 0 and a
+    pair index other than 0 occur)."""
     seq, d = _draw(rng, seq_len), _draw(rng, d_model)
-    require(seq >= 4 and d >= 4, "at least 4 positions and columns")
+    require(seq >= minimum and d >= minimum, f"at least {minimum} positions and columns")
     if isinstance(d_model, tuple) and d_model[0] in ("even", "odd"):
         require(d % 2 == (d_model[0] == "odd"), f"an {d_model[0]} d_model")
     return inputs(((seq, d), {}))
@@ -126,7 +126,7 @@ CASES = (
             ("even", 48, 80)),
     _values("long sequences: d_model = 512", "long sequences", (60, 100), 512),
     hidden("properties: position 0 is (0, 1, 0, 1, ...)", "properties",
-           draw(sized, seq_len=(3, 9), d_model=("even", 6, 14)), check="row_zero"),
+           draw(sized, seq_len=(3, 9), d_model=("even", 6, 14), minimum=3), check="row_zero"),
     hidden("properties: sin^2 + cos^2 = 1 for each column pair", "properties",
            draw(sized, seq_len=(20, 40), d_model=("even", 8, 20)), check="unit_circle"),
 )

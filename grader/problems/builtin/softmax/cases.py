@@ -5,7 +5,9 @@ are bounded except where a case wants them large; axis cases use an axis whose l
 the last one's, so normalising the wrong axis changes the slice sums; the stability cases overflow
 a naive exp in float64 (so in float32 too) and spread their rows' maxima wider than exp's whole
 range, on 2-D rows, on a 1-D input and along axis 0 of a 3-D input, so a shift skipped for 1-D
-input or for a non-last axis costs points.
+input or for a non-last axis costs points; their entries are exact in float32
+(:func:`grader.problems.conditions.float32_exact`), so correct code that casts to float32 loses
+nothing to the rounding of its inputs.
 """
 from __future__ import annotations
 
@@ -52,8 +54,10 @@ def stability_rows(rng, offsets, jitter, spread, width, dtype=np.float64) -> Inp
     float32 inputs), never at a rounding edge."""
     rows = rng.permutation(np.asarray(offsets, dtype=np.float64))
     rows = rows + rng.uniform(-jitter, jitter, rows.shape)
-    x = (rows[:, None] + rng.uniform(-spread, spread, (rows.size, width))).astype(dtype)
+    x = conditions.float32_exact(rows[:, None] + rng.uniform(-spread, spread, (rows.size, width)))
+    x = x.astype(dtype)
     dtypes = (np.float64,) if dtype == np.float64 else (np.float64, dtype)
+    require(conditions.exact_in_float32(x), "entries exact in float32")
     require(conditions.overflows_exp(x), "a naive exp that overflows")
     require(conditions.maxima_spread(x) > conditions.EXP_RANGE_FLOAT64,
             "row maxima spread wider than exp's range")
@@ -68,8 +72,9 @@ def spread_rows(rng) -> Inputs:
     does subtracting its MEAN (each row is symmetric about its offset: max - mean = 800); a
     naive exp overflows, and a global maximum leaves the lower rows at 0/0."""
     rows = rng.permutation(np.array([-3000.0, 0.0, 3000.0])) + rng.uniform(-50, 50, 3)
-    x = rows[:, None] + np.stack([rng.permutation(np.linspace(-800.0, 800.0, 6))
-                                  for _ in range(3)])
+    x = conditions.float32_exact(rows[:, None] + np.stack(
+        [rng.permutation(np.linspace(-800.0, 800.0, 6)) for _ in range(3)]))
+    require(conditions.exact_in_float32(x), "entries exact in float32")
     largest = conditions.EXP_OVERFLOW[np.dtype(np.float64)]
     require(bool((np.ptp(x, axis=-1) > 2 * largest).all()),
             "every row spread over more than twice the largest finite exponent")
@@ -86,7 +91,8 @@ def vector_in_thousands(rng) -> Inputs:
     (the spread stays far below exp's range), so only code that skips the shift for 1-D input,
     or overflows otherwise, fails it."""
     grid = np.linspace(-250.0, 250.0, 7) + rng.uniform(-8.0, 8.0, 7)
-    x = rng.uniform(1500.0, 3000.0) + rng.permutation(grid)
+    x = conditions.float32_exact(rng.uniform(1500.0, 3000.0) + rng.permutation(grid))
+    require(conditions.exact_in_float32(x), "entries exact in float32")
     largest = conditions.EXP_OVERFLOW[np.dtype(np.float64)]
     require(x.ndim == 1, "a 1-D input")
     require(bool(x.min() > largest + 10), "a naive exp that overflows everywhere")
@@ -104,7 +110,8 @@ def axis0_in_thousands(rng) -> Inputs:
     axis's length differs from the last one's, so code that is stable on the last axis only, or
     ignores the axis, fails it."""
     offsets = rng.permutation(np.arange(-3500.0, 3501.0, 500.0)) + rng.uniform(-50, 50, 15)
-    x = offsets.reshape(1, 3, 5) + rng.uniform(-30.0, 30.0, (4, 3, 5))
+    x = conditions.float32_exact(offsets.reshape(1, 3, 5) + rng.uniform(-30.0, 30.0, (4, 3, 5)))
+    require(conditions.exact_in_float32(x), "entries exact in float32")
     require(x.shape[0] != x.shape[-1], "an axis whose length differs from the last axis's")
     require(conditions.overflows_exp(x), "a naive exp that overflows")
     require(conditions.maxima_spread(x, axis=0) > conditions.EXP_RANGE_FLOAT64,
