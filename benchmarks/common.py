@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-MHA_SOURCE = (Path(__file__).resolve().parent.parent / "tests" / "problems" / "submissions" /
-              "multi_head_attention" / "correct_reshape_transpose.py")
+MHA_SOURCE = (Path(__file__).resolve().parent.parent / "grader" / "problems" / "builtin" /
+              "multi_head_attention" / "samples" / "correct_reshape_transpose.py")
 
 
 def sdpa_submission(learner_id: str = "bench") -> dict:

@@ -172,7 +172,7 @@ def grading_parts(service, workload: str, n: int) -> list[list]:
     wrap(base.CodeProblem, "cases", "test cases drawn for the seed (visible + hidden)")
     wrap(scoring, "_judge", "checks (judging each case)")
     wrap(scoring.diagnosis, "diagnose", "diagnosis")
-    wrap(pictures, "draw_from_run", "pictures")
+    wrap(pictures, "draw_outcomes", "pictures")
     wrap(service.sandbox, "run", "sandbox run, trusted side (encode, read, decode)")
     wrap(store, "start", "store: start (queued -> running)")
     wrap(store, "finish", "store: finish (results + history)")

@@ -58,18 +58,19 @@ def time_sandbox_jobs(sandbox, runs: int) -> list[float]:
     return samples
 
 
-MHA = Path(__file__).resolve().parent.parent / "tests" / "problems" / "submissions" / \
-    "multi_head_attention" / "correct_reshape_transpose.py"
+MHA = Path(__file__).resolve().parent.parent / "grader" / "problems" / "builtin" / \
+    "multi_head_attention" / "samples" / "correct_reshape_transpose.py"
 
 
 def time_mha_runs(sandbox, runs: int) -> list[float]:
     """Seconds per sandbox run of a correct multi-head attention submission (all its calls)."""
     from grader.problems import PROBLEMS
-    from grader.problems.scoring import build_calls, run_source
+    from grader.problems.scoring import build_calls, expected_values, run_source
 
     problem = PROBLEMS["multi_head_attention"]
     cases = problem.cases(7)
-    source, calls = run_source(problem, MHA.read_text(), cases), build_calls(problem, cases)
+    source = run_source(problem, MHA.read_text(), cases)
+    calls = build_calls(problem, cases, expected_values(problem, cases))
     samples = []
     for _ in range(runs):
         started = time.perf_counter()

@@ -16,6 +16,7 @@ import yaml
 from grader.ids import ID
 from grader.items import Item, get_kind, unknown_kind_message
 from grader.items.base import MAX_POINTS, points_problem
+from grader.problems.builtin import FAMILY_ASSIGNMENT, family_assignment
 
 
 #: How an item's hidden tests are shown: ``hidden`` (name, points, pass/fail and diagnosis, never
@@ -110,7 +111,11 @@ def compile_assignment(raw: Any, content_dir: Path, where: str = "assignment",
 
 def builtin_document(content_dir: str | Path, assignment_id: str) -> dict[str, Any]:
     """The source mapping of built-in assignment ``assignment_id`` as its file holds it (what a
-    course copy starts from). Raises ``KeyError`` when no file has that id."""
+    course copy starts from), or the generated one of every built-in problem
+    (:func:`grader.problems.builtin.family_assignment`). Raises ``KeyError`` when none has that
+    id."""
+    if assignment_id == FAMILY_ASSIGNMENT:
+        return family_assignment()
     for path in sorted((Path(content_dir) / "assignments").glob("*.y*ml")):
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
         if isinstance(raw, dict) and raw.get("id") == assignment_id:
@@ -119,14 +124,17 @@ def builtin_document(content_dir: str | Path, assignment_id: str) -> dict[str, A
 
 
 def load_catalog(content_dir: str | Path) -> dict[str, Assignment]:
-    """Every assignment under ``content_dir/assignments``, keyed by id."""
+    """Every assignment under ``content_dir/assignments``, and the generated one of every
+    built-in problem, keyed by id."""
     content_dir = Path(content_dir)
     catalog: dict[str, Assignment] = {}
     for path in sorted((content_dir / "assignments").glob("*.y*ml")):
         assignment = load_assignment(path, content_dir)
-        if assignment.id in catalog:
+        if assignment.id in catalog or assignment.id == FAMILY_ASSIGNMENT:
             raise ContentError(f"{path}: duplicate assignment id {assignment.id!r}")
         catalog[assignment.id] = assignment
+    catalog[FAMILY_ASSIGNMENT] = compile_assignment(family_assignment(), content_dir,
+                                                    f"built-in assignment {FAMILY_ASSIGNMENT}")
     return catalog
 
 

@@ -8,7 +8,7 @@ least float32) so that overflow behaves as it does in the learner's code.
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -22,6 +22,20 @@ def sqrt_d_k(d_k: int, d_v: int) -> float:
 def working_dtype(*arrays) -> np.dtype:
     """float64 unless every floating input is float32 (then float32), like NumPy promotion."""
     return np.result_type(np.float32, *[np.asarray(a).dtype for a in arrays])
+
+
+#: How a mask is applied to the scores, by ``mask_mode`` (``fill`` is correct with -inf; ``after``
+#: masks the weights after the softmax instead; ``ignored`` discards the masking).
+MASK_MODES: dict[str, Callable[[np.ndarray, np.ndarray, Any], np.ndarray]] = {
+    "fill": lambda scores, m, fill: np.where(m, scores, fill),
+    "add": lambda scores, m, fill: scores + m.astype(scores.dtype),
+    "inverted": lambda scores, m, fill: np.where(m, fill, scores),
+    "times_neg_inf": lambda scores, m, fill: scores + (1 - m.astype(scores.dtype))
+    * scores.dtype.type(-np.inf),
+    "transposed": lambda scores, m, fill: np.where(np.swapaxes(m, -1, -2), scores, fill),
+    "after": lambda scores, m, fill: scores,
+    "ignored": lambda scores, m, fill: scores,
+}
 
 
 def buggy_attention(Q, K, V, mask=None, *, scale: Scale = sqrt_d_k, axis: int = -1,
@@ -49,18 +63,9 @@ def buggy_attention(Q, K, V, mask=None, *, scale: Scale = sqrt_d_k, axis: int = 
         scores = product * dtype.type(scale(Q.shape[-1], V.shape[-1]))
         m = None if mask is None else np.asarray(mask, dtype=bool)
         if m is not None:
-            if mask_mode == "fill":
-                scores = np.where(m, scores, dtype.type(fill))
-            elif mask_mode == "add":
-                scores = scores + m.astype(dtype)
-            elif mask_mode == "inverted":
-                scores = np.where(m, dtype.type(fill), scores)
-            elif mask_mode == "times_neg_inf":
-                scores = scores + (1 - m.astype(dtype)) * dtype.type(-np.inf)
-            elif mask_mode == "transposed":
-                scores = np.where(np.swapaxes(m, -1, -2), scores, dtype.type(fill))
-            elif mask_mode not in ("after", "ignored"):
+            if mask_mode not in MASK_MODES:
                 raise ValueError(f"unknown mask_mode {mask_mode!r}")
+            scores = MASK_MODES[mask_mode](scores, m, dtype.type(fill))
         if stable:
             peak = scores.max() if global_max else np.max(scores, axis=axis, keepdims=True)
             e = np.exp(scores - peak)

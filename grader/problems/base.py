@@ -67,10 +67,10 @@ class Case:
     traits: frozenset[str] = frozenset()
     data: Mapping[str, Any] = field(default_factory=dict)
     visible: bool = False
+    wrapped: bool = field(init=False)
 
-    @property
-    def wrapped(self) -> bool:
-        return self.basis == "inputs"
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "wrapped", self.basis == "inputs")
 
     def rows_for(self, index: int) -> np.ndarray | None:
         return self.rows[index] if index < len(self.rows) else None

@@ -13,7 +13,7 @@ import numpy as np
 
 from grader.problems.base import NUMPY_NOTE, REFERENCE, Case, CodeProblem, Variant
 from grader.problems.checks import CHECKS
-from grader.problems.draws import draw_inputs, make_case
+from grader.problems.draws import CaseGenerators, draw_inputs, make_case
 from grader.problems.executor import InProcessExecutor
 from grader.problems.spec import CaseSpec, Picture, ProblemSpec
 
@@ -87,11 +87,11 @@ def _variants(spec: ProblemSpec) -> tuple[tuple[Callable, ...], tuple[Variant, .
     return tuple(implementations), tuple(variants)
 
 
-def _case_maker(spec: ProblemSpec, checks: dict) -> Callable[[CaseSpec, int | None], Case]:
+def _case_maker(spec: ProblemSpec, checks: dict) -> Callable[..., Case]:
     names = spec.contract.parameter_names
 
-    def make(case: CaseSpec, seed: int | None) -> Case:
-        inputs = draw_inputs(case, seed, spec.conditions)
+    def make(case: CaseSpec, seed: int | None, generators: CaseGenerators | None = None) -> Case:
+        inputs = draw_inputs(case, seed, spec.conditions, generators)
         basis = checks[case.check].basis
         made = make_case(case, inputs, (spec.id, seed, case.name), basis, spec.traits, spec.rows)
         if basis == "inputs":  # the array arguments' names, for "modified x in place"
@@ -118,10 +118,14 @@ def compile_problem(spec: ProblemSpec) -> CodeProblem:
     contract = spec.contract.text
     if NUMPY_NOTE not in contract:  # every contract states the NumPy version
         contract = contract.rstrip("\n") + "\n" + NUMPY_NOTE
+
+    def draw(seed: int) -> tuple[Case, ...]:
+        generators = CaseGenerators(seed)
+        return tuple(make(case, seed, generators) for case in hidden)
+
     return CodeProblem(spec=spec, contract=contract, categories=dict(spec.categories),
                        visible=visible, implementations=implementations, variants=variants,
-                       checks=checks, draw=lambda seed: tuple(make(c, seed) for c in hidden),
-                       executor=InProcessExecutor(implementations))
+                       checks=checks, draw=draw, executor=InProcessExecutor(implementations))
 
 
 __all__ = ["REFERENCE", "Picture", "ProblemError", "compile_problem"]

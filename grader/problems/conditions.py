@@ -66,19 +66,20 @@ def away_from_zero(rng: np.random.Generator, *shape: int, low: float = 0.5, high
 
 
 def spaced(rng: np.random.Generator, n: int, low: float, high: float,
-           min_gap: float) -> np.ndarray:
+           min_gap: float, size: tuple[int, ...] = ()) -> np.ndarray:
     """``n`` values in [low, high] in random order, every two at least ``min_gap`` apart: an even
-    grid over [low, high] with a jitter smaller than half the room left. ValueError when
-    ``min_gap`` does not fit."""
+    grid over [low, high] with a jitter smaller than half the room left; ``size`` such rows at
+    once, (*size, n), each drawn and ordered on its own. ValueError when ``min_gap`` does not
+    fit."""
     if n == 1:
-        return np.array([rng.uniform(low, high)])
+        return rng.uniform(low, high, (*size, 1))
     step = (high - low) / (n - 1)
     if step < min_gap:
         raise ValueError(f"{n} values {min_gap} apart do not fit in [{low}, {high}]")
     room = (step - min_gap) / 2
-    grid = np.linspace(low, high, n)
-    grid[1:-1] += rng.uniform(-room, room, n - 2)
-    return rng.permutation(grid)
+    grid = np.broadcast_to(np.linspace(low, high, n), (*size, n)).copy()
+    grid[..., 1:-1] += rng.uniform(-room, room, (*size, n - 2))
+    return rng.permuted(grid, axis=-1)
 
 
 def min_gap(values) -> float:
@@ -213,12 +214,15 @@ def exp_outcomes_clear(x, axis: int = -1, dtypes=(np.float64,)) -> bool:
                for dtype in dtypes for shifted in (x, x - x.max()))
 
 
-def orthonormal_rows(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
-    """(n, d) with orthonormal rows (n <= d), uniformly oriented (QR of a Gaussian matrix)."""
+def orthonormal_rows(rng: np.random.Generator, n: int, d: int,
+                     batch: tuple[int, ...] = ()) -> np.ndarray:
+    """(*batch, n, d) with orthonormal rows (n <= d) in every (n, d) slice, uniformly oriented
+    (QR of Gaussian matrices, all slices at once)."""
     if n > d:
         raise ValueError(f"{n} orthonormal rows do not fit in {d} dimensions")
-    q, r = np.linalg.qr(rng.standard_normal((d, d)))
-    return (q * np.sign(np.diag(r)))[:n]
+    q, r = np.linalg.qr(rng.standard_normal((*batch, d, d)))
+    signs = np.sign(np.diagonal(r, axis1=-2, axis2=-1))[..., None, :]
+    return (q * signs)[..., :n, :]
 
 
 def revealing(rng: np.random.Generator, *shape: int, dtype=np.float64) -> np.ndarray:
@@ -229,11 +233,9 @@ def revealing(rng: np.random.Generator, *shape: int, dtype=np.float64) -> np.nda
     *batch, n, m = shape
     if m < n:
         raise ValueError(f"a revealing matrix needs at least as many columns as rows, got {shape}")
-    out = np.empty(shape)
-    for index in np.ndindex(*batch):
-        block = np.concatenate([np.eye(n), bounded(rng, n, m - n, limit=1.5)], axis=1)
-        out[index] = block @ orthonormal_rows(rng, m, m)
-    return out.astype(dtype)
+    identity = np.broadcast_to(np.eye(n), (*batch, n, n))
+    block = np.concatenate([identity, bounded(rng, *batch, n, m - n, limit=1.5)], axis=-1)
+    return (block @ orthonormal_rows(rng, m, m, tuple(batch))).astype(dtype)
 
 
 def smallest_singular_value(matrix) -> float:

@@ -181,6 +181,21 @@ def diagnose(problem: CodeProblem, results: list[CaseResult]) -> None:
     # failure says why it earns nothing, and another test's mistake is not its failure reason
     # (it may still get the signals of its own numbers).
     claimable = [r for r in failing if not r.uncredited]
+    _claim_variants(problem, results, claimable)
+    for rule in problem.rules:
+        names = set(rule.explains(results))
+        for result in claimable:
+            if result.case.name in names and not result.diagnosis_tag:
+                result.diagnosis_tag, result.diagnosis = rule.tag, rule.message
+    for result in failing:
+        if not result.diagnosis_tag and not result.crashed:
+            result.signals = _signals(problem, result)
+
+
+def _claim_variants(problem: CodeProblem, results: list[CaseResult],
+                    claimable: list[CaseResult]) -> None:
+    """Each claimable result takes the variant that explains the most results (table order
+    breaks ties) among those that explain it."""
     nan_everywhere = not any(_has_finite_entry(r) for r in results if not r.crashed)
     expected = {id(r): reference_outputs(r) for r in claimable}
     explained: list[tuple[int, int, Variant, list[CaseResult]]] = []
@@ -196,23 +211,19 @@ def diagnose(problem: CodeProblem, results: list[CaseResult]) -> None:
         for result in hits:
             if not result.diagnosis_tag:
                 result.diagnosis_tag, result.diagnosis = variant.tag, variant.message
-    for rule in problem.rules:
-        names = set(rule.explains(results))
-        for result in claimable:
-            if result.case.name in names and not result.diagnosis_tag:
-                result.diagnosis_tag, result.diagnosis = rule.tag, rule.message
-    for result in failing:
-        if result.diagnosis_tag or result.crashed:
-            continue
-        result.signals = nonfinite_signal(result)
-        if result.signals or problem.describe is None:
-            continue
-        try:
-            values = [unwrap(o.value) if result.case.wrapped else o.value
-                      for o in result.outcomes]
-            result.signals = problem.describe(result.case, values) or ""
-        except Exception:  # noqa: BLE001 - signals are a courtesy, never a fault
-            result.signals = ""
+
+
+def _signals(problem: CodeProblem, result: CaseResult) -> str:
+    """What a failing, unexplained result's numbers show: its NaN/inf share, else the problem's
+    ``describe`` (never a fault: a signal is a courtesy)."""
+    found = nonfinite_signal(result)
+    if found or problem.describe is None:
+        return found
+    try:
+        values = [unwrap(o.value) if result.case.wrapped else o.value for o in result.outcomes]
+        return problem.describe(result.case, values) or ""
+    except Exception:  # noqa: BLE001 - signals are a courtesy, never a fault
+        return ""
 
 
 def summary(results: list[CaseResult]) -> list[str]:

@@ -55,16 +55,17 @@ def has_float32(case: Case, index: int) -> bool:
 
 
 def _run(implementation, args: tuple, kwargs: dict) -> Computed:
-    try:
-        with np.errstate(all="ignore"):
-            return implementation(*args, **kwargs), None
+    try:  # the built-ins' implementations silence NumPy's floating-point warnings themselves
+        return implementation(*args, **kwargs), None
     except Exception as exc:  # noqa: BLE001 - a raising mistake is a signature too
         return NO_VALUE, f"{type(exc).__name__}: {exc}"
 
 
 class InProcessExecutor:
     """Runs trusted implementations (the built-in problems') in this process, caching values per
-    case for the last :data:`SEEDS_KEPT` seeds (``case.key[1]``; visible examples are kept)."""
+    case for the last :data:`SEEDS_KEPT` seeds (``case.key[1]``; visible examples are kept).
+    Reads take no lock (a dict lookup is atomic); two threads computing the same value at once
+    store the same result."""
 
     def __init__(self, implementations: Sequence[Any]):
         self.implementations = tuple(implementations)
@@ -73,24 +74,22 @@ class InProcessExecutor:
 
     def values(self, implementation: int, case: Case, upcast_inputs: bool = False
                ) -> list[Computed]:
-        key = (implementation, case.key, upcast_inputs)
-        with self._lock:
-            found = self._by_seed.get(case.key[1], {}).get(key)
+        seed = case.key[1]
+        key = (implementation, case.name, upcast_inputs)
+        found = self._by_seed.get(seed, _EMPTY).get(key)
         if found is not None:
             return found
         fn = self.implementations[implementation]
-        computed = []
-        for args, kwargs in case.calls:
-            if upcast_inputs:
-                args, kwargs = tuple(map(upcast, args)), {k: upcast(v) for k, v in kwargs.items()}
-            computed.append(_run(fn, args, kwargs))
-        self._store(case.key[1], key, computed)
-        return computed
-
-    def _store(self, seed: Any, key: tuple, computed: list[Computed]) -> None:
+        if upcast_inputs:
+            computed = [_run(fn, tuple(map(upcast, args)), {k: upcast(v) for k, v in kwargs.items()})
+                        for args, kwargs in case.calls]
+        else:
+            computed = [_run(fn, args, kwargs) for args, kwargs in case.calls]
         with self._lock:
             self._by_seed.setdefault(seed, {})[key] = computed
-            self._by_seed.move_to_end(seed)
-            while len(self._by_seed) > SEEDS_KEPT + 1:  # + the visible examples (seed None)
-                oldest = next(s for s in self._by_seed if s is not None)
-                del self._by_seed[oldest]
+            if len(self._by_seed) > SEEDS_KEPT + 1:  # + the visible examples (seed None)
+                del self._by_seed[next(s for s in self._by_seed if s is not None)]
+        return computed
+
+
+_EMPTY: dict = {}

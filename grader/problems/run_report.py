@@ -166,20 +166,23 @@ def report(run: RunResult, cases: list[Case], limits: Limits,
     if run.status not in _STOPPING:
         return RunReport(f"Your code could not run to completion ({run.status}): {first}.",
                          not_run=f"not run: {first}")
+    return _stopped(run, cases, limits, first)
+
+
+def _stopped(run: RunResult, cases: list[Case], limits: Limits, first: str) -> RunReport:
+    """The report of a run that a limit, a crash or a broken result stream stopped."""
     stopped = _stopped_test(run, cases)
     finished = _finished(run, cases, stopped)
     during = f"while running test '{stopped}'" if stopped else "while importing your code"
     progress = f"; {finished} of {len(cases)} tests had finished" if stopped else ""
-    one_run = " The tests after it did not run."
+    after = " The tests after it did not run." if stopped else " No test could run."
     if run.status == "timeout":
         limit = _time_limit(run.limit, limits)
-        summary = (f"The run exceeded the {limit} {during}{progress}."
-                   + (one_run if stopped else " No test could run."))
+        summary = f"The run exceeded the {limit} {during}{progress}." + after
         stopped_text = f"the run exceeded the {limit} while running this test"
     elif run.status == "memory_limit":
         limit = f"memory limit ({format_bytes(limits.memory_bytes)})"
-        summary = (f"Your code exceeded the {limit} {during}{progress}."
-                   + (one_run if stopped else " No test could run."))
+        summary = f"Your code exceeded the {limit} {during}{progress}." + after
         stopped_text = f"your code exceeded the {limit} in this test"
     elif run.status == "output_limit":
         limit = f"output limit ({format_bytes(limits.output_bytes)})"
@@ -187,11 +190,9 @@ def report(run: RunResult, cases: list[Case], limits: Limits,
                    "Remove print statements: all tests share one output limit.")
         stopped_text = f"your code printed more than the {limit} in this test"
     elif run.broken_stream:  # stopped by the trusted side, between or during calls
-        summary = f"The run was stopped: {first}."
-        stopped_text = first
+        summary, stopped_text = f"The run was stopped: {first}.", first
     else:
-        summary = f"The run stopped {during}{progress}: {first}."
-        stopped_text = first
+        summary, stopped_text = f"The run stopped {during}{progress}: {first}.", first
     why = f"the run stopped in test '{stopped}'" if stopped else "the run stopped earlier"
     return RunReport(summary, not_run=f"not run: {why} (see the summary)",
                      stopped={stopped: stopped_text} if stopped else {})

@@ -224,13 +224,10 @@ def _score_line(results: list[CaseResult], shares: dict[str, float], points: flo
             f"{sum(r.passed for r in results)} of {len(results)} tests).")
 
 
-def grade(problem: CodeProblem, item_id: str, points: float, source: str, sandbox: Any,
-          limits: Limits, seed: int) -> ItemResult:
-    """Grade ``source`` on ``problem``; the tests' max scores sum to ``points``."""
-    started = time.perf_counter()
-    source = normalize_source(source)
-    results, run, report, picture_outcomes = _evaluate(problem, source, sandbox, limits, seed)
-    shares = case_points(problem, [r.case for r in results], points)
+def _tests(problem: CodeProblem, results: list[CaseResult], shares: dict[str, float],
+           source: str) -> tuple[list[TestResult], dict[str, tuple[str, str]]]:
+    """The test results as stored and shown, and each failed test's (failure, signals) as the
+    learner may see them."""
     tests, shown = [], {}
     for result in results:
         case = result.case
@@ -244,23 +241,37 @@ def grade(problem: CodeProblem, item_id: str, points: float, source: str, sandbo
             status="passed" if result.passed else "failed",
             output=_test_output(problem, result, *shown[case.name]),
             visibility="visible" if case.visible else "hidden", tags=tags))
+    return tests, shown
+
+
+def _diagnosis_lines(results: list[CaseResult], shown: dict[str, tuple[str, str]]) -> list[str]:
+    """The item output's diagnosis, or the NaN/inf note when no known mistake matched."""
+    found = diagnosis.summary(results)
+    if found:
+        return ["Diagnosis:"] + [f"- {line}" for line in found]
+    nan_tests = [r for r in results if r.signals.startswith("your output")]
+    if not nan_tests:
+        return []
+    return [f"What the numbers show: your output contains NaN/inf in {len(nan_tests)} of "
+            f"{len(results)} tests (e.g. test '{nan_tests[0].case.name}': "
+            f"{shown[nan_tests[0].case.name][1]}). No known mistake produces this: look for a "
+            "division by zero, a log or sqrt of a negative number, or an overflowing np.exp."]
+
+
+def grade(problem: CodeProblem, item_id: str, points: float, source: str, sandbox: Any,
+          limits: Limits, seed: int) -> ItemResult:
+    """Grade ``source`` on ``problem``; the tests' max scores sum to ``points``."""
+    started = time.perf_counter()
+    source = normalize_source(source)
+    results, run, report, picture_outcomes = _evaluate(problem, source, sandbox, limits, seed)
+    shares = case_points(problem, [r.case for r in results], points)
+    tests, shown = _tests(problem, results, shares, source)
     # From the unrounded shares, so whole categories lost give round totals (e.g. exactly 8.0).
     score = round(sum(shares[r.case.name] for r in results if r.passed), 6)
     lines = [_score_line(results, shares, points, score,
                          ran=run.status == "ok" or bool(run.stopped_tests))]
-    if report.summary:
-        lines.append(report.summary)
-    found = diagnosis.summary(results)
-    if found:
-        lines.append("Diagnosis:")
-        lines += [f"- {line}" for line in found]
-    nan_tests = [r for r in results if r.signals.startswith("your output")]
-    if nan_tests and not found:
-        lines.append(f"What the numbers show: your output contains NaN/inf in {len(nan_tests)} "
-                     f"of {len(results)} tests (e.g. test '{nan_tests[0].case.name}': "
-                     f"{shown[nan_tests[0].case.name][1]}). No known mistake produces this: look "
-                     "for a division by zero, a log or sqrt of a negative number, or an "
-                     "overflowing np.exp.")
+    lines += [report.summary] if report.summary else []
+    lines += _diagnosis_lines(results, shown)
     return ItemResult(
         item_id=item_id, kind="code", score=score, max_score=float(points), tests=tests,
         output="\n".join(lines),

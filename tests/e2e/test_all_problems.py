@@ -6,25 +6,25 @@ from pathlib import Path
 
 import pytest
 
+from grader.problems import samples
+from grader.problems.builtin import FAMILY_ASSIGNMENT, family_assignment
 from tests.conftest import ROOT
 
-SUBMISSIONS = ROOT / "tests" / "problems" / "submissions"
-ITEMS = {"softmax": "softmax", "scaled-dot-product-attention": "scaled_dot_product_attention",
-         "causal-mask": "causal_mask", "multi-head-attention": "multi_head_attention",
-         "positional-encoding": "positional_encoding"}
+#: item id -> problem id: every built-in problem, as the generated assignment lists them
+ITEMS = {item["id"]: item["problem"] for item in family_assignment()["items"]}
 
 
 def correct_file(problem: str) -> Path:
-    return sorted((SUBMISSIONS / problem).glob("correct_*.py"))[0]
+    return samples.directory(problem) / f"{samples.names(problem, 'correct_')[0]}.py"
 
 
 def bug_file(problem: str) -> Path:
-    return sorted((SUBMISSIONS / problem).glob("bug_*.py"))[0]
+    return samples.directory(problem) / f"{samples.names(problem, 'bug_')[0]}.py"
 
 
 def test_every_problem_graded_through_the_api(client):
     responses = {item: {"code": correct_file(problem).read_text()} for item, problem in ITEMS.items()}
-    sid = client.post("/api/v1/assignments/attention-code/submissions",
+    sid = client.post(f"/api/v1/assignments/{FAMILY_ASSIGNMENT}/submissions",
                       json={"learner_id": "l", "responses": responses}).get_json()["id"]
     result = client.get(f"/api/v1/submissions/{sid}?wait=60").get_json()
     assert result["status"] == "graded", result
@@ -34,7 +34,7 @@ def test_every_problem_graded_through_the_api(client):
 @pytest.mark.parametrize("item,problem", sorted(ITEMS.items()))
 def test_every_problem_graded_by_the_cli_with_a_diagnosis(item, problem):
     grader = str(Path(sys.executable).parent / "grader")
-    out = subprocess.run([grader, "grade", "attention-code", item, str(bug_file(problem)), "--json"],
+    out = subprocess.run([grader, "grade", FAMILY_ASSIGNMENT, item, str(bug_file(problem)), "--json"],
                          capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)

@@ -105,8 +105,7 @@ def test_an_unknown_kind_is_named_with_every_registered_kind():
     ({"id": "q1", "kind": "text", "points": 1, "rubric": "seed000-q5-quadratic-cost",
       "hidden_tests": "after_due_date"}, "items[0].hidden_tests: only code items have hidden tests"),
     ({"id": "q1", "kind": "code", "points": 1, "problem": "nope"},
-     "items[0] (q1): problem: unknown problem 'nope' (known: causal_mask, multi_head_attention, "
-     "positional_encoding, scaled_dot_product_attention, softmax)"),
+     f"items[0] (q1): problem: unknown problem 'nope' (known: {', '.join(sorted(PROBLEMS))})"),
     ({"id": "q1", "kind": "code", "points": 1, "problem": "softmax", "limits": 3},
      "items[0] (q1): limits: must be a mapping"),
     ({"id": "-q", "kind": "choice", "points": 1},

@@ -11,3 +11,20 @@ PACKAGES = (
     "multi_head_attention",
     "positional_encoding",
 )
+
+#: The built-in assignment generated from :data:`PACKAGES`: one code item per built-in problem.
+FAMILY_ASSIGNMENT = "attention-family"
+
+
+def family_assignment() -> dict:
+    """The document of :data:`FAMILY_ASSIGNMENT`: every registered built-in problem as a code item
+    of 10 points, item id = the problem id with hyphens (grader/content.py loads it beside the
+    assignment files, so a new problem appears in it without another edit)."""
+    from grader.problems import PROBLEMS
+
+    return {"id": FAMILY_ASSIGNMENT, "title": "The attention family, every built-in problem",
+            "description": "Every built-in code problem, each graded by hidden numeric tests with "
+                           "misconception diagnosis: " + ", ".join(
+                               p.title for p in PROBLEMS.values()) + ".",
+            "items": [{"id": p.id.replace("_", "-"), "kind": "code", "points": 10,
+                       "problem": p.id} for p in PROBLEMS.values()]}

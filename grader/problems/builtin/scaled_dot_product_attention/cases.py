@@ -101,13 +101,18 @@ def require_distinct_scales(d_k: int, d_v: int, Lq: int) -> None:
 
 def require_scale_matters(Q, K, V, mask=None) -> None:
     """Each wrong scale of :data:`WRONG_SCALES` moves some weight of every row by at least 0.01
-    (1000 times the tolerance), under ``mask`` when one is given."""
+    (1000 times the tolerance), under ``mask`` when one is given. (All the scales' weights are
+    computed at once: one softmax over a leading axis of scales.)"""
     d_k, d_v, Lq = Q.shape[-1], V.shape[-1], Q.shape[-2]
     require_distinct_scales(d_k, d_v, Lq)
-    _, weights = reference.attention(Q, K, V, mask)
-    for what, scale in WRONG_SCALES.items():
-        _, other = reference.attention(Q, K, V, mask, scale=scale(d_k, d_v, Lq))
-        require(np.abs(other - weights).max(axis=-1).min() >= 0.01,
+    scales = np.array([1.0 / np.sqrt(d_k)] + [f(d_k, d_v, Lq) for f in WRONG_SCALES.values()])
+    product = np.asarray(Q, np.float64) @ np.swapaxes(np.asarray(K, np.float64), -1, -2)
+    scores = scales.reshape((-1,) + (1,) * product.ndim) * product
+    if mask is not None:
+        scores = np.where(np.asarray(mask, dtype=bool), scores, -np.inf)
+    weights = reference.softmax(scores, axis=-1)
+    for index, what in enumerate(WRONG_SCALES, start=1):
+        require(np.abs(weights[index] - weights[0]).max(axis=-1).min() >= 0.01,
                 f"weights that change in every row with the scale {what}")
 
 
@@ -123,14 +128,11 @@ def scaled_logits(rng, batch: tuple[int, ...], Lq: int, Lk: int, d_k: int):
     (random order): the weights are neither flat nor one-hot, so every wrong scale moves them a
     lot. K = sqrt(d_k) times orthonormal rows; Q = Z K / sqrt(d_k) plus a random part orthogonal to
     the keys, which changes no score."""
-    Q, K = np.empty((*batch, Lq, d_k)), np.empty((*batch, Lk, d_k))
-    for index in np.ndindex(*batch):
-        keys = conditions.orthonormal_rows(rng, Lk, d_k)
-        Z = np.stack([conditions.spaced(rng, Lk, -2.0, 2.0, 0.5) for _ in range(Lq)])
-        noise = _n(rng, Lq, d_k)
-        Q[index] = Z @ keys + noise - noise @ keys.T @ keys
-        K[index] = np.sqrt(d_k) * keys
-    return Q, K
+    keys = conditions.orthonormal_rows(rng, Lk, d_k, tuple(batch))
+    Z = conditions.spaced(rng, Lk, -2.0, 2.0, 0.5, (*batch, Lq))
+    noise = _n(rng, *batch, Lq, d_k)
+    Q = Z @ keys + noise - noise @ np.swapaxes(keys, -1, -2) @ keys
+    return Q, np.sqrt(d_k) * keys
 
 
 def unit_logits(rng, batch: tuple[int, ...], Lq: int, Lk: int, dtype=np.float64):
@@ -139,9 +141,7 @@ def unit_logits(rng, batch: tuple[int, ...], Lq: int, Lk: int, dtype=np.float64)
     3 / (2 (Lk - 1)) apart, so every row's scores span at least 1.5 and every weight is at least
     e^-4.5 / Lk: a blocked key carries real weight when it is not blocked."""
     Q = conditions.away_from_zero(rng, *batch, Lq, 1)
-    K = np.empty((*batch, Lk, 1))
-    for index in np.ndindex(*batch):
-        K[index] = conditions.spaced(rng, Lk, -1.5, 1.5, 1.5 / (Lk - 1))[:, None]
+    K = conditions.spaced(rng, Lk, -1.5, 1.5, 1.5 / (Lk - 1), tuple(batch))[..., None]
     return Q.astype(dtype), K.astype(dtype)
 
 
@@ -237,7 +237,7 @@ def dominant_keys(rng):
     """K (2, 4, 8): keys of norm 2, orthogonal within each example; Q (2, 5, 8): each query is
     48 times one of the keys, so its score on that key is 192 and 0 on the others: 24 apart even
     when divided by d_k = 8 (the smallest of the common scales), i.e. one-hot to within e^-24."""
-    K = np.stack([2.0 * conditions.orthonormal_rows(rng, 4, 8) for _ in range(2)])
+    K = 2.0 * conditions.orthonormal_rows(rng, 4, 8, (2,))
     targets = rng.integers(0, 4, size=(2, 5))
     Q = 48.0 * np.take_along_axis(K, targets[..., None], axis=1)
     gaps = conditions.row_gaps(Q @ np.swapaxes(K, -1, -2))
