@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from grader.budget import NO_BUDGET, CpuBudget
 from grader.problems.base import CaseResult, CodeProblem, Variant
 from grader.problems.compare import as_array, matches, nonfinite, split_return
 from grader.problems.inputs import unwrap
@@ -189,10 +190,12 @@ def _may_claim(variant: Variant, result: CaseResult, nan_everywhere: bool) -> bo
     return not (nan_everywhere and not result.crashed and _all_nonfinite(result))
 
 
-def diagnose(problem: CodeProblem, results: list[CaseResult]) -> None:
+def diagnose(problem: CodeProblem, results: list[CaseResult],
+             budget: CpuBudget = NO_BUDGET) -> None:
     """Fill ``diagnosis_tag`` and ``diagnosis`` (or ``signals``) of the failing results in
     place; results the credit rule withheld (``uncredited``) get no mistake's name, only the
-    signals of their own numbers."""
+    signals of their own numbers. Each variant and rule is tried within ``budget`` (raises
+    :class:`~grader.budget.BudgetExceeded` once it runs out)."""
     failing = [r for r in results if not r.passed]
     if not failing:
         return
@@ -205,6 +208,7 @@ def diagnose(problem: CodeProblem, results: list[CaseResult]) -> None:
                 for r in claimable}
     explained: list[tuple[int, int, Variant, list[CaseResult]]] = []
     for order, variant in enumerate(problem.variants):
+        budget.check("diagnosis")
         hits = [r for r in claimable if _may_claim(variant, r, nan_everywhere)
                 and explains(variant, r, expected[id(r)])]
         weak = [r for r in hits if r.case.category != "stability" and _only_nonfinite_checked(r)]
@@ -217,6 +221,7 @@ def diagnose(problem: CodeProblem, results: list[CaseResult]) -> None:
             if not result.diagnosis_tag:
                 result.diagnosis_tag, result.diagnosis = variant.tag, variant.message
     for rule in problem.rules:
+        budget.check("diagnosis")
         names = set(rule.explains(results))
         for result in claimable:
             if result.case.name in names and not result.diagnosis_tag:
@@ -224,6 +229,7 @@ def diagnose(problem: CodeProblem, results: list[CaseResult]) -> None:
     for result in failing:
         if result.diagnosis_tag or result.crashed:
             continue
+        budget.check("diagnosis")
         result.signals = nonfinite_signal(result)
         if result.signals or problem.describe is None:
             continue
