@@ -30,7 +30,8 @@ OLD_TEMPLATE = re.compile(r"^cannot\ reshape\ array\ of\ size\ (-?\d+)\ into\ sh
                           r"(\((?:\s*-?\d+\s*,?)*\s*\))\s*$")
 PREFIX = "cannot reshape array of size 1 into shape ("
 
-RAISES = '''
+#: The issue's example: a correct softmax that raises on one hidden input (the 9th call).
+RAISES_ON_ONE_HIDDEN_INPUT = '''
 import numpy as np
 calls = []
 def softmax(x, axis=-1):
@@ -89,7 +90,7 @@ def issue_grading() -> None:
         print("the softmax that raises it on one hidden input, graded through the sandbox:")
         print(f"{'digits':>6} {'wall s':>8} {'CPU s (grading thread)':>24}  hidden test's feedback")
         for digits in (1, 25, 40):
-            source = RAISES.replace("DIGITS", str(digits))
+            source = RAISES_ON_ONE_HIDDEN_INPUT.replace("DIGITS", str(digits))
             started, cpu = time.perf_counter(), time.thread_time()
             result = grade(PROBLEMS["softmax"], "softmax", 10.0, source, sandbox, Limits(), 7)
             wall, cpu = time.perf_counter() - started, time.thread_time() - cpu

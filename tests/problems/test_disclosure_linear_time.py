@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pytest
 
+from benchmarks.pattern_bench import RAISES_ON_ONE_HIDDEN_INPUT
 from grader.problems import PROBLEMS, disclosure
 from grader.problems.scoring import grade
 from grader.redos.growth import MAX_GROWTH, cpu_alarm, least_ratio
@@ -86,18 +87,6 @@ def test_numbers_round_every_decimal_outside_a_shape():
         "shape (6, 4) differs by 0.1"
     assert disclosure.numbers("shape mismatch 0.123456", CTX) == "shape mismatch 0.1"
     assert disclosure.numbers("shape (6, 4" + " 0.55555" * 3, CTX) == "shape (6, 4 0.6 0.6 0.6"
-
-
-RAISES_ON_ONE_HIDDEN_INPUT = '''
-import numpy as np
-calls = []
-def softmax(x, axis=-1):
-    calls.append(1)
-    if len(calls) == 9:
-        raise ValueError("cannot reshape array of size 1 into shape (" + "1" * DIGITS + "x")
-    e = np.exp(x - x.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
-'''
 
 
 @pytest.mark.parametrize("digits", [25, 40])
