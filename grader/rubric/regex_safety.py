@@ -240,7 +240,7 @@ def _check(parsed, in_repeat: bool) -> None:
 def regex_problem(pattern: str, max_chars: int | None = MAX_REGEX_CHARS) -> str | None:
     """Why ``pattern`` is refused (longer than ``max_chars``, invalid, or potentially exponential
     or high-polynomial), or ``None``. ``max_chars=None``: any length (the check alone, as
-    :mod:`grader.pattern_audit` reports it for the service's own patterns)."""
+    :func:`grader.redos.growth.static_problem` reports it for the service's own patterns)."""
     if max_chars is not None and len(pattern) > max_chars:
         return f"a regular expression is at most {max_chars} characters"
     try:
