@@ -99,8 +99,8 @@ class CpuBudget:
         return self.cpu_left()
 
     def check(self, step: str = "") -> None:
-        """Raise :class:`BudgetExceeded` (:meth:`exceeded`) once this budget or a parent's is
-        spent; ``step`` says what was being done."""
+        """Raise the :meth:`error` of this budget, or of a parent, once it is spent; ``step``
+        says what was being done."""
         if self._wall() >= self.at:
             left = self._own_left()
             if left <= 0.0:
