@@ -23,7 +23,7 @@ import json
 import sys
 from pathlib import Path
 
-from grader.config import load_config
+from grader.config import load_config, setting
 
 def cmd_serve(args) -> int:
     from grader.app import create_app
@@ -125,7 +125,7 @@ def cmd_beat(args) -> int:
 
 
 def cmd_grade(args) -> int:
-    from grader.grading.service import grade_responses
+    from grader.grading.service import grade_responses, submission_budget
     from grader.items import GradingContext
     from grader.runtime import builtin_assignments, make_sandbox
 
@@ -163,8 +163,9 @@ def cmd_grade(args) -> int:
     single = type(assignment)(id=assignment.id, title=assignment.title,
                               items={item.id: item})
     try:
+        budget = submission_budget(setting(config, "GRADING_CPU_SECONDS"))
         [result] = grade_responses(single, {item.id: response},
-                                   GradingContext(seed=seed, sandbox=sandbox))
+                                   GradingContext(seed=seed, sandbox=sandbox, budget=budget))
     finally:
         if sandbox is not None:
             sandbox.close()

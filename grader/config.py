@@ -27,6 +27,9 @@ SETTINGS: dict[str, tuple[type, Any]] = {
     "SWEEP_AFTER_SECONDS": (int, 300),  # a queued/running submission older than this is re-queued
     "SWEEP_INTERVAL_SECONDS": (float, 30.0),
     "MAX_GRADING_ATTEMPTS": (int, 3),  # infrastructure retries before a submission is marked failed
+    # CPU seconds the trusted side may spend grading one submission (checks, diagnosis,
+    # disclosure, pictures, rubric scoring; not the sandbox): past it, an infrastructure fault
+    "GRADING_CPU_SECONDS": (float, 10.0),
     "WEBHOOK_BACKOFF_SECONDS": (float, 10.0),  # first retry delay; doubles per attempt, cap 1 h
     # callbacks to loopback/private addresses: "auto" allows them only on the embedded default
     "WEBHOOK_ALLOW_PRIVATE": (str, "auto"),

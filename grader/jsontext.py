@@ -44,8 +44,9 @@ def _parse_int(literal: str) -> int:
     return int(literal)
 
 
-#: JSON strings (skipped whole, escapes included) and integer literals, to find where a number is.
-_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|-?[0-9]+')
+#: JSON strings (skipped whole, escapes included; one left open runs to the end of the text, so
+#: no quote is read twice: linear) and integer literals, to find where a number is.
+_TOKENS = re.compile(r'"[^"\\]*(?:\\[\s\S][^"\\]*)*(?:"|\\?\Z)|-?[0-9]+')
 
 
 def loads(text: str | bytes) -> Any:

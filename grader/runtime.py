@@ -7,7 +7,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Mapping
 
-from grader.config import webhooks_may_reach_private
+from grader.config import setting, webhooks_may_reach_private
 from grader.content import Catalog, load_catalog
 from grader.grading import GradingService
 from grader.store import Store
@@ -91,6 +91,7 @@ def build_service(config: Mapping[str, Any], store: Store | None = None,
         secret=config["GRADER_SECRET_KEY"],
         sandbox_factory=partial(make_sandbox, config),
         max_attempts=config["MAX_GRADING_ATTEMPTS"],
+        cpu_seconds=setting(config, "GRADING_CPU_SECONDS"),
         notify=notifier.submission_final,
         announce=announce if announce is not None else make_announcer(config),
     ))

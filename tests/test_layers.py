@@ -129,6 +129,7 @@ def test_observability_imports_nothing_above_it():
 #: never above. Each unit is a top-level module or package of ``grader`` (``grader.api``,
 #: ``grader.runtime``, ...) or the ``workers`` package.
 LAYERS: list[set[str]] = [
+    {"grader.redos"},  # the audit of every module's regular expressions (imports them all)
     {"grader.app", "grader.cli", "grader.wsgi", "workers"},  # composition roots
     {"grader.runtime", "grader.bootstrap"},  # builds the long-lived parts of a process
     {"grader.lti"},  # the LTI tool: pages, launches, score passback
@@ -140,7 +141,7 @@ LAYERS: list[set[str]] = [
     {"grader.problems", "grader.rubric"},  # code problems, rubric language
     {"grader.observability"},
     {"grader.sandbox", "grader.store", "grader.results", "grader.jsontext"},
-    {"grader.auth", "grader.config", "grader.errors", "grader.ids"},  # leaves
+    {"grader.auth", "grader.budget", "grader.config", "grader.errors", "grader.ids"},  # leaves
 ]
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import logging
 
-from grader.grading.service import grade_responses, scored_versions, submission_seed
+from grader.grading.service import (grade_responses, scored_versions, submission_budget,
+                                    submission_seed)
 from grader.items import GradingContext
 from grader.results import InfrastructureError
 
@@ -44,7 +45,8 @@ def run_regrade(service, run_id: str) -> list[dict]:
                      "old_score": submission.score, "new_score": None, "difference": None,
                      "applied": False}
             ctx = GradingContext(seed=submission_seed(service.secret, submission.id),
-                                 sandbox=service.lazy_sandbox())
+                                 sandbox=service.lazy_sandbox(),
+                                 budget=submission_budget(service.cpu_seconds))
             try:
                 results = grade_responses(assignment, submission.responses, ctx)
             except InfrastructureError as exc:

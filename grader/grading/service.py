@@ -12,6 +12,8 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
+from grader.budget import BudgetExceeded, CpuBudget
+from grader.config import SETTINGS
 from grader.content import Assignment
 from grader.items import GradingContext, get_kind
 from grader.results import InfrastructureError, ItemResult, TestResult
@@ -41,18 +43,36 @@ def missing_result(item_id: str, kind: str, points: float) -> ItemResult:
 #: starting later gets what is left, and at least MIN_ITEM_RUN_SECONDS (grader/items/base.py).
 SUBMISSION_RUN_SECONDS = 45.0
 
+#: CPU seconds the trusted side may spend on one submission, all its items together: checks of
+#: the returned values, diagnosis, what hidden tests may show, pictures, rubric scoring (not the
+#: sandbox's own time). The default of the setting GRADING_CPU_SECONDS, 10 s: the costliest
+#: code item of the test submissions takes about 40 CPU-ms, a rubric at most its 0.25 s per
+#: answer.
+SUBMISSION_CPU_SECONDS = SETTINGS["GRADING_CPU_SECONDS"][1]
+CPU_BUDGET_NAME = "grader's CPU budget per submission (GRADING_CPU_SECONDS)"
+
+
+def submission_budget(seconds: float | None = SUBMISSION_CPU_SECONDS) -> CpuBudget:
+    """The CPU budget of one submission's grading, for the calling thread (``None``:
+    unbounded)."""
+    return CpuBudget(seconds, CPU_BUDGET_NAME)
+
 
 def grade_responses(assignment: Assignment, responses: dict[str, Any], ctx: GradingContext
                     ) -> list[ItemResult]:
     """Grade every item of ``assignment``; items without a response score 0 with a note.
 
     The code items share one budget of sandbox time (:data:`SUBMISSION_RUN_SECONDS`, from the
-    start of this call, unless ``ctx.deadline`` is set). Raises :class:`InfrastructureError` when
-    any item could not be graded for a reason that is not the learner's (the caller decides
-    between retry and ``failed``).
+    start of this call, unless ``ctx.deadline`` is set), and all items one budget of the trusted
+    side's CPU time (:data:`SUBMISSION_CPU_SECONDS` from the start of this call, in this thread,
+    unless ``ctx.budget`` is set). Raises :class:`InfrastructureError` when any item could not be
+    graded for a reason that is not the learner's, the CPU budget running out included (the
+    caller decides between retry and ``failed``).
     """
     if ctx.deadline is None:
         ctx = replace(ctx, deadline=time.monotonic() + SUBMISSION_RUN_SECONDS)
+    if ctx.budget is None:
+        ctx = replace(ctx, budget=submission_budget())
     results = []
     for item in assignment.items.values():
         response = responses.get(item.id)
@@ -60,7 +80,11 @@ def grade_responses(assignment: Assignment, responses: dict[str, Any], ctx: Grad
             results.append(missing_result(item.id, item.kind, item.points))
             continue
         started = time.perf_counter()
-        result = get_kind(item.kind).grade(item, response, ctx)
+        try:
+            ctx.budget.check("grading")
+            result = get_kind(item.kind).grade(item, response, ctx)
+        except BudgetExceeded as exc:  # the grader's fault, never the learner's zero
+            raise InfrastructureError(f"item {item.id!r}: {exc}") from exc
         result.extra_data.setdefault("execution_time", round(time.perf_counter() - started, 4))
         if item.spec.get("hidden_tests") == "after_due_date":
             for test in result.tests:
@@ -113,8 +137,10 @@ class GradingService:
     def __init__(self, store, catalog, secret: str,
                  sandbox_factory: Callable[[], Any], max_attempts: int = 3,
                  notify: Callable[[str], None] | None = None,
-                 announce: Callable[[str], None] | None = None):
+                 announce: Callable[[str], None] | None = None,
+                 cpu_seconds: float | None = SUBMISSION_CPU_SECONDS):
         self.store = store
+        self.cpu_seconds = cpu_seconds  # the trusted side's CPU budget per submission
         self.announce = announce  # wakes long-polls (grader.wakeup)
         self.catalog = catalog
         self.secret = secret
@@ -166,7 +192,8 @@ class GradingService:
             if assignment is None:
                 raise InfrastructureError(f"assignment {submission.assignment_id!r} is not loaded")
             ctx = GradingContext(seed=submission_seed(self.secret, submission_id),
-                                 sandbox=self.lazy_sandbox())
+                                 sandbox=self.lazy_sandbox(),
+                                 budget=submission_budget(self.cpu_seconds))
             results = grade_responses(assignment, submission.responses, ctx)
         except InfrastructureError as exc:
             self.close()  # the next job starts a fresh sandbox, whatever state this one is in

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from grader.budget import CpuBudget
 from grader.results import ItemResult
 
 
@@ -43,12 +44,16 @@ class GradingContext:
     ``deadline`` (``time.monotonic()`` seconds) bounds the sandbox time of the whole submission:
     each code item's run ends by then (:data:`MIN_ITEM_RUN_SECONDS` at least), so one learner's
     hanging code cannot hold a worker for every item's full limits in turn.
+    ``budget`` bounds the CPU time of the trusted side's own work on the submission, all its
+    items together (:class:`grader.budget.CpuBudget`, checked by the kinds' loops; past it they
+    raise :class:`grader.budget.BudgetExceeded`); None: unbounded.
     """
 
     seed: int
     sandbox: Any = None
     settings: dict[str, Any] = field(default_factory=dict)
     deadline: float | None = None
+    budget: CpuBudget | None = None
 
 
 #: A code item's run may always last this long, even past a submission's deadline (seconds).

@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from grader.budget import NO_BUDGET
 from grader.items.base import MIN_ITEM_RUN_SECONDS, BaseKind, GradingContext, Item
 from grader.problems import PROBLEMS, examples, scoring
 from grader.results import InfrastructureError, ItemResult
@@ -66,7 +67,8 @@ class CodeKind(BaseKind):
         return None
 
     def grade(self, item: Item, response: dict[str, Any], ctx: GradingContext) -> ItemResult:
-        """Raises :class:`InfrastructureError` when there is no sandbox or it reports a fault."""
+        """Raises :class:`InfrastructureError` when there is no sandbox or it reports a fault,
+        :class:`~grader.budget.BudgetExceeded` when ``ctx.budget`` runs out."""
         if ctx.sandbox is None:
             raise InfrastructureError("no sandbox available to run code")
         error = self.validate_response(item, response)
@@ -82,4 +84,4 @@ class CodeKind(BaseKind):
             left = max(MIN_ITEM_RUN_SECONDS, ctx.deadline - time.monotonic())
             limits = replace(limits, run_wall_seconds=min(limits.run_wall_seconds, left))
         return scoring.grade(problem, item.id, item.points, response["code"], ctx.sandbox,
-                             limits, ctx.seed)
+                             limits, ctx.seed, budget=ctx.budget or NO_BUDGET)

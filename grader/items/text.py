@@ -106,10 +106,12 @@ class TextKind(BaseKind):
     def grade(self, item: Item, response: dict[str, Any], ctx: GradingContext) -> ItemResult:
         """Score the text with the item's compiled rubric, scaled to ``item.points``. Raises
         :class:`InfrastructureError` when the rubric cannot score the text within its time budget
-        (the submission is retried, then marked failed: never a silent zero)."""
+        (the submission is retried, then marked failed: never a silent zero), and
+        :class:`~grader.budget.BudgetExceeded` when the submission's budget (``ctx.budget``)
+        runs out first."""
         rubric: CompiledRubric = item.compiled
         try:
-            result = rubric.score(response.get("text") or "")
+            result = rubric.score(response.get("text") or "", within=ctx.budget)
         except ScoringTimeout as exc:  # the rubric's fault, never the learner's zero
             raise InfrastructureError(f"item {item.id}: rubric {rubric.id!r} v{rubric.version}: {exc}") from exc
         scale = item.points / rubric.max_points

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from grader.budget import NO_BUDGET, CpuBudget
 from grader.problems.base import CaseResult, CodeProblem, Variant
 from grader.problems.compare import as_array, matches, nonfinite, split_return
 from grader.problems.executor import Computed, has_float32
@@ -170,10 +171,12 @@ def _may_claim(variant: Variant, result: CaseResult, nan_everywhere: bool) -> bo
     return not (nan_everywhere and not result.crashed and _all_nonfinite(result))
 
 
-def diagnose(problem: CodeProblem, results: list[CaseResult]) -> None:
+def diagnose(problem: CodeProblem, results: list[CaseResult],
+             budget: CpuBudget = NO_BUDGET) -> None:
     """Fill ``diagnosis_tag`` and ``diagnosis`` (or ``signals``) of the failing results in
     place; results the credit rule withheld (``uncredited``) get no mistake's name, only the
-    signals of their own numbers."""
+    signals of their own numbers. Each variant and rule is tried within ``budget`` (raises
+    :class:`~grader.budget.BudgetExceeded` once it runs out)."""
     failing = [r for r in results if not r.passed]
     if not failing:
         return
@@ -181,25 +184,28 @@ def diagnose(problem: CodeProblem, results: list[CaseResult]) -> None:
     # failure says why it earns nothing, and another test's mistake is not its failure reason
     # (it may still get the signals of its own numbers).
     claimable = [r for r in failing if not r.uncredited]
-    _claim_variants(problem, results, claimable)
+    _claim_variants(problem, results, claimable, budget)
     for rule in problem.rules:
+        budget.check("diagnosis")
         names = set(rule.explains(results))
         for result in claimable:
             if result.case.name in names and not result.diagnosis_tag:
                 result.diagnosis_tag, result.diagnosis = rule.tag, rule.message
     for result in failing:
         if not result.diagnosis_tag and not result.crashed:
+            budget.check("diagnosis")
             result.signals = _signals(problem, result)
 
 
 def _claim_variants(problem: CodeProblem, results: list[CaseResult],
-                    claimable: list[CaseResult]) -> None:
+                    claimable: list[CaseResult], budget: CpuBudget) -> None:
     """Each claimable result takes the variant that explains the most results (table order
     breaks ties) among those that explain it."""
     nan_everywhere = not any(_has_finite_entry(r) for r in results if not r.crashed)
     expected = {id(r): reference_outputs(r) for r in claimable}
     explained: list[tuple[int, int, Variant, list[CaseResult]]] = []
     for order, variant in enumerate(problem.variants):
+        budget.check("diagnosis")
         hits = [r for r in claimable if _may_claim(variant, r, nan_everywhere)
                 and explains(problem, variant, r, expected[id(r)])]
         weak = [r for r in hits if r.case.category != "stability" and _only_nonfinite_checked(r)]

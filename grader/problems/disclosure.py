@@ -34,7 +34,9 @@ MAX_NAMES = 2  # identifier placeholders allowed in one shown message
 
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 _INT = r"-?\d+"
-_SHAPE = r"\((?:\s*-?\d+\s*,?)*\s*\)"
+# every repeat starts with a comma: linear (the old "(?:\s*-?\d+\s*,?)*" took 2^(n-1) steps on n
+# digits that never close: issue 20)
+_SHAPE = r"\(\s*(?:-?\d+\s*(?:,\s*-?\d+\s*)*(?:,\s*)?)?\)"
 _DTYPES = ("float64", "float32", "float16", "int64", "int32", "int16", "int8", "uint8",
            "uint16", "uint32", "uint64", "bool", "object", "complex128", "complex64", "<f8",
            "<f4", "<i8", "<i4", "|b1", "float", "int")
@@ -139,7 +141,7 @@ _TEMPLATES = [
     "'{NAME}' must be {NAME}",
 ]
 _PLACEHOLDERS = {
-    "INT": f"({_INT})", "SHAPE": f"({_SHAPE})", "SHAPES": rf"((?:{_SHAPE}\s*)+)",
+    "INT": f"({_INT})", "SHAPE": f"({_SHAPE})", "SHAPES": rf"({_SHAPE}(?:\s*{_SHAPE})*)",
     "NAME": rf"({_IDENT}(?:\.{_IDENT})*)", "MODULE": rf"({_IDENT}(?:\.{_IDENT})*)",
     "DTYPE": r"([<>|=]?[a-z]+\d*)", "OP": r"([-+*/@%&|^<>=!~]{1,3}|\*\*|//)",
     "SIZE": r"(\d{1,4}(?:\.\d{1,2})? (?:B|KiB|MiB|GiB|TiB|PiB|EiB))",
@@ -242,7 +244,7 @@ def _message_ok(message: str, ctx: Context) -> bool:
     return False
 
 
-_HEADLINE = re.compile(rf"^\s*({_IDENT}(?:\.{_IDENT})*)(?::\s?(.*?))?\s*$")
+_HEADLINE = re.compile(rf"^\s*({_IDENT}(?:\.{_IDENT})*)(?::\s?(.*))?\s*$")  # .* not .*?: linear
 _LINE = re.compile(r"\(line (\d+)(?: of your code)?\)")
 
 
@@ -320,8 +322,10 @@ def numbers(text: str, ctx: Context) -> str:
         return f"{float(f'{value:.1g}'):g}"
 
     shapes = _SHAPE_TUPLE.sub(shape, text or "")
-    pieces = re.split(r"(shapes? \([^)]*\))", shapes)  # shapes are done: leave their digits
-    rounded = "".join(piece if piece.startswith("shape") else _DECIMAL.sub(one, piece)
-                      for piece in pieces)
+    # shapes are done: leave their digits (the odd pieces: what the group matched); a shape
+    # holds no bracket, so each "shape (" is read to the next bracket only (linear)
+    pieces = re.split(r"(shapes? \([^()]*\))", shapes)
+    rounded = "".join(piece if index % 2 else _DECIMAL.sub(one, piece)
+                      for index, piece in enumerate(pieces))
     # a range whose ends round alike reads "about x", not "between x and x"
     return re.sub(r"between (\S+) and \1(?![\w.])", r"about \1", rounded)

@@ -33,6 +33,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from grader.budget import NO_BUDGET, CpuBudget
 from grader.problems.base import REFERENCE, Case, CodeProblem
 from grader.problems.caps import result_cap
 from grader.problems.compare import as_array, split_return
@@ -244,9 +245,12 @@ def draw(problem: CodeProblem, outcomes: list[CallOutcome | None]) -> list[dict[
     return pictures
 
 
-def draw_outcomes(problem: CodeProblem, outcomes: list) -> list[dict]:
-    """:func:`draw` on the picture calls' outcomes. Never raises: a picture that cannot be made
-    is left out (pictures never cost a grading)."""
+def draw_outcomes(problem: CodeProblem, outcomes: list,
+                  budget: CpuBudget = NO_BUDGET) -> list[dict]:
+    """:func:`draw` on the picture calls' outcomes. Never raises but for ``budget`` running out
+    (:class:`~grader.budget.BudgetExceeded`): a picture that cannot be made is left out
+    (pictures never cost a grading)."""
+    budget.check("the pictures")
     try:
         return draw(problem, list(outcomes))
     except Exception:  # noqa: BLE001 - a picture is a courtesy, never a reason to fail grading

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from grader.budget import NO_BUDGET, CpuBudget
 from grader.problems import credit, diagnosis, disclosure, examples, inputs, pictures, run_report
 from grader.problems.base import REFERENCE, Case, CaseResult, CodeProblem
 from grader.problems.caps import reference_size, result_cap
@@ -78,15 +79,19 @@ def _call_failure(outcome: CallOutcome | None, run: RunResult, function: str,
     return outcome.error or f"call status {outcome.status}"
 
 
-def evaluate(problem: CodeProblem, source: str, sandbox: Any, limits: Limits, seed: int
+def evaluate(problem: CodeProblem, source: str, sandbox: Any, limits: Limits, seed: int,
+             budget: CpuBudget = NO_BUDGET
              ) -> tuple[list[CaseResult], RunResult, run_report.RunReport]:
     """Run every case in one sandbox run, judge it, apply the credit rule
-    (:mod:`grader.problems.credit`) and diagnose. Raises :class:`InfrastructureError` when the
-    sandbox reports a fault that is not the learner's (never scored)."""
-    return _evaluate(problem, source, sandbox, limits, seed)[:3]
+    (:mod:`grader.problems.credit`) and diagnose, the trusted side's work within ``budget``.
+    Raises :class:`InfrastructureError` when the sandbox reports a fault that is not the
+    learner's (never scored), :class:`~grader.budget.BudgetExceeded` when ``budget`` runs
+    out."""
+    return _evaluate(problem, source, sandbox, limits, seed, budget)[:3]
 
 
-def _evaluate(problem: CodeProblem, source: str, sandbox: Any, limits: Limits, seed: int):
+def _evaluate(problem: CodeProblem, source: str, sandbox: Any, limits: Limits, seed: int,
+              budget: CpuBudget = NO_BUDGET):
     """:func:`evaluate`, plus the picture calls' outcomes (for :func:`pictures.draw_outcomes`)."""
     cases = problem.cases(seed)
     expected = expected_values(problem, cases)
@@ -97,6 +102,7 @@ def _evaluate(problem: CodeProblem, source: str, sandbox: Any, limits: Limits, s
     # picture are done: whatever it shows in full cannot carry one (Call.secret). The pictures
     # (visible examples only) never change a score (Call.optional; pictures.split).
     drawn = pictures.calls(problem)
+    budget.check("building the tests")
     full = sandbox.run(run_source(problem, source, cases), visible + drawn + hidden, limits)
     run, picture_outcomes = pictures.split(full, len(visible), len(drawn))
     if run.status == "infrastructure_error":
@@ -104,12 +110,13 @@ def _evaluate(problem: CodeProblem, source: str, sandbox: Any, limits: Limits, s
     report = run_report.report(run, cases, limits, problem.parameter_names)
     results, position = [], 0
     for case in cases:
+        budget.check("the checks of the returned values")
         outcomes = list(run.calls[position:position + len(case.calls)])
         outcomes += [None] * (len(case.calls) - len(outcomes))
         position += len(case.calls)
         results.append(_judge(problem, case, outcomes, expected[case.name], run, report))
     credit.apply(results)
-    diagnosis.diagnose(problem, results)
+    diagnosis.diagnose(problem, results, budget)
     return results, run, report, picture_outcomes
 
 
@@ -225,11 +232,12 @@ def _score_line(results: list[CaseResult], shares: dict[str, float], points: flo
 
 
 def _tests(problem: CodeProblem, results: list[CaseResult], shares: dict[str, float],
-           source: str) -> tuple[list[TestResult], dict[str, tuple[str, str]]]:
+           source: str, budget: CpuBudget) -> tuple[list[TestResult], dict[str, tuple[str, str]]]:
     """The test results as stored and shown, and each failed test's (failure, signals) as the
     learner may see them."""
     tests, shown = [], {}
     for result in results:
+        budget.check("the feedback of the tests")
         case = result.case
         shown[case.name] = _failure_text(problem, result, source) if not result.passed else ("", "")
         tags = [case.category, "visible" if case.visible else "hidden"]
@@ -259,13 +267,16 @@ def _diagnosis_lines(results: list[CaseResult], shown: dict[str, tuple[str, str]
 
 
 def grade(problem: CodeProblem, item_id: str, points: float, source: str, sandbox: Any,
-          limits: Limits, seed: int) -> ItemResult:
-    """Grade ``source`` on ``problem``; the tests' max scores sum to ``points``."""
+          limits: Limits, seed: int, budget: CpuBudget = NO_BUDGET) -> ItemResult:
+    """Grade ``source`` on ``problem``; the tests' max scores sum to ``points``. The trusted
+    side's work (checks, diagnosis, disclosure, pictures) is checked against ``budget``: raises
+    :class:`~grader.budget.BudgetExceeded` once it runs out."""
     started = time.perf_counter()
     source = normalize_source(source)
-    results, run, report, picture_outcomes = _evaluate(problem, source, sandbox, limits, seed)
+    results, run, report, picture_outcomes = _evaluate(problem, source, sandbox, limits, seed,
+                                                       budget)
     shares = case_points(problem, [r.case for r in results], points)
-    tests, shown = _tests(problem, results, shares, source)
+    tests, shown = _tests(problem, results, shares, source, budget)
     # From the unrounded shares, so whole categories lost give round totals (e.g. exactly 8.0).
     score = round(sum(shares[r.case.name] for r in results if r.passed), 6)
     lines = [_score_line(results, shares, points, score,
@@ -278,5 +289,5 @@ def grade(problem: CodeProblem, item_id: str, points: float, source: str, sandbo
         extra_data={"problem": problem.id, "sandbox_seconds": round(run.seconds, 4),
                     "grading_seconds": round(time.perf_counter() - started, 4),
                     "diagnoses": sorted({r.diagnosis_tag for r in results if r.diagnosis_tag}),
-                    "pictures": pictures.draw_outcomes(problem, picture_outcomes)},
+                    "pictures": pictures.draw_outcomes(problem, picture_outcomes, budget)},
     )

@@ -35,6 +35,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from grader.budget import CpuBudget
 from grader.rubric.analysis import analyse
 from grader.rubric.budget import SCORE_BUDGET_SECONDS, Deadline
 from grader.rubric.calibration import Calibration, apply_to_score
@@ -251,15 +252,18 @@ class CompiledRubric:
         found = self._qualifying(view, concept.find(view), allow_question_words)
         return (1.0 if found else 0.0), found
 
-    def score(self, answer: str, budget: float | None = SCORE_BUDGET_SECONDS) -> RubricScore:
+    def score(self, answer: str, budget: float | None = SCORE_BUDGET_SECONDS,
+              within: CpuBudget | None = None) -> RubricScore:
         """Score one answer. Pure and deterministic; cost linear in the answer's length times the
         rubric's size (no per-answer compilation).
 
         ``budget`` is the CPU seconds the whole rubric may take on this answer (``None``:
         unbounded); past it, raises :class:`grader.rubric.budget.ScoringTimeout` (the same answer
-        and rubric either score identically or time out: never a partial score)."""
+        and rubric either score identically or time out: never a partial score). ``within`` is
+        an enclosing budget (the submission's, :mod:`grader.budget`): once it is spent, its own
+        :class:`~grader.budget.BudgetExceeded` is raised instead."""
         answer, words_read, notes = self._read(answer or "")
-        view = AnswerView(analyse(answer), self._vocab, Deadline(budget))
+        view = AnswerView(analyse(answer), self._vocab, Deadline(budget, parent=within))
         hits = self._misconception_hits(view)
         voided, endorsed = self._voided(view, hits)
         present = view.a.index.keys() | view.extra.keys()

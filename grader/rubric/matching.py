@@ -15,7 +15,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from grader.rubric.analysis import Analysis
-from grader.rubric.budget import NO_DEADLINE, Deadline, ScoringTimeout
+from grader.rubric.budget import NO_DEADLINE, Deadline
 
 Match = tuple[int, ...]
 MAX_MATCHES = 12
@@ -315,8 +315,9 @@ class Regex:
     the match covers the content tokens its span overlaps. ``pattern`` is compiled with the
     ``regex`` module, whose searches take a timeout: a search gets what is left of the answer's
     time budget (:mod:`grader.rubric.budget`), and one that runs out raises
-    :class:`~grader.rubric.budget.ScoringTimeout` (the answer is not scored, rather than scored
-    as if the pattern had not matched)."""
+    :class:`~grader.rubric.budget.ScoringTimeout`, or the submission's
+    :class:`~grader.budget.BudgetExceeded` when that one ran out first (the answer is not
+    scored, rather than scored as if the pattern had not matched)."""
 
     pattern: Any
     polarity: str = "affirmed"
@@ -339,7 +340,7 @@ class Regex:
                 if len(out) >= MAX_MATCHES:
                     break
         except TimeoutError:
-            raise ScoringTimeout(deadline.seconds or 0.0) from None
+            raise deadline.exceeded("rubric scoring") from None  # the answer's or the submission's
         return out
 
 
