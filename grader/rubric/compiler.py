@@ -44,6 +44,15 @@ DEFAULT_OPTIONS = {"gap": 0, "order": "fixed", "fuzzy": 1, "polarity": "affirmed
                    "question_words": "discount", "not_after": ()}
 
 
+def word_budget(word: str, fuzzy: int) -> int:
+    """Misspellings a phrase word tolerates: its length guard (:func:`fuzz_budget`) capped by the
+    phrase's ``fuzzy``; none for a negation word ("none" must not match "node", "neither" not
+    "either"): negation words match exactly."""
+    if word in lexicon.NEGATION_CUES or word == "not":
+        return 0
+    return min(fuzzy, fuzz_budget(word))
+
+
 def not_after_words(value) -> frozenset:
     """``not_after`` as written ("non|un" or ["non", "un"]) -> lower-case words."""
     items = value.split("|") if isinstance(value, str) else list(value or ())
@@ -221,8 +230,9 @@ class PhraseCompiler:
                         seq.append(Slot((), ((part, min(fuzzy, self.vocab.prefixes[part])),)))
                     else:
                         key = lexicon.stem(part)
-                        self.vocab.add(part, key)
-                        seq.append(Slot(((key, min(fuzzy, fuzz_budget(part))),)))
+                        budget = word_budget(part, fuzzy)
+                        self.vocab.add(part, key, budget)
+                        seq.append(Slot(((key, budget),)))
                 if seq:
                     sequences.append(seq)
                 joined = "".join(parts)
@@ -231,8 +241,9 @@ class PhraseCompiler:
                     prefixes.append((joined, min(fuzzy, self.vocab.prefixes[joined])))
                 elif joined.isalpha():
                     key = lexicon.stem(joined)
-                    self.vocab.add(joined, key)
-                    keys.append((key, min(fuzzy, fuzz_budget(joined))))
+                    budget = word_budget(joined, fuzzy)
+                    self.vocab.add(joined, key, budget)
+                    keys.append((key, budget))
             elif kind == "prefix":
                 if len(word) < 3:
                     self.error(path, f"wildcard {word + '*'!r} needs at least 3 letters before '*'")
@@ -247,8 +258,9 @@ class PhraseCompiler:
                 if word == "n't":  # "n't" in a rubric is "not" (which also matches "don't", "dont")
                     word = "not"
                 key = lexicon.stem(word)
-                self.vocab.add(word, key)
-                keys.append((key, min(fuzzy, fuzz_budget(word))))
+                budget = word_budget(word, fuzzy)
+                self.vocab.add(word, key, budget)
+                keys.append((key, budget))
         if keys or prefixes:
             sequences.insert(0, [Slot(tuple(keys), tuple(prefixes))])
         return sequences

@@ -54,6 +54,9 @@ from grader.rubric.scores import CriterionResult, MisconceptionResult, RubricSco
 #: Mohler et al. 2011), not fitted to any answer set; ``credit: {base: 0, near_miss: 0}`` gives
 #: all-or-nothing criteria.
 DEFAULT_CREDIT = {"base": 0.3, "near_miss": 0.5}
+#: Misspellings a misconception's words tolerate unless it sets ``fuzzy`` itself: none, so a
+#: correct word never fires a penalty by reading as a misspelling of the wrong one.
+MISCONCEPTION_FUZZY = 0
 #: An answer that uses a word of the question and this many distinct affirmed words of its own is
 #: on topic even when none of them is a rubric word (a paraphrase the rubric did not foresee).
 ON_TOPIC_OWN_WORDS = 3
@@ -478,13 +481,18 @@ def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None) -> Compile
     misconceptions: list[_Misconception] = []
     for i, m in enumerate(data.get("misconceptions", [])):
         opts = {k: m.get(k, defaults[k]) for k in INHERITED}
+        # a misconception costs points: it matches as written unless it asks for misspellings
+        # itself (``fuzzy`` on the misconception or one of its patterns); ``defaults`` do not
+        opts["fuzzy"] = m.get("fuzzy", MISCONCEPTION_FUZZY)
         nodes = [comp.concept(spec, opts, f"misconceptions[{i}].patterns[{j}]") for j, spec in enumerate(m["patterns"])]
         misconceptions.append(_Misconception(
             m["id"], tuple(nodes), float(m["penalty"]), m["message"],
             m.get("question_words", defaults["question_words"]) == "allow", tuple(m.get("voids", ()))))
     if comp.errors:
         raise RubricError(comp.errors)
-    question_keys = frozenset(analyse(data["question"]).index)
+    question = analyse(data["question"])
+    question_keys = frozenset(question.index)
+    vocab.add_own(question.surface + question.key)
     trap = None
     if data.get("statement") is False and misconceptions:
         trap = data.get("trap", misconceptions[0].id)
@@ -498,7 +506,9 @@ def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None) -> Compile
                         topic_keys.update(k for k, _ in slot.keys)
                         topic_prefixes.extend(p for p, _ in slot.prefixes)
     if data.get("reference_answer"):
-        topic_keys.update(analyse(data["reference_answer"]).index)
+        reference = analyse(data["reference_answer"])
+        topic_keys.update(reference.index)
+        vocab.add_own(reference.surface + reference.key)
     topic_keys -= question_keys
     compiled = CompiledRubric(data, criteria, misconceptions, vocab, question_keys, trap,
                               frozenset(topic_keys), tuple(dict.fromkeys(topic_prefixes)), comp.weighted)

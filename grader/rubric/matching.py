@@ -16,6 +16,7 @@ from rapidfuzz.distance import OSA
 
 from grader.rubric.analysis import Analysis
 from grader.rubric.budget import NO_DEADLINE, Deadline, ScoringTimeout
+from grader.rubric.dictionary import is_english_word
 
 Match = tuple[int, ...]
 MAX_MATCHES = 12
@@ -34,7 +35,7 @@ def fuzz_budget(word: str) -> int:
 
 def prefix_budget(prefix: str) -> int:
     """Misspellings tolerated in the stem of a prefix wildcard (``simulat*`` also takes
-    ``stimulates``): one from 5 letters, none below."""
+    ``simmulates``, never the word ``stimulates``): one from 5 letters, none below."""
     return 1 if len(prefix) >= 5 and prefix.isalpha() else 0
 
 
@@ -79,26 +80,46 @@ class AnswerView:
 class FuzzyVocabulary:
     """The rubric's pattern words and prefix wildcards, searched once per distinct answer word.
 
-    ``lookup`` results are cached per answer word (answers share most of their vocabulary), so
-    the search cost is paid once per distinct word, not per answer.
+    Only a word that is not itself a word may be a misspelling of one: an answer word that is a
+    correctly spelled English word (:func:`grader.rubric.dictionary.is_english_word`: "list" is not
+    "last", "node" not "none", "stimulates" not "simulates") or a word of the rubric's own
+    vocabulary (its phrases, question and reference answer: ``exact`` and ``own``) matches only as
+    written. ``lookup`` results are cached per answer word (answers share most of their
+    vocabulary), so the search cost is paid once per distinct word, not per answer.
     """
 
     exact: set[str] = field(default_factory=set)
     words: dict[str, tuple[str, int]] = field(default_factory=dict)  # word or stem -> (key, budget)
     prefixes: dict[str, int] = field(default_factory=dict)           # prefix -> misspelling budget
+    own: set[str] = field(default_factory=set)  # words and keys of the question and reference answer
     _choices: list[str] = field(default_factory=list)
     _cache: dict[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
 
-    def add(self, word: str, key: str) -> None:
+    def add(self, word: str, key: str, budget: int | None = None) -> None:
+        """A rubric word and its key; ``budget`` is the misspelling budget its phrase slot allows
+        (``None``: the word's own, :func:`fuzz_budget`). A word no slot fuzzes (budget 0: a
+        negation word, a misconception's word) is only an exact word of the rubric."""
         self.exact.add(key)
+        if budget == 0:
+            return
         for w in (word, key):
-            budget = fuzz_budget(w)
-            if budget and w not in self.words:
-                self.words[w] = (key, budget)
+            own = fuzz_budget(w)
+            if own and w not in self.words:
+                self.words[w] = (key, own)
         self._choices = list(self.words)
 
     def add_prefix(self, prefix: str) -> None:
         self.prefixes[prefix] = prefix_budget(prefix)
+
+    def add_own(self, words) -> None:
+        """Words (lower-case surfaces and keys) of the rubric's question and reference answer: its
+        technical vocabulary, which an answer word is never a misspelling of another word for."""
+        self.own.update(words)
+
+    def takes_as_written(self, surface: str, key: str) -> bool:
+        """True when the answer word ``surface`` (key ``key``) is a word in its own right, so it is
+        never read as a misspelling of another: an English word or a word of the rubric's own."""
+        return key in self.exact or surface in self.own or key in self.own or is_english_word(surface)
 
     def lookup(self, surface: str, key: str) -> tuple[tuple[str, int], ...]:
         cached = self._cache.get(surface)
@@ -106,7 +127,9 @@ class FuzzyVocabulary:
             return cached
         best: dict[str, int] = {}
         own = fuzz_budget(surface)
-        if own and key not in self.exact and self._choices:
+        if own and self.takes_as_written(surface, key):
+            own = 0
+        if own and self._choices:
             for probe in {surface, key}:
                 for choice, dist, _ in process.extract(probe, self._choices, scorer=OSA.distance,
                                                        score_cutoff=2, limit=None):
