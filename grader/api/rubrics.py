@@ -57,7 +57,7 @@ def read_rubric_body(expected_id: str | None = None) -> tuple[dict, str, list[di
         document = parse_rubric(source, fmt)
         if expected_id is not None:
             document.setdefault("id", expected_id)
-        warnings = compile_rubric(document).warnings
+        warnings = compile_rubric(document, upload=True).warnings  # a new document: its own checks
     except RubricError as exc:
         first = exc.errors[0] if exc.errors else {"path": None, "message": str(exc)}
         raise ApiError(422, "invalid_rubric", str(exc), first["path"] or None,

@@ -27,7 +27,12 @@ from grader.rubric.analysis import tokenize
 from grader.rubric.matching import (AllOf, AnyOf, FuzzyVocabulary, NoneOf, Phrase, Regex, Slot, Weighted,
                                     fuzz_budget)
 
-MAX_VARIANTS = 64
+#: Word sequences one phrase may stand for once its synonym sets and alternatives are expanded
+#: (single-word alternatives share one word position, so ``@not`` next to a synonym set counts
+#: once). Nothing is cut silently: past this an upload is refused naming the phrase, and a stored
+#: rubric (accepted by a version that cut at 64) keeps its first variants with a warning that
+#: names the phrase.
+MAX_VARIANTS = 1_000
 #: Word sequences (phrase variants after synonym expansion) a rubric may compile to: each is
 #: looked up in every answer. The largest built-in rubric compiles to about 130.
 MAX_COMPILED_PHRASES = 5_000
@@ -59,11 +64,21 @@ def not_after_words(value) -> frozenset:
     return frozenset(w.strip().lower().rstrip("-") for w in items if w.strip())
 
 
+def _best_budgets(entries: list[tuple[str, int]]) -> tuple[tuple[str, int], ...]:
+    """Alternatives of one word position, each key once with the largest misspelling budget it was
+    given, in the order first written."""
+    best: dict[str, int] = {}
+    for key, budget in entries:
+        best[key] = max(budget, best.get(key, 0))
+    return tuple(best.items())
+
+
 class PhraseCompiler:
     """Compiles concepts for one rubric, sharing its synonyms and misspelling vocabulary."""
 
-    def __init__(self, synonyms: dict[str, list[str]], vocab: FuzzyVocabulary):
+    def __init__(self, synonyms: dict[str, list[str]], vocab: FuzzyVocabulary, upload: bool = False):
         self.synonyms = synonyms
+        self.upload = upload  # a new document: what a stored one is only warned about is an error
         self.vocab = vocab
         self.errors: list[dict[str, str]] = []
         self.warnings: list[dict[str, str]] = []
@@ -126,7 +141,7 @@ class PhraseCompiler:
         nodes = tuple(Phrase(tuple(v), opts["gap"], opts["order"], opts["polarity"], text, not_after,
                              tuple(bool(slot.keys) and not slot.prefixes
                                    and all(k in NEGATION_KEYS for k, _ in slot.keys) for slot in v))
-                      for v in variants[:MAX_VARIANTS])
+                      for v in variants)
         self.compiled_phrases += len(nodes)
         if self.compiled_phrases > MAX_COMPILED_PHRASES:
             self.error("", f"the rubric's phrases expand (synonyms and alternatives included) to more "
@@ -194,16 +209,25 @@ class PhraseCompiler:
                 if reading is not None:
                     reading.append([("@" if kind == "syn" else "") + word.replace(" ", "-")
                                     + ("*" if kind in ("prefix", "seq*") else "") for kind, word in alts])
+        total = 1
+        for choice in positions:
+            total *= len(choice)
+        if total > MAX_VARIANTS:
+            message = (f"phrase {text!r} stands for {total:,} word sequences once its synonym sets and "
+                       f"alternatives are expanded (at most {MAX_VARIANTS:,}); split it into several "
+                       f"concepts or use smaller synonym sets")
+            if self.upload:
+                self.error(path, message)
+                return None
+            self.warn(path, message + f": only its first {MAX_VARIANTS:,} are matched")
         variants = []
-        for combo in itertools.product(*positions):
+        for combo in itertools.islice(itertools.product(*positions), MAX_VARIANTS):
             variant = [slot for part in combo for slot in part]
             if len(variant) > MAX_PHRASE_WORDS:
                 self.error(path, f"phrase {text!r} expands (synonyms included) to more than "
                                  f"{MAX_PHRASE_WORDS} words")
                 return None
             variants.append(variant)
-            if len(variants) >= MAX_VARIANTS:
-                break
         return variants if positions else []
 
     def _alternatives(self, alts, fuzzy, path, text, stack):
@@ -215,7 +239,12 @@ class PhraseCompiler:
                 expanded = self._synonym(word, fuzzy, path, stack)
                 if expanded is None:
                     return None
-                sequences.extend(expanded)
+                for seq in expanded:
+                    if len(seq) == 1:  # a one-word entry is one more alternative of this word position
+                        keys.extend(seq[0].keys)
+                        prefixes.extend(seq[0].prefixes)
+                    else:
+                        sequences.append(seq)
             elif kind in ("seq", "seq*"):
                 # a hyphenated word: "one-hot" is the words "one" "hot" in order, or the joined word
                 # "onehot"; with a wildcard ("soft-max*") the last word (and the joined word) is a prefix
@@ -262,7 +291,7 @@ class PhraseCompiler:
                 self.vocab.add(word, key, budget)
                 keys.append((key, budget))
         if keys or prefixes:
-            sequences.insert(0, [Slot(tuple(keys), tuple(prefixes))])
+            sequences.insert(0, [Slot(_best_budgets(keys), _best_budgets(prefixes))])
         return sequences
 
     def _synonym(self, name, fuzzy, path, stack):

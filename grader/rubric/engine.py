@@ -446,25 +446,32 @@ class CompiledRubric:
         return out
 
 
-def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None) -> CompiledRubric:
+def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None, *, upload: bool = False) -> CompiledRubric:
     """Validate (marshmallow) and compile a rubric document.
 
     ``rubric_id`` fills ``id`` when the document has none (e.g. the file stem). Raises
     :class:`RubricError` whose ``errors`` lists every problem with its path; the result's
     ``warnings`` list what is valid but probably not meant.
+
+    ``upload=True`` checks a new document (``POST``/``PUT /rubrics``): a regular expression that
+    can take exponential time, or one phrase that stands for more word sequences than
+    :data:`grader.rubric.compiler.MAX_VARIANTS`, is an error. Without it (a stored rubric, a file,
+    an assignment's pinned copy) every document an earlier version accepted still compiles and
+    means the same: those are warnings, and the per-answer CPU budget bounds their cost. The
+    rubric language only grows.
     """
     try:
         data = validate_rubric(doc)
     except RubricError as exc:
         if exc.oversized:
             raise
-        raise RubricError(exc.errors + semantic_errors(doc, exc.partial)) from exc
+        raise RubricError(exc.errors + semantic_errors(doc, exc.partial, upload)) from exc
     if rubric_id and not data.get("id"):
         data["id"] = rubric_id
     data.setdefault("version", 1)
     defaults = {**DEFAULT_OPTIONS, **data.get("defaults", {})}
     vocab = FuzzyVocabulary()
-    comp = PhraseCompiler(data.get("synonyms", {}), vocab)
+    comp = PhraseCompiler(data.get("synonyms", {}), vocab, upload=upload)
     criteria: list[_Criterion] = []
     for i, c in enumerate(data["criteria"]):
         opts = {k: c.get(k, defaults[k]) for k in INHERITED}
