@@ -429,10 +429,13 @@ def analyse(text: str) -> Analysis:
         elif w in openers and not (w == "than" and ti + 1 < n and (tokens[ti + 1].text in quantities
                                                                    or tokens[ti + 1].text[:1].isdigit())):
             remaining = 0  # but, so, because, than ...: a new clause ("more than one" is a quantity)
+            clause += 1
+            opened = True
         elif w in terminators:  # which, whereby: the scope ends, the noun's clause goes on
             remaining = 0
         elif (w == "and" or w == "or") and ti + 1 < n and tokens[ti + 1].text in lexicon.CLAUSE_STARTERS:
             remaining = 0
+            clause += 1
         elif remaining > 0 and w in finite_verbs:
             if verb_pending:
                 verb_pending = False  # the negated subject's own verb ("no element is removed")

@@ -181,6 +181,14 @@ class Slot:
         return found
 
 
+def one_clause(a: Analysis, positions: list[int]) -> bool:
+    """True when the sorted content ``positions`` lie in one clause, a clause opener among them
+    joining its clause to the one before ("more mass than the nickel": the phrase writes "than")."""
+    clause, opens = a.clause, a.opens
+    return all(clause[q] == clause[p] or (opens[q] and clause[q] == clause[p] + 1)
+               for p, q in zip(positions, positions[1:]))
+
+
 def _preceded_by(view: AnswerView, match: Match, words: frozenset) -> bool:
     """True when the word right before ``match`` (only spaces or a hyphen between, same
     sentence) is one of ``words``: "non-constant", "un-masked", "non constant"."""
@@ -283,7 +291,7 @@ class Phrase:
         return best, best_match  # all words but too far apart or out of order: a near miss too
 
     def _ordered(self, view: AnswerView, cands: list[list[int]]) -> list[Match]:
-        sent, gap, last_slot = view.a.clause, self.gap, len(cands) - 1
+        sent, opens, gap, last_slot = view.a.clause, view.a.opens, self.gap, len(cands) - 1
         out: list[Match] = []
         dead: set[tuple[int, int]] = set()  # (slot, position) from which no completion exists
 
@@ -295,8 +303,8 @@ class Phrase:
             for p in cands[k]:
                 if p <= last:
                     continue
-                if p - last - 1 > gap or sent[p] != sent[last]:
-                    break
+                if p - last - 1 > gap or (sent[p] != sent[last] and not (opens[p] and sent[p] == sent[last] + 1)):
+                    break  # past the gap, or in the next clause (unless p is the phrase's own "than", "so" ...)
                 path.append(p)
                 if k == last_slot:
                     out.append(tuple(path))
@@ -318,12 +326,12 @@ class Phrase:
         return out
 
     def _unordered(self, view: AnswerView, cands: list[list[int]]) -> list[Match]:
-        sent, width = view.a.clause, len(cands) - 1 + self.gap
+        width = len(cands) - 1 + self.gap
         out: list[Match] = []
         for combo in itertools.islice(itertools.product(*(c[:MAX_MATCHES] for c in cands)), MAX_COMBINATIONS):
             if len(set(combo)) != len(combo) or max(combo) - min(combo) > width:
                 continue
-            if len({sent[p] for p in combo}) != 1:
+            if not one_clause(view.a, sorted(combo)):
                 continue
             out.append(tuple(sorted(combo)))
             if len(out) >= MAX_MATCHES:

@@ -14,6 +14,34 @@ def one(concept, question="Why is self-attention expensive?"):
                            "criteria": [{"id": "c", "description": "d", "points": 1, "concepts": [concept]}]})
 
 
+GAP = {"phrase": "cost quadratic", "gap": 3}
+
+
+@pytest.mark.parametrize("answer, points", [
+    ("The cost is quadratic in n.", 1),
+    ("the cost of attention grows quadratic", 1),
+    ("the cost and memory are quadratic", 1),          # "and memory": no new clause
+    # the gap ran across "and the", "so", "than" into the next clause
+    ("The cost grows with n and the memory is quadratic", 0),
+    ("The cost is low so memory is quadratic", 0),
+    ("The cost is lower than the quadratic one", 0),
+    ("The cost is low because memory is quadratic", 0),
+])
+def test_a_gap_stays_inside_its_clause(answer, points):
+    assert one(GAP).score(answer).points == points
+
+
+@pytest.mark.parametrize("concept, answer, points", [
+    ("more than one", "there can be more than one constructor", 1),   # the phrase writes "than"
+    ({"phrase": "heavier than nickel", "gap": 1}, "the penny is heavier than the nickel", 1),
+    ({"phrase": "more one", "gap": 1}, "there can be more than one constructor", 1),  # a quantity, no clause
+    ({"phrase": "more one", "gap": 1}, "more than 1", 1),
+    ({"phrase": "mass nickel", "gap": 2}, "the penny has more mass than the nickel", 0),
+])
+def test_a_phrase_that_writes_the_clause_opener_crosses_it(concept, answer, points):
+    assert one(concept).score(answer).points == points
+
+
 @pytest.mark.parametrize("answer, points", [
     # "instead of" covered "iteration" six content words on, across the main verb "is"
     ("instead of using recursive functions is by using iteration", 1),
