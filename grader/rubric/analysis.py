@@ -85,7 +85,9 @@ class Analysis:
     (clauses end at any scope punctuation: ``, ; : ( )`` and sentence ends, before a clause opener
     such as but, so, because, than (:data:`lexicon.CLAUSE_OPENERS`), and at "and"/"or" starting a
     new clause), ``opens[i]`` whether the word is itself the clause opener that begins its clause
-    (a phrase that writes it, "more mass than", may cross into that clause), ``neg[i]`` the content position
+    (a phrase that writes it, "more mass than", may cross into that clause), ``stops_before[i]``
+    the stop words between it and the content word before it in its clause (a phrase that keeps a
+    stop word, ``penny 'has' more mass``, reads them), ``neg[i]`` the content position
     of the negation cue whose scope covers it (``-1`` when none). ``index`` maps every key and alias
     to the sorted content positions holding it.
     """
@@ -97,6 +99,7 @@ class Analysis:
     sent: list[int] = field(default_factory=list)
     clause: list[int] = field(default_factory=list)
     opens: list[bool] = field(default_factory=list)
+    stops_before: list[tuple[str, ...]] = field(default_factory=list)
     neg: list[int] = field(default_factory=list)
     index: dict[str, list[int]] = field(default_factory=dict)
     compounds: list[tuple[int, str, str]] = field(default_factory=list)
@@ -368,6 +371,7 @@ def analyse(text: str) -> Analysis:
     words = function_words = longest = in_sentence = 0
     cue_words_until = -1  # tokens up to this index belong to a multi-word cue ("far from")
     cue_started_for = -1
+    stops: list[str] = []  # stop words since the last content word (in this clause)
     scope_words, verb_pending = 0, False  # content words the current scope covered; a subject's verb to come
     openers, finite_verbs = lexicon.CLAUSE_OPENERS, lexicon.FINITE_VERBS
     subject_pronouns, nominal_cues = lexicon.SUBJECT_PRONOUNS, lexicon.NOMINAL_CUES
@@ -385,6 +389,8 @@ def analyse(text: str) -> Analysis:
                     longest = max(longest, in_sentence)
                     in_sentence = 0
             prev_word = ""
+            if stops:
+                stops.clear()
             continue
         if w in multiword and ti > cue_words_until:
             for seq in multiword[w]:
@@ -400,6 +406,7 @@ def analyse(text: str) -> Analysis:
         in_sentence += 1
         if not content:
             function_words += 1
+            stops.append(w)
             if w not in negation_relevant:  # "the", "is", "of" ...: nothing to do
                 prev_word = w
                 continue
@@ -458,6 +465,11 @@ def analyse(text: str) -> Analysis:
         sent.append(sentence)
         clauses.append(clause)
         a.opens.append(opened)
+        if stops:
+            a.stops_before.append(tuple(stops))
+            stops.clear()
+        else:
+            a.stops_before.append(())
         neg.append(covered)
         index.setdefault(k, []).append(pos)
         if w[0] == "o" and w[1:2] == "(" and w[-1] == ")" and len(w) > 3:

@@ -64,6 +64,28 @@ def not_after_words(value) -> frozenset:
     return frozenset(w.strip().lower().rstrip("-") for w in items if w.strip())
 
 
+QUOTES = ("'", '"')
+
+
+def _quoted_stop_words(tokens, i: int) -> tuple[list[str], int]:
+    """Stop words a phrase keeps on purpose: ``'has'`` or ``"has"`` (``'has|have'`` for either),
+    the quotes touching the words. Returns the words and the index after the closing quote, or
+    ``([], i)`` when ``tokens[i]`` opens no such quote (a quoted content word is an ordinary word)."""
+    quote = tokens[i].text
+    words, j, n = [], i + 1, len(tokens)
+    while j < n and tokens[j].is_word and tokens[j].start == tokens[j - 1].end:
+        words.append(tokens[j].text)
+        if j + 1 < n and tokens[j + 1].text == "|" and tokens[j + 1].start == tokens[j].end:
+            j += 2
+            continue
+        j += 1
+        break
+    if (words and j < n and tokens[j].text == quote and tokens[j].start == tokens[j - 1].end
+            and all(w in lexicon.STOPWORDS for w in words)):
+        return words, j + 1
+    return [], i
+
+
 def _best_budgets(entries: list[tuple[str, int]]) -> tuple[tuple[str, int], ...]:
     """Alternatives of one word position, each key once with the largest misspelling budget it was
     given, in the order first written."""
@@ -169,8 +191,15 @@ class PhraseCompiler:
         positions: list[list[list[Slot]]] = []  # per word position: alternative slot sequences
         tokens = tokenize(text)
         i, n = 0, len(tokens)
+        kept: set[str] = set()  # quoted stop words ('has'), kept for the next word position
         while i < n:
             tok = tokens[i]
+            if tok.text in QUOTES:
+                quoted, after = _quoted_stop_words(tokens, i)
+                if quoted:
+                    kept.update(quoted)
+                    i = after
+                    continue
             if not tok.is_word and tok.text != "@":
                 i += 1
                 continue
@@ -204,11 +233,19 @@ class PhraseCompiler:
             choice = self._alternatives(alts, fuzzy, path, text, stack)
             if choice is None:
                 return None
+            if choice and kept:  # the word must come right after one of the kept stop words
+                before = frozenset(kept)
+                choice = [[Slot(seq[0].keys, seq[0].prefixes, before)] + seq[1:] for seq in choice]
+                kept = set()
             if choice:
                 positions.append(choice)
                 if reading is not None:
                     reading.append([("@" if kind == "syn" else "") + word.replace(" ", "-")
                                     + ("*" if kind in ("prefix", "seq*") else "") for kind, word in alts])
+        if kept:
+            self.error(path, f"the quoted stop word(s) {', '.join(sorted(kept))} in {text!r} need a word of the "
+                             "phrase after them (a kept stop word must come right before a word)")
+            return None
         total = 1
         for choice in positions:
             total *= len(choice)
@@ -281,7 +318,8 @@ class PhraseCompiler:
                 prefixes.append((word, min(fuzzy, self.vocab.prefixes[word])))
             elif word in lexicon.STOPWORDS:
                 if len(alts) > 1:
-                    self.error(path, f"alternative {word!r} in {text!r} is a stop word and never matches")
+                    self.error(path, f"alternative {word!r} in {text!r} is a stop word and never matches; "
+                                     f"quote it ('{word}') to keep it")
                     return None
             else:
                 if word == "n't":  # "n't" in a rubric is "not" (which also matches "don't", "dont")

@@ -36,10 +36,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from grader.rubric.analysis import analyse
+from grader.rubric.lexicon import stem_family
 from grader.rubric.budget import SCORE_BUDGET_SECONDS, Deadline
 from grader.rubric.calibration import Calibration, apply_to_score
 from grader.rubric.calibration import from_document as calibration_from_document
 from grader.rubric.compiler import DEFAULT_OPTIONS, INHERITED, PhraseCompiler
+from grader.rubric.dictionary import english_words
 from grader.rubric import concepts
 from grader.rubric.guards import (copies_question, endorsing_verdict, form_problem, guard_settings,
                                   question_options, refuted)
@@ -170,6 +172,7 @@ class CompiledRubric:
         self._misconceptions = misconceptions
         self._vocab = vocab
         self._question_keys = question_keys
+        self._question_families = frozenset(stem_family(k) for k in question_keys)
         self._trap = trap  # misconception fired by a verdict endorsing a false statement
         self._topic_keys = topic_keys
         self._topic_prefixes = tuple("*" + p for p in topic_prefixes)
@@ -187,7 +190,7 @@ class CompiledRubric:
     def _qualifying(self, view: AnswerView, matches: list[Match], allow_question_words: bool) -> list[Match]:
         if allow_question_words:
             return matches
-        keys, qk, neg = view.a.key, self._question_keys, view.a.neg
+        keys, qk, neg = view.a.key, view.question_words, view.a.neg
         # a negation cue outside the match is part of what the learner says ("it doesn't change
         # which token ..." answers a false claim in the question's own words)
         return [m for m in matches
@@ -229,7 +232,7 @@ class CompiledRubric:
         its own (not a question word, not a number) that the rubric's criteria or its reference
         answer use (misspellings and prefix wildcards included). "One" to "how many
         constructors?" is not on topic; "a class can have several" is."""
-        a, qk, topic = view.a, self._question_keys, self._topic_keys
+        a, qk, topic = view.a, view.question_words, self._topic_keys
         own = {k for p, k in enumerate(a.key) if a.neg[p] < 0 and k not in qk}
         if len(own) >= ON_TOPIC_OWN_WORDS and any(k in qk for k in a.key):
             return True  # it talks about the question's subject in words of its own
@@ -263,6 +266,8 @@ class CompiledRubric:
         and rubric either score identically or time out: never a partial score)."""
         answer, words_read, notes = self._read(answer or "")
         view = AnswerView(analyse(answer), self._vocab, Deadline(budget))
+        qk, families = self._question_keys, self._question_families
+        view.question_words = frozenset(k for k in view.a.index if k in qk or stem_family(k) in families)
         hits = self._misconception_hits(view)
         voided, endorsed = self._voided(view, hits)
         present = view.a.index.keys() | view.extra.keys()
@@ -426,7 +431,7 @@ class CompiledRubric:
                 shares.append(value)
                 continue
             view.deadline.check()
-            share, where = concept.near(view, self._question_keys)
+            share, where = concept.near(view, view.question_words)
             shares.append(share)
             near_positions.update(where)
         shares.sort(reverse=True)
@@ -470,6 +475,7 @@ def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None, *, upload:
         data["id"] = rubric_id
     data.setdefault("version", 1)
     defaults = {**DEFAULT_OPTIONS, **data.get("defaults", {})}
+    english_words()  # loaded once per process, here: never inside an answer's CPU budget
     vocab = FuzzyVocabulary()
     comp = PhraseCompiler(data.get("synonyms", {}), vocab, upload=upload)
     criteria: list[_Criterion] = []

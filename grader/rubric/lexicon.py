@@ -159,6 +159,21 @@ def stem(word: str) -> str:
     return result
 
 
+#: Final letters of stems that alternate within one word family (erode/erosion, decide/decision,
+#: divide/division, permit/permission): "erod" and "eros" are one family.
+_ALTERNATING_FINALS = frozenset("dst")
+
+
+def stem_family(key: str) -> str:
+    """The word family of a stem (:func:`stem`): stems of 4+ letters that end in d, s or t and
+    differ only in that letter are one family ("erod" of "eroded", "eros" of "erosion": ``"ero*"``);
+    any other key is its own family. The question-word discount compares families, so a
+    derivation of a question's word ("eroded" to "What is erosion?") is a word of the question."""
+    if len(key) >= 4 and key[-1] in _ALTERNATING_FINALS and key.isalpha():
+        return key[:-1] + "*"
+    return key
+
+
 def is_technical(word: str) -> bool:
     """True for tokens that must be matched exactly (never fuzzed): anything not purely
     alphabetic, such as ``d_k``, ``qk^t``, ``o(n^2)``, ``sqrt(d_k)``, numbers."""

@@ -48,13 +48,14 @@ class AnswerView:
     ``"*" + prefix``, the words a prefix wildcard covers (distance 0 for a true prefix).
     """
 
-    __slots__ = ("a", "extra", "ignore_negation", "deadline", "slot_cache")
+    __slots__ = ("a", "extra", "ignore_negation", "deadline", "slot_cache", "question_words")
 
     def __init__(self, analysis: Analysis, vocab: "FuzzyVocabulary | None", deadline: Deadline = NO_DEADLINE):
         self.a = analysis
         self.deadline = deadline
         self.slot_cache: dict[int, list[int]] = {}  # id(slot) -> positions, for slots of several keys
         self.ignore_negation = False  # set to find mentions that only negation kept from counting
+        self.question_words: frozenset = frozenset()  # the answer's keys of the question's word families
         self.extra: dict[str, list[tuple[int, int]]] = {}
         if vocab is None or not (vocab.words or vocab.prefixes):
             return
@@ -153,12 +154,20 @@ class FuzzyVocabulary:
 @dataclass(frozen=True)
 class Slot:
     """One word position of a phrase: alternative keys and prefix wildcards (``comput*``), each
-    with its misspelling budget."""
+    with its misspelling budget. ``before``: stop words the phrase keeps on purpose (``penny 'has'
+    more mass``); one of them must come right before the word (only stop words between)."""
 
     keys: tuple[tuple[str, int], ...]
     prefixes: tuple[tuple[str, int], ...] = ()
+    before: frozenset = frozenset()
 
     def positions(self, view: AnswerView) -> list[int]:
+        if self.before:
+            stops, before = view.a.stops_before, self.before
+            return [p for p in self._positions(view) if not before.isdisjoint(stops[p])]
+        return self._positions(view)
+
+    def _positions(self, view: AnswerView) -> list[int]:
         index, extra = view.a.index, view.extra
         if len(self.keys) == 1 and not self.prefixes:
             key, budget = self.keys[0]
