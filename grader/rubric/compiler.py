@@ -24,6 +24,7 @@ import regex
 
 from grader.rubric import lexicon
 from grader.rubric.analysis import tokenize
+from grader.rubric.regex_safety import regex_hazard
 from grader.rubric.matching import (AllOf, AnyOf, FuzzyVocabulary, NoneOf, Phrase, Regex, Slot, Weighted,
                                     fuzz_budget)
 
@@ -86,6 +87,17 @@ def _quoted_stop_words(tokens, i: int) -> tuple[list[str], int]:
     return [], i
 
 
+def _distinct(sequences: list[list[Slot]]) -> list[list[Slot]]:
+    """``sequences`` without repeats, in their order."""
+    seen: set[tuple[Slot, ...]] = set()
+    out = []
+    for seq in sequences:
+        if tuple(seq) not in seen:
+            seen.add(tuple(seq))
+            out.append(seq)
+    return out
+
+
 def _best_budgets(entries: list[tuple[str, int]]) -> tuple[tuple[str, int], ...]:
     """Alternatives of one word position, each key once with the largest misspelling budget it was
     given, in the order first written."""
@@ -136,8 +148,7 @@ class PhraseCompiler:
         if "phrase" in spec:
             return self.phrase(spec["phrase"], opts, path)
         if "regex" in spec:
-            return Regex(regex.compile(spec["regex"], regex.IGNORECASE), opts["polarity"],
-                         not_after_words(opts.get("not_after")))
+            return self.regex(spec["regex"], opts, f"{path}.regex")
         if "not_" in spec:
             child = self.concept(spec["not_"], opts, f"{path}.not")
             return NoneOf(child) if child is not None else None
@@ -148,6 +159,27 @@ class PhraseCompiler:
         if group == "any":
             return children[0] if len(children) == 1 else AnyOf(tuple(children))
         return AllOf(tuple(children), spec.get("within"), spec.get("same_sentence", False))
+
+    def regex(self, pattern: str, opts: dict[str, Any], path: str):
+        """A regular-expression concept. One that does not parse is an error; one that can take
+        exponential time (or is over the length limit) is an error in an upload and a warning in
+        a stored rubric; one that can take polynomial time is a warning (:func:`regex_hazard`).
+        Every search runs under the answer's CPU budget."""
+        hazard = regex_hazard(pattern)
+        if hazard is not None:
+            kind, message = hazard
+            if kind == "invalid" or (self.upload and kind != "polynomial"):
+                self.error(path, message)
+                return None
+            self.warn(path, f"{message}; accepted{' (stored before this check)' if kind != 'polynomial' else ''}: "
+                            "each search stops at the answer's CPU budget, which then fails the answer "
+                            "rather than scoring it")
+        try:
+            compiled = regex.compile(pattern, regex.IGNORECASE)
+        except (regex.error, RecursionError, OverflowError) as exc:
+            self.error(path, f"invalid regular expression: {exc}")
+            return None
+        return Regex(compiled, opts["polarity"], not_after_words(opts.get("not_after")))
 
     # -- phrases --------------------------------------------------------------------------------
     def phrase(self, text: str, opts: dict[str, Any], path: str):
@@ -238,7 +270,7 @@ class PhraseCompiler:
                 choice = [[Slot(seq[0].keys, seq[0].prefixes, before)] + seq[1:] for seq in choice]
                 kept = set()
             if choice:
-                positions.append(choice)
+                positions.append(_distinct(choice))
                 if reading is not None:
                     reading.append([("@" if kind == "syn" else "") + word.replace(" ", "-")
                                     + ("*" if kind in ("prefix", "seq*") else "") for kind, word in alts])
@@ -265,7 +297,7 @@ class PhraseCompiler:
                                  f"{MAX_PHRASE_WORDS} words")
                 return None
             variants.append(variant)
-        return variants if positions else []
+        return _distinct(variants) if positions else []  # the same words reached twice count once
 
     def _alternatives(self, alts, fuzzy, path, text, stack):
         keys: list[tuple[str, int]] = []
@@ -362,4 +394,13 @@ class PhraseCompiler:
                 self.error(f"synonyms.{name}[{j}]", f"phrase {entry!r} has no content words")
                 return None
             out.extend(variants)
+        out = _distinct(out)
+        if len(out) > MAX_VARIANTS:
+            message = (f"synonym set @{name} stands for {len(out):,} word sequences once its own synonym sets "
+                       f"are expanded (at most {MAX_VARIANTS:,}); use smaller synonym sets")
+            if self.upload:
+                self.error(f"synonyms.{name}", message)
+                return None
+            self.warn(f"synonyms.{name}", message + f": only its first {MAX_VARIANTS:,} are matched")
+            out = out[:MAX_VARIANTS]
         return out
