@@ -156,7 +156,8 @@ class CompiledRubric:
     def __init__(self, doc: dict[str, Any], criteria: list[_Criterion],
                  misconceptions: list[_Misconception], vocab: FuzzyVocabulary, question_keys: frozenset,
                  trap: str | None = None, topic_keys: frozenset = frozenset(),
-                 topic_prefixes: tuple[str, ...] = (), weighted: bool = False):
+                 topic_prefixes: tuple[str, ...] = (), weighted: bool = False,
+                 criteria_words: tuple[frozenset, tuple[str, ...]] = (frozenset(), ())):
         self.doc = doc
         self.id: str | None = doc.get("id")
         self.version: int | None = doc.get("version")
@@ -176,6 +177,7 @@ class CompiledRubric:
         self._trap = trap  # misconception fired by a verdict endorsing a false statement
         self._topic_keys = topic_keys
         self._topic_prefixes = tuple("*" + p for p in topic_prefixes)
+        self._criteria_keys, self._criteria_prefixes = criteria_words
         self._weighted = weighted
         self._question_options = question_options(self.question)
 
@@ -248,6 +250,24 @@ class CompiledRubric:
                 return True
         return any(telling(p) for prefix in self._topic_prefixes for p, _ in extra.get(prefix, ()))
 
+    def _picks_uncredited_option(self, view: AnswerView) -> bool:
+        """True when the question offers two options ("over the rows or the columns?"), the criteria
+        credit exactly one of them, and the answer affirms only the other: a wrong answer in the
+        question's own terms, which base credit must not reward."""
+        a = view.a
+        affirmed = None
+        for pair in self._question_options:
+            credited = [o for o in pair if o in self._criteria_keys
+                        or any(o.startswith(p) for p in self._criteria_prefixes)]
+            if len(credited) != 1:
+                continue
+            if affirmed is None:
+                affirmed = {k for p, k in enumerate(a.key) if a.neg[p] < 0}
+            other = pair[1] if credited[0] == pair[0] else pair[0]
+            if other in affirmed and credited[0] not in affirmed:
+                return True
+        return False
+
     def _concept(self, view: AnswerView, concept, allow_question_words: bool) -> tuple[float, list[Match]]:
         """A concept's value (1, its weight, or 0) and its qualifying matches."""
         if self._weighted:
@@ -272,10 +292,12 @@ class CompiledRubric:
         voided, endorsed = self._voided(view, hits)
         present = view.a.index.keys() | view.extra.keys()
         negated_words = _NegatedWords(view) if max(view.a.neg, default=-1) >= 0 else None
-        criteria = [self._criterion(view, c, voided, endorsed, negated_words, answer, present)
+        wrong_option = self._picks_uncredited_option(view)  # then no near miss and no base credit
+        criteria = [self._criterion(view, c, voided, endorsed, negated_words, answer, present, not wrong_option)
                     for c in self._criteria]
         earned = round(sum(c.points for c in criteria), 4)
-        on_topic = bool(self.base_share and view.a.key and not any(hits) and self._on_topic(view))
+        on_topic = bool(self.base_share and view.a.key and not any(hits) and not wrong_option
+                        and self._on_topic(view))
         copy = copies_question(view.a, self._question_keys, self._question_options, self.guards["copies_question"])
         form = None if copy else form_problem(view.a, self.guards)
         base = 0.0
@@ -349,7 +371,8 @@ class CompiledRubric:
         return [], running
 
     def _criterion(self, view: AnswerView, c: _Criterion, voided: dict[str, str], endorsed: bool,
-                   negated_words: "_NegatedWords | None", answer: str, present: set) -> CriterionResult:
+                   negated_words: "_NegatedWords | None", answer: str, present: set,
+                   near_ok: bool = True) -> CriterionResult:
         values, evidence = self._concept_values(view, c, present)
         matched = len(values) - values.count(0.0)
         met = matched >= c.required
@@ -372,7 +395,8 @@ class CompiledRubric:
             pts = round(c.points * matched / c.required, 4) if c.partial and matched else 0.0
             if pts:
                 credit = "partial"
-            if self.near_miss_share and c.near_words and c.id not in voided and mentioned >= c.near_words:
+            if (self.near_miss_share and near_ok and c.near_words and c.id not in voided
+                    and mentioned >= c.near_words):
                 near, near_positions = self._near_miss(view, c, values)
                 if near > pts and near_positions:
                     pts, credit = near, "near_miss"
@@ -518,13 +542,15 @@ def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None, *, upload:
                     for slot in leaf.slots:
                         topic_keys.update(k for k, _ in slot.keys)
                         topic_prefixes.extend(p for p, _ in slot.prefixes)
+    criteria_words = (frozenset(topic_keys), tuple(dict.fromkeys(topic_prefixes)))  # question words included
     if data.get("reference_answer"):
         reference = analyse(data["reference_answer"])
         topic_keys.update(reference.index)
         vocab.add_own(reference.surface + reference.key)
     topic_keys -= question_keys
     compiled = CompiledRubric(data, criteria, misconceptions, vocab, question_keys, trap,
-                              frozenset(topic_keys), tuple(dict.fromkeys(topic_prefixes)), comp.weighted)
+                              frozenset(topic_keys), tuple(dict.fromkeys(topic_prefixes)), comp.weighted,
+                              criteria_words)
     compiled.warnings = rubric_warnings(data, compiled, comp)
     if "calibration" in data:
         compiled.calibration = calibration_from_document(data["calibration"])
