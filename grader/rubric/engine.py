@@ -277,6 +277,14 @@ class CompiledRubric:
         found = self._qualifying(view, concept.find(view), allow_question_words)
         return (1.0 if found else 0.0), found
 
+    def view(self, answer: str, deadline: Deadline) -> AnswerView:
+        """``answer`` (already cut to ``max_words``) analysed for this rubric: its misspelling
+        index and the answer's words of the question's word families."""
+        view = AnswerView(analyse(answer), self._vocab, deadline)
+        qk, families = self._question_keys, self._question_families
+        view.question_words = frozenset(k for k in view.a.index if k in qk or stem_family(k) in families)
+        return view
+
     def score(self, answer: str, budget: float | None = SCORE_BUDGET_SECONDS) -> RubricScore:
         """Score one answer. Pure and deterministic; cost linear in the answer's length times the
         rubric's size (no per-answer compilation).
@@ -285,9 +293,7 @@ class CompiledRubric:
         unbounded); past it, raises :class:`grader.rubric.budget.ScoringTimeout` (the same answer
         and rubric either score identically or time out: never a partial score)."""
         answer, words_read, notes = self._read(answer or "")
-        view = AnswerView(analyse(answer), self._vocab, Deadline(budget))
-        qk, families = self._question_keys, self._question_families
-        view.question_words = frozenset(k for k in view.a.index if k in qk or stem_family(k) in families)
+        view = self.view(answer, Deadline(budget))
         hits = self._misconception_hits(view)
         voided, endorsed = self._voided(view, hits)
         present = view.a.index.keys() | view.extra.keys()
