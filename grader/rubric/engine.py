@@ -91,6 +91,7 @@ class _Misconception:
     message: str
     allow_question_words: bool
     voids: tuple[str, ...] = ()
+    description: str = ""
 
 
 class _NegatedWords:
@@ -359,7 +360,8 @@ class CompiledRubric:
             deducted = round(min(penalty, running), 4)
             running = round(running - deducted, 4)
             misconceptions.append(MisconceptionResult(
-                m.id, bool(hit), penalty, _spans(view, set(hit[0])) if hit else [], m.message, deducted))
+                m.id, bool(hit), penalty, _spans(view, set(hit[0])) if hit else [], m.message, deducted,
+                m.description))
         return misconceptions, running
 
     def _guard(self, copy, form, running: float, notes: list[str]) -> tuple[list[dict[str, Any]], float]:
@@ -530,7 +532,8 @@ def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None, *, upload:
         nodes = [comp.concept(spec, opts, f"misconceptions[{i}].patterns[{j}]") for j, spec in enumerate(m["patterns"])]
         misconceptions.append(_Misconception(
             m["id"], tuple(nodes), float(m["penalty"]), m["message"],
-            m.get("question_words", defaults["question_words"]) == "allow", tuple(m.get("voids", ()))))
+            m.get("question_words", defaults["question_words"]) == "allow", tuple(m.get("voids", ())),
+            m.get("description", "")))
     if comp.errors:
         raise RubricError(comp.errors)
     question = analyse(data["question"])
