@@ -367,6 +367,8 @@ def analyse(text: str) -> Analysis:
     second_words = lexicon.PAIR_SECOND_WORDS
     not_contractions = lexicon.NOT_CONTRACTIONS
     stem = lexicon.stem
+    stem_cache = lexicon.STEM_CACHE
+    opens_append, stops_append = a.opens.append, a.stops_before.append
     n = len(tokens)
     words = function_words = longest = in_sentence = 0
     cue_words_until = -1  # tokens up to this index belong to a multi-word cue ("far from")
@@ -458,20 +460,24 @@ def analyse(text: str) -> Analysis:
         if not content:
             continue
         pos = len(key)
-        k = stem(w)
+        k = stem_cache.get(w) or stem(w)
         key.append(k)
         surface.append(w)
         span.append((tok.start, tok.end))
         sent.append(sentence)
         clauses.append(clause)
-        a.opens.append(opened)
+        opens_append(opened)
         if stops:
-            a.stops_before.append(tuple(stops))
+            stops_append(tuple(stops))
             stops.clear()
         else:
-            a.stops_before.append(())
+            stops_append(())
         neg.append(covered)
-        index.setdefault(k, []).append(pos)
+        held = index.get(k)
+        if held is None:
+            index[k] = [pos]
+        else:
+            held.append(pos)
         if w[0] == "o" and w[1:2] == "(" and w[-1] == ")" and len(w) > 3:
             index.setdefault(w[2:-1], []).append(pos)
         if (ti >= 2 and tokens[ti - 1].text == "-" and tokens[ti - 1].start == tokens[ti - 2].end

@@ -132,6 +132,8 @@ NEGATION_RELEVANT_STOPWORDS = STOPWORDS & (
 
 _STEMMER = snowballstemmer.stemmer("english")
 _STEM_CACHE: dict[str, str] = {}
+#: Stems already computed (read by the analysis loop before it calls :func:`stem`).
+STEM_CACHE = _STEM_CACHE
 
 
 #: Number words are compared as numbers (pmatch compares numbers numerically): "one" = "1".

@@ -162,14 +162,8 @@ class Slot:
     before: frozenset = frozenset()
 
     def positions(self, view: AnswerView) -> list[int]:
-        if self.before:
-            stops, before = view.a.stops_before, self.before
-            return [p for p in self._positions(view) if not before.isdisjoint(stops[p])]
-        return self._positions(view)
-
-    def _positions(self, view: AnswerView) -> list[int]:
         index, extra = view.a.index, view.extra
-        if len(self.keys) == 1 and not self.prefixes:
+        if len(self.keys) == 1 and not self.prefixes and not self.before:
             key, budget = self.keys[0]
             found = index.get(key, _EMPTY)
             if budget and key in extra:
@@ -185,6 +179,9 @@ class Slot:
                 hits.update(p for p, d in extra[key] if d <= budget)
         for prefix, budget in self.prefixes:
             hits.update(p for p, d in extra.get("*" + prefix, _EMPTY) if d <= budget)
+        if self.before:  # a kept stop word must come right before the word
+            stops, before = view.a.stops_before, self.before
+            hits = {p for p in hits if not before.isdisjoint(stops[p])}
         found = sorted(hits)
         view.slot_cache[id(self)] = found
         return found
