@@ -142,39 +142,40 @@ def score_at(commit: str, docs: list[dict], worktrees: Path) -> dict:
 def main() -> int:
     docs = collect()
     head = git("rev-parse", "--short=7", "HEAD").strip()
-    order = git("rev-list", "--reverse", "--abbrev-commit", "HEAD").split()
-    rank = {c[:7]: i for i, c in enumerate(order)}
-    engine = [c[:7] for c in git("rev-list", "--reverse", "--abbrev-commit", "HEAD", "--", "grader/rubric").split()]
-    commits = sorted({d["commit"] for d in docs} | set(engine), key=lambda c: rank[c])
+    # the engines that served stored rubrics: main's first-parent line (merges included) and this
+    # branch, at each commit that changed grader/rubric
+    chain = [c[:7] for c in git("rev-list", "--first-parent", "--reverse", "--abbrev-commit", "HEAD", "--",
+                                "grader/rubric").split()]
+    descendants = {d: {d} | {c[:7] for c in git("rev-list", "--abbrev-commit", "--ancestry-path",
+                                                  f"{d}..HEAD").split()}
+                   for d in {doc["commit"] for doc in docs}}
+    commits = list(dict.fromkeys([d["commit"] for d in docs] + chain))
     subjects = {c: git("log", "-1", "--format=%s", c).strip()[:160] for c in commits}
+    for doc in docs:
+        # its own commit first, then every engine commit after it on the line, in order
+        doc["due"] = [doc["commit"]] + [c for c in chain if c != doc["commit"] and c in descendants[doc["commit"]]]
+        doc["history"] = [[] for _ in doc["answers"]]
+        doc["scores"] = None
     with tempfile.TemporaryDirectory(prefix="text-legacy-") as tmp:
-        try:
-            for doc in docs:
-                doc["history"] = [[] for _ in doc["answers"]]
-                doc["scores"] = None
-            for commit in commits:
-                due = [d for d in docs if rank[d["commit"]] <= rank[commit]]
-                scores = score_at(commit, [{k: d[k] for k in ("id", "text", "format", "stem", "answers")}
-                                           for d in due], Path(tmp))
-                for doc in due:
-                    new = scores[doc["id"]]
-                    if doc["scores"] is None:
-                        doc["scores"] = new  # at its own commit
-                        doc["at_commit"] = new
-                        continue
-                    if new == doc["scores"]:
-                        continue
-                    if isinstance(new, str) or isinstance(doc["scores"], str):
-                        doc.setdefault("load_history", []).append({"commit": commit, "subject": subjects[commit],
-                                                                   "result": new if isinstance(new, str) else "loads"})
-                    else:
-                        for i, (old, value) in enumerate(zip(doc["scores"], new)):
-                            if old != value:
-                                doc["history"][i].append({"commit": commit, "subject": subjects[commit],
-                                                          "score": value})
-                    doc["scores"] = new
-        finally:
-            git("worktree", "prune")
+        results = {c: score_at(c, [{k: d[k] for k in ("id", "text", "format", "stem", "answers")}
+                                   for d in docs if c in d["due"]], Path(tmp)) for c in commits}
+    git("worktree", "prune")
+    for doc in docs:
+        for commit in doc["due"]:
+            new = results[commit][doc["id"]]
+            if doc["scores"] is None:
+                doc["scores"] = doc["at_commit"] = doc["loaded"] = new  # at its own commit
+                continue
+            if isinstance(new, str) != isinstance(doc["loaded"], str):
+                doc.setdefault("load_history", []).append({"commit": commit, "subject": subjects[commit],
+                                                           "result": new if isinstance(new, str) else "loads"})
+            doc["loaded"] = new
+            if isinstance(new, str):
+                continue  # refused here: scores compare with the last engine that loaded it
+            for i, (old, value) in enumerate(zip(doc["scores"], new)):
+                if old != value:
+                    doc["history"][i].append({"commit": commit, "subject": subjects[commit], "score": value})
+            doc["scores"] = new
     out = {"made_at": head, "main": MAIN, "documents": [
         {"id": d["id"], "source": d["source"], "stem": d["stem"], "commit": d["commit"], "format": d["format"],
          "text": d["text"], "load_history": d.get("load_history", []),
@@ -182,6 +183,7 @@ def main() -> int:
                      for a, s, h in zip(d["answers"], d["at_commit"], d["history"])]} for d in docs]}
     (HERE / "stored_rubrics.json").write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"{len(docs)} documents, {sum(len(d['answers']) for d in docs)} answers, scored at {len(commits)} commits")
+    assert not any(isinstance(d["at_commit"], str) for d in docs), "a document did not load at its own commit"
     return 0
 
 
