@@ -15,8 +15,9 @@ Scoring, in this order (every step is reported, so the parts add up to the point
    that also occur in the question does not count (words copied from the question earn nothing by
    themselves) unless ``question_words: allow``.
 2. Base credit. An on-topic answer (one affirmed word of its own, outside the question, that the
-   rubric's criteria or reference answer use) that states no misconception earns ``credit.base``
-   of the points the criteria did not award: human markers give an attempt on topic part of the
+   rubric's criteria or reference answer use) that states no misconception, and does not pick the
+   option of the question the criteria do not credit ("columns" to "rows or columns?": then no near
+   miss either), earns ``credit.base`` of the points the criteria did not award: human markers give an attempt on topic part of the
    marks (Mohler et al. 2011: answers that miss the reference get about 2 of 5).
 3. Misconceptions. Each matched misconception subtracts its penalty (never below 0) and voids the
    criteria it lists (``voids``).
