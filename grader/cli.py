@@ -4,7 +4,8 @@
 - ``grader worker [CELERY ARGS...]``: a Celery worker (production; needs ``CELERY_BROKER_URL``).
 - ``grader beat``: the Celery beat that runs the periodic sweep.
 - ``grader grade ASSIGNMENT_ID ITEM_ID FILE``: grade one response locally, without a server.
-- ``grader rubric trial RUBRIC MARKED_FILE``: agreement of a rubric with human marks.
+- ``grader rubric trial RUBRIC MARKED_FILE [--explain]``: agreement of a rubric with human marks.
+- ``grader rubric explain RUBRIC "answer"``: why a rubric scores an answer as it does.
 - ``grader init --course ID [--name NAME] [--instructor]``: production bootstrap in one step:
   migrate the store, create the course, print an admin key and the course's lms key (and an
   instructor key) as shell assignments.
@@ -206,16 +207,11 @@ def cmd_check_sandbox(args) -> int:
 
 def cmd_rubric_trial(args) -> int:
     from grader.rubric import RubricError, TrialTooSlow, load_rubric_file, trial_report
-    from grader.rubric.files import find_rubric_file, load_marked_responses
+    from grader.rubric.files import load_marked_responses
 
-    config = load_config()
-    path = Path(args.rubric)
-    if not path.is_file():
-        try:
-            path = find_rubric_file(args.rubric, Path(config["CONTENT_DIR"]))
-        except ValueError as exc:
-            print(f"grader rubric trial: {exc}", file=sys.stderr)
-            return 2
+    path = _rubric_path(args.rubric, "trial")
+    if path is None:
+        return 2
     try:
         compiled = load_rubric_file(path)
         report = trial_report(compiled, load_marked_responses(args.marked_file),
@@ -246,6 +242,45 @@ def cmd_rubric_trial(args) -> int:
     for warning in report.get("warnings", []):
         print(f"  warning {warning['path'] or '<root>'}: {warning['message']}")
     print("\n".join(_trial_calibration_lines(report)))
+    if args.explain:
+        from grader.rubric.explain import format_explanation
+
+        for title, rows in (("over-marked", report["over_marked"]), ("under-marked", report["under_marked"])):
+            for row in rows:
+                print(f"\n{title} response {row['id']} (mark {row['mark']:g}, score {row['score']:g}): {row['text']!r}")
+                explanation = row.get("explanation") or {}
+                print(explanation["omitted"] if "omitted" in explanation else format_explanation(explanation))
+    return 0
+
+
+def _rubric_path(name: str, command: str):
+    """A rubric file, or a built-in rubric's id; ``None`` after printing why not."""
+    path = Path(name)
+    if path.is_file():
+        return path
+    from grader.rubric.files import find_rubric_file
+
+    try:
+        return find_rubric_file(name, Path(load_config()["CONTENT_DIR"]))
+    except ValueError as exc:
+        print(f"grader rubric {command}: {exc}", file=sys.stderr)
+        return None
+
+
+def cmd_rubric_explain(args) -> int:
+    from grader.rubric import RubricError, ScoringTimeout, load_rubric_file
+    from grader.rubric.explain import explain, format_explanation
+
+    path = _rubric_path(args.rubric, "explain")
+    if path is None:
+        return 2
+    answer = sys.stdin.read() if args.answer == "-" else args.answer
+    try:
+        report = explain(load_rubric_file(path), answer)
+    except (RubricError, ScoringTimeout) as exc:
+        print(f"grader rubric explain: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(report, indent=2, ensure_ascii=False) if args.json else format_explanation(report))
     return 0
 
 
@@ -413,7 +448,15 @@ def build_parser() -> argparse.ArgumentParser:
     trial.add_argument("--max-mark", type=float, default=None,
                        help="scale of the human marks (default: the rubric's max_points)")
     trial.add_argument("--json", action="store_true")
+    trial.add_argument("--explain", action="store_true",
+                       help="also print why the rubric scored each over- and under-marked response so")
     trial.set_defaults(func=cmd_rubric_trial)
+    explain = rubric_sub.add_parser("explain", help="why a rubric scores an answer as it does: matches, "
+                                                    "variants, negation scopes, near misses, guards")
+    explain.add_argument("rubric", help="a rubric file, or the id of a built-in rubric")
+    explain.add_argument("answer", help="the answer text ('-' reads standard input)")
+    explain.add_argument("--json", action="store_true")
+    explain.set_defaults(func=cmd_rubric_explain)
 
     init = sub.add_parser("init", help="production bootstrap: migrate, create a course, print an "
                                        "admin key and the course's lms key")

@@ -15,7 +15,7 @@ from grader.rubric import (RubricError, TrialTooSlow, compile_rubric, load_rubri
 from grader.rubric.files import find_rubric_file
 
 blp = Blueprint("rubrics", __name__, url_prefix="/api/v1/rubrics",
-                description="Instructor rubrics for text items: upload, version, trial.")
+                description="Instructor rubrics for text items: upload, version, trial, explain.")
 
 #: Wall-clock seconds one trial request may spend scoring (app config ``RUBRIC_TRIAL_SECONDS``);
 #: each response also has the engine's per-answer budget. Past either, the trial answers 422.
@@ -44,6 +44,13 @@ class TrialSchema(Schema):
     version = fields.Integer(load_default=None, validate=validate.Range(min=1, max=MAX_VERSION))
 
 
+class ExplainSchema(Schema):
+    text = fields.String(required=True, validate=validate.Length(max=100_000),
+                         metadata={"description": "the answer to explain"})
+    version = fields.Integer(load_default=None, validate=validate.Range(min=1, max=MAX_VERSION),
+                             metadata={"description": "a stored version (default: the latest)"})
+
+
 class VersionArgsSchema(Schema):
     version = fields.Integer(load_default=None, validate=validate.Range(min=1, max=MAX_VERSION))
 
@@ -57,7 +64,7 @@ def read_rubric_body(expected_id: str | None = None) -> tuple[dict, str, list[di
         document = parse_rubric(source, fmt)
         if expected_id is not None:
             document.setdefault("id", expected_id)
-        warnings = compile_rubric(document).warnings
+        warnings = compile_rubric(document, upload=True).warnings  # a new document: its own checks
     except RubricError as exc:
         first = exc.errors[0] if exc.errors else {"path": None, "message": str(exc)}
         raise ApiError(422, "invalid_rubric", str(exc), first["path"] or None,
@@ -152,13 +159,54 @@ class RubricById(MethodView):
         return rubric_view(record, warnings)
 
 
+def compiled_rubric(principal, rubric_id: str, version: int | None):
+    """The course's rubric (``version``, default the latest) or a built-in one (rubrics/text/),
+    compiled, and its version; 404 ``rubric_not_found`` when there is neither."""
+    record = state().store.content.rubric(principal.course_id, rubric_id, version)
+    if record is not None:
+        return compile_rubric(record.document), record.version
+    try:
+        compiled = load_rubric_file(find_rubric_file(rubric_id, state().catalog.content_dir))
+    except ValueError:
+        get_rubric(principal, rubric_id, version)  # the 404
+        raise
+    return compiled, compiled.version
+
+
+@blp.route("/<rubric_id>/explain")
+class RubricExplain(MethodView):
+    @blp.arguments(ExplainSchema)
+    @blp.response(200)
+    @blp.alt_response(422, schema="Error", description="rubric_too_slow: the explanation ran out of its CPU budget")
+    def post(self, body, rubric_id):
+        """Why the rubric scores this answer as it does: per criterion and misconception, each
+        concept's phrases with the word sequences they compiled to (``variants``), which answer
+        words matched which pattern word and how (as written, stem, misspelling, prefix), matches
+        that were discounted (only question words) or negated (the cue, and the negation scopes of
+        the answer in ``negations``: where each began and ended), near misses with the pattern words
+        ``found`` and ``missing``, base credit and the guards that fired. Course rubrics and
+        built-in ones; ``version`` picks a stored version. Bounded: 1 s of CPU, then 422
+        ``rubric_too_slow``."""
+        from grader.rubric import ScoringTimeout
+        from grader.rubric.explain import explain
+
+        principal = require_course("instructor")
+        compiled, version = compiled_rubric(principal, rubric_id, body["version"])
+        try:
+            report = explain(compiled, body["text"])
+        except ScoringTimeout as exc:
+            raise ApiError(422, "rubric_too_slow", str(exc), "text") from None
+        return {**report, "rubric_version": version}
+
+
 @blp.route("/<rubric_id>/trial")
 class RubricTrial(MethodView):
     @blp.arguments(TrialSchema)
     @blp.response(200)
     def post(self, body, rubric_id):
         """Score responses with human marks and report agreement: Pearson r, quadratic weighted
-        kappa, exact and within-one agreement, over- and under-marked responses, and how many
+        kappa, exact and within-one agreement, over- and under-marked responses (each with its
+        ``explanation``, as ``POST /rubrics/<id>/explain`` gives it), and how many
         responses each criterion and misconception matched. Also ``calibration`` (a monotone map
         from raw points to the marks, RMSE and r before and after, cross-validated; ``map`` is the
         rubric's optional ``calibration`` field, to PUT in its next version),
@@ -171,23 +219,7 @@ class RubricTrial(MethodView):
         answers 422 ``trial_too_large`` (how many responses were scored; send fewer), past the
         second 422 ``rubric_too_slow`` naming the response (the rubric needs fixing)."""
         principal = require_course("instructor")
-        record = state().store.content.rubric(principal.course_id, rubric_id, body["version"])
-        if record is not None:
-            compiled, version = compile_rubric(record.document), record.version
-        else:  # a built-in rubric (rubrics/text/) may be tried too
-            try:
-                compiled = load_rubric_file(find_rubric_file(rubric_id,
-                                                             state().catalog.content_dir))
-            except ValueError:
-                get_rubric(principal, rubric_id, body["version"])  # the 404
-                raise
-            version = compiled.version
-        top = body["max_mark"] or compiled.max_points
-        for index, response in enumerate(body["responses"]):
-            if response["mark"] > top:
-                raise ApiError(422, "validation_error", f"responses[{index}].mark: {response['mark']:g}"
-                               f" is above the top mark {top:g} (set max_mark for another scale)",
-                               f"responses[{index}].mark")
+        compiled, version = compiled_rubric(principal, rubric_id, body["version"])  # built-in ones too
         budget = float(current_app.config.get("RUBRIC_TRIAL_SECONDS", TRIAL_BUDGET_SECONDS))
         try:
             report = trial_report(compiled, body["responses"], max_mark=body["max_mark"],

@@ -132,14 +132,13 @@ class TextKind(BaseKind):
         for m in result.misconceptions:
             if not m.matched:
                 continue
-            deducted, penalty = _scaled(m.deducted, scale), _scaled(m.penalty, scale)
-            if deducted == penalty:
-                why = f"-{_shown(deducted)}: {m.message}"
-            elif deducted:
-                why = (f"-{_shown(deducted)} (the penalty is {_shown(penalty)}, but a score never goes below 0): "
-                       f"{m.message}")
-            else:
-                why = f"Nothing deducted (a score never goes below 0; the penalty is {_shown(penalty)}): {m.message}"
+            deducted = _scaled(m.deducted, scale)
+            # one clear line: what it took away and why ("-0.75: says softmax is linear"); the
+            # penalty is never shown beside it (a score stops at 0, so less may be taken)
+            label = m.description or m.message
+            why = f"-{_number(deducted)}: {label}" if deducted else f"Nothing deducted (no points left): {label}"
+            if m.description and m.message != m.description:
+                why += ("" if m.description[-1] in ".!?" else ".") + f" {m.message}"
             tests.append(TestResult(
                 name=f"Deduction for a misconception: {m.id}", score=-deducted if deducted else 0.0, max_score=0.0,
                 status="failed", output=why, visibility="visible",

@@ -39,9 +39,10 @@ NOT_IMPORTED = {
 DYNAMIC_SITES = {
     "problems/disclosure.py:_compile": "the templates' patterns, kept in disclosure._COMPILED "
                                        "(found among the module's globals)",
-    "rubric/compiler.py:_concept": "an instructor's regex: refused by rubric/regex_safety.py "
-                                   "when it can backtrack, and searched under the answer's time "
-                                   "budget (rubric/matching.py: Regex.find)",
+    "rubric/compiler.py:regex": "an instructor's regex: refused at upload by "
+                                "rubric/regex_safety.py when it can backtrack exponentially (a "
+                                "warning when polynomial), and searched under the answer's time "
+                                "budget (rubric/matching.py: Regex.find)",
 }
 
 _FUNCTIONS = frozenset({"compile", "match", "search", "fullmatch", "sub", "subn", "split",

@@ -85,8 +85,11 @@ def trial_report(compiled, responses: Sequence[dict[str, Any]], max_mark: float 
     ``max_mark`` is the scale of the human marks (default: the rubric's ``max_points``); marks are
     rescaled to the rubric's points. A response is over-marked when the rubric gives more than
     ``mark + tolerance`` (default: 20% of ``max_points``), under-marked when less than
-    ``mark - tolerance``; at most ``limit`` of each are listed, largest difference first.
-    Raises ``ValueError`` for a response without ``text`` or a numeric ``mark``.
+    ``mark - tolerance``; at most ``limit`` of each are listed, largest difference first, each with
+    its ``explanation`` (:func:`grader.rubric.explain.explain`: which words matched which pattern,
+    negation scopes, near misses and what they missed, guards).
+    Raises ``ValueError`` for a response without ``text`` or a numeric ``mark`` in ``0..max_mark``
+    (``0..max_points`` without ``max_mark``), naming the field.
 
     Every response is scored under the per-answer budget
     (:data:`grader.rubric.budget.SCORE_BUDGET_SECONDS`) and the whole trial under ``budget``
@@ -103,8 +106,9 @@ def trial_report(compiled, responses: Sequence[dict[str, Any]], max_mark: float 
     guard_hits: dict[str, list] = {}  # guard id -> ids of the responses it fired on
     started = time.perf_counter()
     results = []  # calibration and unmatched phrases (below) read the raw points and evidence
-    for i, resp in enumerate(responses):
-        mark = _mark(resp, i)
+    top = max_mark or max_points
+    given = [_mark(resp, i, top) for i, resp in enumerate(responses)]  # every mark checked before scoring
+    for i, (resp, mark) in enumerate(zip(responses, given)):
         trial_left = None if budget is None else budget - (time.perf_counter() - started)
         result = _score_in_budget(compiled, resp["text"], i, len(responses), trial_left, budget)
         results.append(result)
@@ -120,6 +124,7 @@ def trial_report(compiled, responses: Sequence[dict[str, Any]], max_mark: float 
     scores = [r.points for r in results]
     over = sorted((r for r in rows if r["difference"] > tol), key=lambda r: (-r["difference"], r["index"]))
     under = sorted((r for r in rows if r["difference"] < -tol), key=lambda r: (r["difference"], r["index"]))
+    _explain_listed(compiled, over[:limit] + under[:limit], started, budget)
     report = {
         "rubric_id": compiled.id,
         "rubric_version": compiled.version,
@@ -140,14 +145,36 @@ def trial_report(compiled, responses: Sequence[dict[str, Any]], max_mark: float 
     return rounded_for_display(report)
 
 
-def _mark(resp: Any, i: int) -> float:
+def _explain_listed(compiled, rows: list[dict[str, Any]], started: float, budget: float | None) -> None:
+    """Add to each listed over- or under-marked row why the rubric scored it so
+    (:func:`grader.rubric.explain.explain`), each under the per-answer budget, while the trial's
+    own budget lasts (then ``explanation`` says it was left out)."""
+    from grader.rubric.explain import explain
+
+    for row in rows:
+        if budget is not None and time.perf_counter() - started > budget:
+            row["explanation"] = {"omitted": "the trial's time budget ran out before this response was explained"}
+            continue
+        try:
+            row["explanation"] = explain(compiled, row["text"], budget=SCORE_BUDGET_SECONDS)
+        except ScoringTimeout as exc:
+            row["explanation"] = {"omitted": str(exc)}
+
+
+def _mark(resp: Any, i: int, top: float) -> float:
     """The human mark of ``responses[i]``; ``ValueError`` naming the field when it is not a
-    ``{"text": str, "mark": number}`` mapping."""
+    ``{"text": str, "mark": number}`` mapping or the mark is outside ``0..top`` (the scale of the
+    marks: ``max_mark``, else the rubric's ``max_points``). One rule for the API and the command line."""
     if not isinstance(resp, dict) or not isinstance(resp.get("text"), str):
         raise ValueError(f"responses[{i}].text: a string is required")
     mark = resp.get("mark")
-    if isinstance(mark, bool) or not isinstance(mark, (int, float)):
+    if isinstance(mark, bool) or not isinstance(mark, (int, float)) or not math.isfinite(mark):
         raise ValueError(f"responses[{i}].mark: a number is required")
+    if mark < 0:
+        raise ValueError(f"responses[{i}].mark: {mark:g} is below 0")
+    if mark > top:
+        raise ValueError(f"responses[{i}].mark: {mark:g} is above the top mark {top:g} "
+                         "(set max_mark for another scale)")
     return mark
 
 

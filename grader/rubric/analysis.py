@@ -22,9 +22,12 @@ always index the text the learner wrote):
    from the content sequence (phrases then match across them), negation words never are.
 5. Sentences end at ``. ! ?`` and new lines; negation scopes follow NegEx (see :mod:`lexicon`):
    single cues (not, never, without, hardly, scarcely, barely, n't ...) and multi-word ones (far
-   from, anything but, no longer, by no means, in no way, fail to ...); a scope ends at
-   punctuation, at but/however/because ..., and at "and"/"or" starting a new clause or verb phrase
-   ("... is not fixed and can grow"). A refutation frame ("it is wrong to say X", "it is false
+   from, anything but, no longer, by no means, in no way, fail to ...); a scope ends where its
+   clause does: at punctuation, at a clause opener (but, so, because, than ...), at "and"/"or"
+   starting a new clause or verb phrase ("... is not fixed and can grow"), and, once it has
+   covered a word, at a finite verb or a subject pronoun that starts the next clause of a run-on
+   sentence ("instead of using recursion is by using iteration"; a cue that negates a subject keeps
+   that subject's verb: "no element is removed"). A refutation frame ("it is wrong to say X", "it is false
    that X") negates X like a cue. Contractions of "not" ("don't", "dont") also carry the key
    ``not``.
 """
@@ -79,7 +82,12 @@ class Analysis:
     answer-form guard (:mod:`grader.rubric.guards`) uses them to tell prose from a bag of keywords.
     ``key[i]`` is the stem (or technical token), ``surface[i]`` the lower-case token, ``span[i]``
     its original ``(start, end)``, ``sent[i]`` its sentence number, ``clause[i]`` its clause number
-    (clauses end at any scope punctuation: ``, ; : ( )`` and sentence ends), ``neg[i]`` the content position
+    (clauses end at any scope punctuation: ``, ; : ( )`` and sentence ends, before a clause opener
+    such as but, so, because, than (:data:`lexicon.CLAUSE_OPENERS`), and at "and"/"or" starting a
+    new clause), ``opens[i]`` whether the word is itself the clause opener that begins its clause
+    (a phrase that writes it, "more mass than", may cross into that clause), ``stops_before[i]``
+    the stop words between it and the content word before it in its clause (a phrase that keeps a
+    stop word, ``penny 'has' more mass``, reads them), ``neg[i]`` the content position
     of the negation cue whose scope covers it (``-1`` when none). ``index`` maps every key and alias
     to the sorted content positions holding it.
     """
@@ -90,6 +98,8 @@ class Analysis:
     span: list[tuple[int, int]] = field(default_factory=list)
     sent: list[int] = field(default_factory=list)
     clause: list[int] = field(default_factory=list)
+    opens: list[bool] = field(default_factory=list)
+    stops_before: list[tuple[str, ...]] = field(default_factory=list)
     neg: list[int] = field(default_factory=list)
     index: dict[str, list[int]] = field(default_factory=dict)
     compounds: list[tuple[int, str, str]] = field(default_factory=list)
@@ -357,10 +367,17 @@ def analyse(text: str) -> Analysis:
     second_words = lexicon.PAIR_SECOND_WORDS
     not_contractions = lexicon.NOT_CONTRACTIONS
     stem = lexicon.stem
+    stem_cache = lexicon.STEM_CACHE
+    opens_append, stops_append = a.opens.append, a.stops_before.append
     n = len(tokens)
     words = function_words = longest = in_sentence = 0
     cue_words_until = -1  # tokens up to this index belong to a multi-word cue ("far from")
     cue_started_for = -1
+    stops: list[str] = []  # stop words since the last content word (in this clause)
+    scope_words, verb_pending = 0, False  # content words the current scope covered; a subject's verb to come
+    openers, finite_verbs = lexicon.CLAUSE_OPENERS, lexicon.FINITE_VERBS
+    subject_pronouns, nominal_cues = lexicon.SUBJECT_PRONOUNS, lexicon.NOMINAL_CUES
+    quantities = lexicon.QUANTITY_WORDS
     multiword = lexicon.MULTIWORD_CUES
     negation_relevant = lexicon.NEGATION_RELEVANT_STOPWORDS
     for ti, tok in enumerate(tokens):
@@ -374,6 +391,8 @@ def analyse(text: str) -> Analysis:
                     longest = max(longest, in_sentence)
                     in_sentence = 0
             prev_word = ""
+            if stops:
+                stops.clear()
             continue
         if w in multiword and ti > cue_words_until:
             for seq in multiword[w]:
@@ -389,44 +408,76 @@ def analyse(text: str) -> Analysis:
         in_sentence += 1
         if not content:
             function_words += 1
+            stops.append(w)
             if w not in negation_relevant:  # "the", "is", "of" ...: nothing to do
                 prev_word = w
                 continue
         covered = -1
+        opened = False
         if ti <= cue_words_until:  # a word of a multi-word cue: its first content word is the cue
             if content and cue_started_for != cue_words_until:
                 cue, remaining = len(key), lexicon.NEGATION_WINDOW
                 cue_started_for = cue_words_until
+                scope_words, verb_pending = 0, False
         elif w in second_words and (prev_word, w) in pseudo:
             remaining = 0
         elif w in cues:
             cue, remaining = len(key), lexicon.SHORT_CUES.get(w, lexicon.NEGATION_WINDOW)
+            scope_words = 0
+            verb_pending = w in nominal_cues or (
+                ti + 1 < n and tokens[ti + 1].text in lexicon.NOMINAL_AFTER_NOT)  # "no element is removed"
             if w in not_contractions:
                 index.setdefault("not", []).append(len(key))  # "don't", "dont" answer to a rubric's "not"
         elif w in second_words and (prev_word, w) in two_word:
             cue, remaining = len(key) - 1, lexicon.NEGATION_WINDOW
+            scope_words, verb_pending = 0, False
         elif (w in lexicon.REFUTATION_FRAME_WORDS and key and surface[-1] in lexicon.REFUTATION_CUES
               and clauses[-1] == clause and neg[-1] < 0):
             cue, remaining = len(key) - 1, lexicon.NEGATION_WINDOW  # "wrong to say X", "false that X"
-        elif w in terminators:
+            scope_words, verb_pending = 0, True  # it negates a clause: X's own verb is in the scope
+        elif w in openers and not (w == "than" and ti + 1 < n and (tokens[ti + 1].text in quantities
+                                                                   or tokens[ti + 1].text[:1].isdigit())):
+            remaining = 0  # but, so, because, than ...: a new clause ("more than one" is a quantity)
+            clause += 1
+            opened = True
+        elif w in terminators:  # which, whereby: the scope ends, the noun's clause goes on
             remaining = 0
         elif (w == "and" or w == "or") and ti + 1 < n and tokens[ti + 1].text in lexicon.CLAUSE_STARTERS:
             remaining = 0
+            clause += 1
+        elif remaining > 0 and w in finite_verbs:
+            if verb_pending:
+                verb_pending = False  # the negated subject's own verb ("no element is removed")
+            elif scope_words:
+                remaining = 0  # "instead of using recursion is by using iteration": the next clause
+        elif remaining > 0 and scope_words and w in subject_pronouns:
+            remaining = 0  # a run-on sentence: "... not learned they are computed"
         elif remaining > 0 and content:
             covered = cue
             remaining -= 1
+            scope_words += 1
         prev_word = w
         if not content:
             continue
         pos = len(key)
-        k = stem(w)
+        k = stem_cache.get(w) or stem(w)
         key.append(k)
         surface.append(w)
         span.append((tok.start, tok.end))
         sent.append(sentence)
         clauses.append(clause)
+        opens_append(opened)
+        if stops:
+            stops_append(tuple(stops))
+            stops.clear()
+        else:
+            stops_append(())
         neg.append(covered)
-        index.setdefault(k, []).append(pos)
+        held = index.get(k)
+        if held is None:
+            index[k] = [pos]
+        else:
+            held.append(pos)
         if w[0] == "o" and w[1:2] == "(" and w[-1] == ")" and len(w) > 3:
             index.setdefault(w[2:-1], []).append(pos)
         if (ti >= 2 and tokens[ti - 1].text == "-" and tokens[ti - 1].start == tokens[ti - 2].end

@@ -15,8 +15,9 @@ Scoring, in this order (every step is reported, so the parts add up to the point
    that also occur in the question does not count (words copied from the question earn nothing by
    themselves) unless ``question_words: allow``.
 2. Base credit. An on-topic answer (one affirmed word of its own, outside the question, that the
-   rubric's criteria or reference answer use) that states no misconception earns ``credit.base``
-   of the points the criteria did not award: human markers give an attempt on topic part of the
+   rubric's criteria or reference answer use) that states no misconception, and does not pick the
+   option of the question the criteria do not credit ("columns" to "rows or columns?": then no near
+   miss either), earns ``credit.base`` of the points the criteria did not award: human markers give an attempt on topic part of the
    marks (Mohler et al. 2011: answers that miss the reference get about 2 of 5).
 3. Misconceptions. Each matched misconception subtracts its penalty (never below 0) and voids the
    criteria it lists (``voids``).
@@ -37,10 +38,12 @@ from typing import Any
 
 from grader.budget import CpuBudget
 from grader.rubric.analysis import analyse
+from grader.rubric.lexicon import stem_family
 from grader.rubric.budget import SCORE_BUDGET_SECONDS, Deadline
 from grader.rubric.calibration import Calibration, apply_to_score
 from grader.rubric.calibration import from_document as calibration_from_document
 from grader.rubric.compiler import DEFAULT_OPTIONS, INHERITED, PhraseCompiler
+from grader.rubric.dictionary import english_words
 from grader.rubric import concepts
 from grader.rubric.guards import (copies_question, endorsing_verdict, form_problem, guard_settings,
                                   question_options, refuted)
@@ -55,6 +58,9 @@ from grader.rubric.scores import CriterionResult, MisconceptionResult, RubricSco
 #: Mohler et al. 2011), not fitted to any answer set; ``credit: {base: 0, near_miss: 0}`` gives
 #: all-or-nothing criteria.
 DEFAULT_CREDIT = {"base": 0.3, "near_miss": 0.5}
+#: Misspellings a misconception's words tolerate unless it sets ``fuzzy`` itself: none, so a
+#: correct word never fires a penalty by reading as a misspelling of the wrong one.
+MISCONCEPTION_FUZZY = 0
 #: An answer that uses a word of the question and this many distinct affirmed words of its own is
 #: on topic even when none of them is a rubric word (a paraphrase the rubric did not foresee).
 ON_TOPIC_OWN_WORDS = 3
@@ -87,6 +93,7 @@ class _Misconception:
     message: str
     allow_question_words: bool
     voids: tuple[str, ...] = ()
+    description: str = ""
 
 
 class _NegatedWords:
@@ -152,7 +159,8 @@ class CompiledRubric:
     def __init__(self, doc: dict[str, Any], criteria: list[_Criterion],
                  misconceptions: list[_Misconception], vocab: FuzzyVocabulary, question_keys: frozenset,
                  trap: str | None = None, topic_keys: frozenset = frozenset(),
-                 topic_prefixes: tuple[str, ...] = (), weighted: bool = False):
+                 topic_prefixes: tuple[str, ...] = (), weighted: bool = False,
+                 criteria_words: tuple[frozenset, tuple[str, ...]] = (frozenset(), ())):
         self.doc = doc
         self.id: str | None = doc.get("id")
         self.version: int | None = doc.get("version")
@@ -168,9 +176,11 @@ class CompiledRubric:
         self._misconceptions = misconceptions
         self._vocab = vocab
         self._question_keys = question_keys
+        self._question_families = frozenset(stem_family(k) for k in question_keys)
         self._trap = trap  # misconception fired by a verdict endorsing a false statement
         self._topic_keys = topic_keys
         self._topic_prefixes = tuple("*" + p for p in topic_prefixes)
+        self._criteria_keys, self._criteria_prefixes = criteria_words
         self._weighted = weighted
         self._question_options = question_options(self.question)
 
@@ -185,7 +195,7 @@ class CompiledRubric:
     def _qualifying(self, view: AnswerView, matches: list[Match], allow_question_words: bool) -> list[Match]:
         if allow_question_words:
             return matches
-        keys, qk, neg = view.a.key, self._question_keys, view.a.neg
+        keys, qk, neg = view.a.key, view.question_words, view.a.neg
         # a negation cue outside the match is part of what the learner says ("it doesn't change
         # which token ..." answers a false claim in the question's own words)
         return [m for m in matches
@@ -227,7 +237,7 @@ class CompiledRubric:
         its own (not a question word, not a number) that the rubric's criteria or its reference
         answer use (misspellings and prefix wildcards included). "One" to "how many
         constructors?" is not on topic; "a class can have several" is."""
-        a, qk, topic = view.a, self._question_keys, self._topic_keys
+        a, qk, topic = view.a, view.question_words, self._topic_keys
         own = {k for p, k in enumerate(a.key) if a.neg[p] < 0 and k not in qk}
         if len(own) >= ON_TOPIC_OWN_WORDS and any(k in qk for k in a.key):
             return True  # it talks about the question's subject in words of its own
@@ -243,6 +253,24 @@ class CompiledRubric:
                 return True
         return any(telling(p) for prefix in self._topic_prefixes for p, _ in extra.get(prefix, ()))
 
+    def _picks_uncredited_option(self, view: AnswerView) -> bool:
+        """True when the question offers two options ("over the rows or the columns?"), the criteria
+        credit exactly one of them, and the answer affirms only the other: a wrong answer in the
+        question's own terms, which base credit must not reward."""
+        a = view.a
+        affirmed = None
+        for pair in self._question_options:
+            credited = [o for o in pair if o in self._criteria_keys
+                        or any(o.startswith(p) for p in self._criteria_prefixes)]
+            if len(credited) != 1:
+                continue
+            if affirmed is None:
+                affirmed = {k for p, k in enumerate(a.key) if a.neg[p] < 0}
+            other = pair[1] if credited[0] == pair[0] else pair[0]
+            if other in affirmed and credited[0] not in affirmed:
+                return True
+        return False
+
     def _concept(self, view: AnswerView, concept, allow_question_words: bool) -> tuple[float, list[Match]]:
         """A concept's value (1, its weight, or 0) and its qualifying matches."""
         if self._weighted:
@@ -251,6 +279,14 @@ class CompiledRubric:
             return (value if found else 0.0), found
         found = self._qualifying(view, concept.find(view), allow_question_words)
         return (1.0 if found else 0.0), found
+
+    def view(self, answer: str, deadline: Deadline) -> AnswerView:
+        """``answer`` (already cut to ``max_words``) analysed for this rubric: its misspelling
+        index and the answer's words of the question's word families."""
+        view = AnswerView(analyse(answer), self._vocab, deadline)
+        qk, families = self._question_keys, self._question_families
+        view.question_words = frozenset(k for k in view.a.index if k in qk or stem_family(k) in families)
+        return view
 
     def score(self, answer: str, budget: float | None = SCORE_BUDGET_SECONDS,
               within: CpuBudget | None = None) -> RubricScore:
@@ -263,15 +299,17 @@ class CompiledRubric:
         an enclosing budget (the submission's, :mod:`grader.budget`): once it is spent, its own
         :class:`~grader.budget.BudgetExceeded` is raised instead."""
         answer, words_read, notes = self._read(answer or "")
-        view = AnswerView(analyse(answer), self._vocab, Deadline(budget, parent=within))
+        view = self.view(answer, Deadline(budget, parent=within))
         hits = self._misconception_hits(view)
         voided, endorsed = self._voided(view, hits)
         present = view.a.index.keys() | view.extra.keys()
         negated_words = _NegatedWords(view) if max(view.a.neg, default=-1) >= 0 else None
-        criteria = [self._criterion(view, c, voided, endorsed, negated_words, answer, present)
+        wrong_option = self._picks_uncredited_option(view)  # then no near miss and no base credit
+        criteria = [self._criterion(view, c, voided, endorsed, negated_words, answer, present, not wrong_option)
                     for c in self._criteria]
         earned = round(sum(c.points for c in criteria), 4)
-        on_topic = bool(self.base_share and view.a.key and not any(hits) and self._on_topic(view))
+        on_topic = bool(self.base_share and view.a.key and not any(hits) and not wrong_option
+                        and self._on_topic(view))
         copy = copies_question(view.a, self._question_keys, self._question_options, self.guards["copies_question"])
         form = None if copy else form_problem(view.a, self.guards)
         base = 0.0
@@ -327,7 +365,8 @@ class CompiledRubric:
             deducted = round(min(penalty, running), 4)
             running = round(running - deducted, 4)
             misconceptions.append(MisconceptionResult(
-                m.id, bool(hit), penalty, _spans(view, set(hit[0])) if hit else [], m.message, deducted))
+                m.id, bool(hit), penalty, _spans(view, set(hit[0])) if hit else [], m.message, deducted,
+                m.description))
         return misconceptions, running
 
     def _guard(self, copy, form, running: float, notes: list[str]) -> tuple[list[dict[str, Any]], float]:
@@ -345,7 +384,8 @@ class CompiledRubric:
         return [], running
 
     def _criterion(self, view: AnswerView, c: _Criterion, voided: dict[str, str], endorsed: bool,
-                   negated_words: "_NegatedWords | None", answer: str, present: set) -> CriterionResult:
+                   negated_words: "_NegatedWords | None", answer: str, present: set,
+                   near_ok: bool = True) -> CriterionResult:
         values, evidence = self._concept_values(view, c, present)
         matched = len(values) - values.count(0.0)
         met = matched >= c.required
@@ -368,7 +408,8 @@ class CompiledRubric:
             pts = round(c.points * matched / c.required, 4) if c.partial and matched else 0.0
             if pts:
                 credit = "partial"
-            if self.near_miss_share and c.near_words and c.id not in voided and mentioned >= c.near_words:
+            if (self.near_miss_share and near_ok and c.near_words and c.id not in voided
+                    and mentioned >= c.near_words):
                 near, near_positions = self._near_miss(view, c, values)
                 if near > pts and near_positions:
                     pts, credit = near, "near_miss"
@@ -427,7 +468,7 @@ class CompiledRubric:
                 shares.append(value)
                 continue
             view.deadline.check()
-            share, where = concept.near(view, self._question_keys)
+            share, where = concept.near(view, view.question_words)
             shares.append(share)
             near_positions.update(where)
         shares.sort(reverse=True)
@@ -447,25 +488,33 @@ class CompiledRubric:
         return out
 
 
-def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None) -> CompiledRubric:
+def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None, *, upload: bool = False) -> CompiledRubric:
     """Validate (marshmallow) and compile a rubric document.
 
     ``rubric_id`` fills ``id`` when the document has none (e.g. the file stem). Raises
     :class:`RubricError` whose ``errors`` lists every problem with its path; the result's
     ``warnings`` list what is valid but probably not meant.
+
+    ``upload=True`` checks a new document (``POST``/``PUT /rubrics``): a regular expression that
+    can take exponential time, or one phrase that stands for more word sequences than
+    :data:`grader.rubric.compiler.MAX_VARIANTS`, is an error. Without it (a stored rubric, a file,
+    an assignment's pinned copy) every document an earlier version accepted still compiles and
+    means the same: those are warnings, and the per-answer CPU budget bounds their cost. The
+    rubric language only grows.
     """
     try:
         data = validate_rubric(doc)
     except RubricError as exc:
         if exc.oversized:
             raise
-        raise RubricError(exc.errors + semantic_errors(doc, exc.partial)) from exc
+        raise RubricError(exc.errors + semantic_errors(doc, exc.partial, upload)) from exc
     if rubric_id and not data.get("id"):
         data["id"] = rubric_id
     data.setdefault("version", 1)
     defaults = {**DEFAULT_OPTIONS, **data.get("defaults", {})}
+    english_words()  # loaded once per process, here: never inside an answer's CPU budget
     vocab = FuzzyVocabulary()
-    comp = PhraseCompiler(data.get("synonyms", {}), vocab)
+    comp = PhraseCompiler(data.get("synonyms", {}), vocab, upload=upload)
     criteria: list[_Criterion] = []
     for i, c in enumerate(data["criteria"]):
         opts = {k: c.get(k, defaults[k]) for k in INHERITED}
@@ -482,13 +531,19 @@ def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None) -> Compile
     misconceptions: list[_Misconception] = []
     for i, m in enumerate(data.get("misconceptions", [])):
         opts = {k: m.get(k, defaults[k]) for k in INHERITED}
+        # a misconception costs points: it matches as written unless it asks for misspellings
+        # itself (``fuzzy`` on the misconception or one of its patterns); ``defaults`` do not
+        opts["fuzzy"] = m.get("fuzzy", MISCONCEPTION_FUZZY)
         nodes = [comp.concept(spec, opts, f"misconceptions[{i}].patterns[{j}]") for j, spec in enumerate(m["patterns"])]
         misconceptions.append(_Misconception(
             m["id"], tuple(nodes), float(m["penalty"]), m["message"],
-            m.get("question_words", defaults["question_words"]) == "allow", tuple(m.get("voids", ()))))
+            m.get("question_words", defaults["question_words"]) == "allow", tuple(m.get("voids", ())),
+            m.get("description", "")))
     if comp.errors:
         raise RubricError(comp.errors)
-    question_keys = frozenset(analyse(data["question"]).index)
+    question = analyse(data["question"])
+    question_keys = frozenset(question.index)
+    vocab.add_own(question.surface + question.key)
     trap = None
     if data.get("statement") is False and misconceptions:
         trap = data.get("trap", misconceptions[0].id)
@@ -501,11 +556,15 @@ def compile_rubric(doc: dict[str, Any], rubric_id: str | None = None) -> Compile
                     for slot in leaf.slots:
                         topic_keys.update(k for k, _ in slot.keys)
                         topic_prefixes.extend(p for p, _ in slot.prefixes)
+    criteria_words = (frozenset(topic_keys), tuple(dict.fromkeys(topic_prefixes)))  # question words included
     if data.get("reference_answer"):
-        topic_keys.update(analyse(data["reference_answer"]).index)
+        reference = analyse(data["reference_answer"])
+        topic_keys.update(reference.index)
+        vocab.add_own(reference.surface + reference.key)
     topic_keys -= question_keys
     compiled = CompiledRubric(data, criteria, misconceptions, vocab, question_keys, trap,
-                              frozenset(topic_keys), tuple(dict.fromkeys(topic_prefixes)), comp.weighted)
+                              frozenset(topic_keys), tuple(dict.fromkeys(topic_prefixes)), comp.weighted,
+                              criteria_words)
     compiled.warnings = rubric_warnings(data, compiled, comp)
     if "calibration" in data:
         compiled.calibration = calibration_from_document(data["calibration"])

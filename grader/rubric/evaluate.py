@@ -3,7 +3,8 @@
 Data (``questions.tsv``: question_id, question, reference_answer, score_max; ``answers.tsv``:
 question_id, answer_id, student_answer, grader_1, grader_2, score_avg). For every rubric variant
 (``rubrics/mohler/<variant>/<question_id>.yaml``) the rubric score is scaled to 0-5 and compared with
-the human average: Pearson r and RMSE per question and pooled over all answers, beside the plain
+the human average: Pearson r, RMSE, mean, bias (mean score minus human mean) and answers at 0, per
+question and pooled over all answers, beside the plain
 keyword-overlap baseline (:mod:`grader.rubric.baseline`, also scaled to 0-5) and the agreement of
 the two human graders.
 """
@@ -84,7 +85,8 @@ def _rmse(a: np.ndarray, b: np.ndarray) -> float:
 def _stats(pred: np.ndarray, human: np.ndarray) -> dict[str, Any]:
     r = pearson(pred, human)
     return {"r": None if r is None else round(r, 4), "rmse": round(_rmse(pred, human), 4),
-            "mean": round(float(np.mean(pred)), 3), "zeros": int(np.sum(pred == 0))}
+            "mean": round(float(np.mean(pred)), 3), "bias": round(float(np.mean(pred - human)), 3),
+            "zeros": int(np.sum(pred == 0))}
 
 
 def load_rubrics(variant_dir: Path, question_ids: list[str]) -> dict[str, CompiledRubric]:
@@ -111,8 +113,9 @@ def baseline_scores(questions: dict[str, Question], answers: list[Answer]) -> np
 
 def evaluate(data_dir: str | Path = DEFAULT_DATA, rubrics_dir: str | Path = DEFAULT_RUBRICS,
              variants: tuple[str, ...] = ("before", "after")) -> dict[str, Any]:
-    """Pearson r and RMSE (0-5 scale) against the human average, per question and pooled, for the
-    baseline and every rubric variant present under ``rubrics_dir``."""
+    """Pearson r, RMSE, mean, bias and zeros (0-5 scale) against the human average, per question
+    and pooled, for the baseline and every rubric variant present under ``rubrics_dir``;
+    ``answer_scores`` holds each answer's score per rubric variant."""
     questions, answers = load_data(data_dir)
     qids = list(questions)
     human = np.array([a.score_avg for a in answers])
@@ -135,9 +138,24 @@ def evaluate(data_dir: str | Path = DEFAULT_DATA, rubrics_dir: str | Path = DEFA
     overall = {name: _stats(pred, human) for name, pred in systems.items()}
     mean_r = {name: round(float(np.mean([q[name]["r"] for q in per_question if q[name]["r"] is not None])), 4)
               for name in systems}
+    answer_scores = {name: {f"{a.question_id}/{a.answer_id}": round(float(v), 4) for a, v in zip(answers, pred)}
+                     for name, pred in systems.items() if name != "baseline"}
     return {"n": len(answers), "questions": len(qids), "human_human_r": round(pearson(g1, g2), 4),
             "human_mean": round(float(human.mean()), 3), "human_low": int(np.sum(human <= 1)),
-            "overall": overall, "mean_per_question_r": mean_r, "per_question": per_question}
+            "overall": overall, "mean_per_question_r": mean_r, "per_question": per_question,
+            "answer_scores": answer_scores}
+
+
+def changed_scores(old: dict[str, dict[str, float]], new: dict[str, dict[str, float]]) -> dict[str, dict[str, int]]:
+    """Per variant present in both, how many answers (``"<question>/<answer>"`` keys) score
+    differently in ``new`` than in ``old`` (by more than 0.0001 on the 0-5 scale), and in which
+    direction."""
+    out = {}
+    for variant in sorted(old.keys() & new.keys()):
+        deltas = [new[variant][k] - old[variant][k] for k in old[variant].keys() & new[variant].keys()]
+        out[variant] = {"changed": sum(abs(d) > 1e-4 for d in deltas), "up": sum(d > 1e-4 for d in deltas),
+                        "down": sum(d < -1e-4 for d in deltas)}
+    return out
 
 
 def format_report(report: dict[str, Any]) -> str:
@@ -160,6 +178,8 @@ def format_report(report: dict[str, Any]) -> str:
     lines.append("")
     lines.append(f"mean score (human {report['human_mean']:.2f}): "
                  + ", ".join(f"{s} {report['overall'][s]['mean']:.2f}" for s in systems))
+    lines.append("bias (mean score - human mean): "
+                 + ", ".join(f"{s} {report['overall'][s]['bias']:+.2f}" for s in systems))
     lines.append(f"answers scored 0 (humans gave 1 or less to {report['human_low']}): "
                  + ", ".join(f"{s} {report['overall'][s]['zeros']}" for s in systems))
     return "\n".join(lines)

@@ -72,6 +72,31 @@ SCOPE_TERMINATORS = frozenset(
     thus which whereby unless until otherwise""".split()
 )
 
+#: Words that open a new clause: a phrase's ``gap`` never runs across one, and a negation scope
+#: ends at one (the scope terminators, and "than": "the penny has more mass than the nickel ...").
+#: A relative pronoun ("which", "whereby") ends a negation scope but stays in its noun's clause
+#: ("the weights which are learned"). A phrase that writes the word itself ("more mass than")
+#: still matches across it.
+CLAUSE_OPENERS = (SCOPE_TERMINATORS - {"which", "whereby"}) | {"than"}
+#: After "than" these make a quantity, not a clause: "more than one constructor", "less than 2".
+#: (a number written in digits too).
+QUANTITY_WORDS = frozenset("zero one two three four five six seven eight nine ten once twice half a few".split())
+
+#: Finite auxiliaries, copulas and modals. After a negation scope has covered a word, one of them
+#: starts the next clause ("instead of using recursive functions **is** by using iteration", "the
+#: weights are not learned they **are** computed"), unless the cue negates a subject ("no
+#: element is removed": the subject's own verb) or a clause (a refutation frame).
+FINITE_VERBS = frozenset("""is are was were am has have had do does did can could will would shall
+    should may might must""".split())
+#: Subject pronouns: after a covered word they start a new clause in a run-on sentence ("... not
+#: learned they are computed"). "it" and "you" are also objects, so they are not among them.
+SUBJECT_PRONOUNS = frozenset("i we they he she".split())
+#: Negation cues that negate a noun phrase (the subject, usually): the first finite verb after them
+#: is that subject's verb and stays in the scope ("no element **is** removed", "nothing is learned").
+NOMINAL_CUES = frozenset("no none nothing nobody neither nor nowhere".split())
+#: "not"/"never" before a quantifier negate the noun phrase too ("not all tokens are masked").
+NOMINAL_AFTER_NOT = frozenset("all every each many much any".split())
+
 #: "and"/"or" followed by one of these starts a new clause or a new verb phrase and ends the
 #: scope: "the weights are not learned and the softmax ...", "the mask is not fixed and can grow".
 CLAUSE_STARTERS = frozenset(
@@ -102,10 +127,13 @@ NEGATION_WINDOW = 6
 #: words, "and"/"or", words inside multi-word cues); every other stop word is skipped at once.
 NEGATION_RELEVANT_STOPWORDS = STOPWORDS & (
     SCOPE_TERMINATORS | PAIR_SECOND_WORDS | REFUTATION_FRAME_WORDS | NEGATION_CUES | {"and", "or"}
-    | {w for seqs in MULTIWORD_CUES.values() for seq in seqs for w in seq})
+    | {w for seqs in MULTIWORD_CUES.values() for seq in seqs for w in seq}
+    | CLAUSE_OPENERS | FINITE_VERBS | SUBJECT_PRONOUNS)
 
 _STEMMER = snowballstemmer.stemmer("english")
 _STEM_CACHE: dict[str, str] = {}
+#: Stems already computed (read by the analysis loop before it calls :func:`stem`).
+STEM_CACHE = _STEM_CACHE
 
 
 #: Number words are compared as numbers (pmatch compares numbers numerically): "one" = "1".
@@ -131,6 +159,21 @@ def stem(word: str) -> str:
     if len(_STEM_CACHE) < 200_000:
         _STEM_CACHE[word] = result
     return result
+
+
+#: Final letters of stems that alternate within one word family (erode/erosion, decide/decision,
+#: divide/division, permit/permission): "erod" and "eros" are one family.
+_ALTERNATING_FINALS = frozenset("dst")
+
+
+def stem_family(key: str) -> str:
+    """The word family of a stem (:func:`stem`): stems of 4+ letters that end in d, s or t and
+    differ only in that letter are one family ("erod" of "eroded", "eros" of "erosion": ``"ero*"``);
+    any other key is its own family. The question-word discount compares families, so a
+    derivation of a question's word ("eroded" to "What is erosion?") is a word of the question."""
+    if len(key) >= 4 and key[-1] in _ALTERNATING_FINALS and key.isalpha():
+        return key[:-1] + "*"
+    return key
 
 
 def is_technical(word: str) -> bool:

@@ -54,11 +54,12 @@ def rubric_warnings(data: dict[str, Any], compiled: Any, comp: PhraseCompiler) -
     return warnings
 
 
-def semantic_errors(doc: dict[str, Any], partial: dict[str, Any]) -> list[dict[str, str]]:
+def semantic_errors(doc: dict[str, Any], partial: dict[str, Any], upload: bool = False) -> list[dict[str, str]]:
     """Compile every concept that passed the schema, so that one pass over an invalid rubric also
-    reports unknown synonyms, short wildcards and the like (paths index the document as written)."""
+    reports unknown synonyms, short wildcards and the like (paths index the document as written;
+    ``upload``: the checks of a new document, :func:`grader.rubric.engine.compile_rubric`)."""
     raw_synonyms = doc.get("synonyms") if isinstance(doc.get("synonyms"), dict) else {}
-    comp = PhraseCompiler(partial.get("synonyms") or {}, FuzzyVocabulary())
+    comp = PhraseCompiler(partial.get("synonyms") or {}, FuzzyVocabulary(), upload=upload)
     opts = {**DEFAULT_OPTIONS, **(partial.get("defaults") or {})}
     for section, key in (("criteria", "concepts"), ("misconceptions", "patterns")):
         entries = doc.get(section)

@@ -15,7 +15,8 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from grader.rubric.analysis import Analysis
-from grader.rubric.budget import NO_DEADLINE, Deadline
+from grader.rubric.budget import NO_DEADLINE, Deadline, ScoringTimeout
+from grader.rubric.dictionary import is_english_word
 
 Match = tuple[int, ...]
 MAX_MATCHES = 12
@@ -34,7 +35,7 @@ def fuzz_budget(word: str) -> int:
 
 def prefix_budget(prefix: str) -> int:
     """Misspellings tolerated in the stem of a prefix wildcard (``simulat*`` also takes
-    ``stimulates``): one from 5 letters, none below."""
+    ``simmulates``, never the word ``stimulates``): one from 5 letters, none below."""
     return 1 if len(prefix) >= 5 and prefix.isalpha() else 0
 
 
@@ -47,13 +48,14 @@ class AnswerView:
     ``"*" + prefix``, the words a prefix wildcard covers (distance 0 for a true prefix).
     """
 
-    __slots__ = ("a", "extra", "ignore_negation", "deadline", "slot_cache")
+    __slots__ = ("a", "extra", "ignore_negation", "deadline", "slot_cache", "question_words")
 
     def __init__(self, analysis: Analysis, vocab: "FuzzyVocabulary | None", deadline: Deadline = NO_DEADLINE):
         self.a = analysis
         self.deadline = deadline
         self.slot_cache: dict[int, list[int]] = {}  # id(slot) -> positions, for slots of several keys
         self.ignore_negation = False  # set to find mentions that only negation kept from counting
+        self.question_words: frozenset = frozenset()  # the answer's keys of the question's word families
         self.extra: dict[str, list[tuple[int, int]]] = {}
         if vocab is None or not (vocab.words or vocab.prefixes):
             return
@@ -79,26 +81,46 @@ class AnswerView:
 class FuzzyVocabulary:
     """The rubric's pattern words and prefix wildcards, searched once per distinct answer word.
 
-    ``lookup`` results are cached per answer word (answers share most of their vocabulary), so
-    the search cost is paid once per distinct word, not per answer.
+    Only a word that is not itself a word may be a misspelling of one: an answer word that is a
+    correctly spelled English word (:func:`grader.rubric.dictionary.is_english_word`: "list" is not
+    "last", "node" not "none", "stimulates" not "simulates") or a word of the rubric's own
+    vocabulary (its phrases, question and reference answer: ``exact`` and ``own``) matches only as
+    written. ``lookup`` results are cached per answer word (answers share most of their
+    vocabulary), so the search cost is paid once per distinct word, not per answer.
     """
 
     exact: set[str] = field(default_factory=set)
     words: dict[str, tuple[str, int]] = field(default_factory=dict)  # word or stem -> (key, budget)
     prefixes: dict[str, int] = field(default_factory=dict)           # prefix -> misspelling budget
+    own: set[str] = field(default_factory=set)  # words and keys of the question and reference answer
     _choices: list[str] = field(default_factory=list)
     _cache: dict[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
 
-    def add(self, word: str, key: str) -> None:
+    def add(self, word: str, key: str, budget: int | None = None) -> None:
+        """A rubric word and its key; ``budget`` is the misspelling budget its phrase slot allows
+        (``None``: the word's own, :func:`fuzz_budget`). A word no slot fuzzes (budget 0: a
+        negation word, a misconception's word) is only an exact word of the rubric."""
         self.exact.add(key)
+        if budget == 0:
+            return
         for w in (word, key):
-            budget = fuzz_budget(w)
-            if budget and w not in self.words:
-                self.words[w] = (key, budget)
+            own = fuzz_budget(w)
+            if own and w not in self.words:
+                self.words[w] = (key, own)
         self._choices = list(self.words)
 
     def add_prefix(self, prefix: str) -> None:
         self.prefixes[prefix] = prefix_budget(prefix)
+
+    def add_own(self, words) -> None:
+        """Words (lower-case surfaces and keys) of the rubric's question and reference answer: its
+        technical vocabulary, which an answer word is never a misspelling of another word for."""
+        self.own.update(words)
+
+    def takes_as_written(self, surface: str, key: str) -> bool:
+        """True when the answer word ``surface`` (key ``key``) is a word in its own right, so it is
+        never read as a misspelling of another: an English word or a word of the rubric's own."""
+        return key in self.exact or surface in self.own or key in self.own or is_english_word(surface)
 
     def lookup(self, surface: str, key: str) -> tuple[tuple[str, int], ...]:
         cached = self._cache.get(surface)
@@ -106,7 +128,9 @@ class FuzzyVocabulary:
             return cached
         best: dict[str, int] = {}
         own = fuzz_budget(surface)
-        if own and key not in self.exact and self._choices:
+        if own and self.takes_as_written(surface, key):
+            own = 0
+        if own and self._choices:
             for probe in {surface, key}:
                 for choice, dist, _ in process.extract(probe, self._choices, scorer=OSA.distance,
                                                        score_cutoff=2, limit=None):
@@ -130,14 +154,16 @@ class FuzzyVocabulary:
 @dataclass(frozen=True)
 class Slot:
     """One word position of a phrase: alternative keys and prefix wildcards (``comput*``), each
-    with its misspelling budget."""
+    with its misspelling budget. ``before``: stop words the phrase keeps on purpose (``penny 'has'
+    more mass``); one of them must come right before the word (only stop words between)."""
 
     keys: tuple[tuple[str, int], ...]
     prefixes: tuple[tuple[str, int], ...] = ()
+    before: frozenset = frozenset()
 
     def positions(self, view: AnswerView) -> list[int]:
         index, extra = view.a.index, view.extra
-        if len(self.keys) == 1 and not self.prefixes:
+        if len(self.keys) == 1 and not self.prefixes and not self.before:
             key, budget = self.keys[0]
             found = index.get(key, _EMPTY)
             if budget and key in extra:
@@ -153,9 +179,20 @@ class Slot:
                 hits.update(p for p, d in extra[key] if d <= budget)
         for prefix, budget in self.prefixes:
             hits.update(p for p, d in extra.get("*" + prefix, _EMPTY) if d <= budget)
+        if self.before:  # a kept stop word must come right before the word
+            stops, before = view.a.stops_before, self.before
+            hits = {p for p in hits if not before.isdisjoint(stops[p])}
         found = sorted(hits)
         view.slot_cache[id(self)] = found
         return found
+
+
+def one_clause(a: Analysis, positions: list[int]) -> bool:
+    """True when the sorted content ``positions`` lie in one clause, a clause opener among them
+    joining its clause to the one before ("more mass than the nickel": the phrase writes "than")."""
+    clause, opens = a.clause, a.opens
+    return all(clause[q] == clause[p] or (opens[q] and clause[q] == clause[p] + 1)
+               for p, q in zip(positions, positions[1:]))
 
 
 def _preceded_by(view: AnswerView, match: Match, words: frozenset) -> bool:
@@ -260,7 +297,7 @@ class Phrase:
         return best, best_match  # all words but too far apart or out of order: a near miss too
 
     def _ordered(self, view: AnswerView, cands: list[list[int]]) -> list[Match]:
-        sent, gap, last_slot = view.a.clause, self.gap, len(cands) - 1
+        sent, opens, gap, last_slot = view.a.clause, view.a.opens, self.gap, len(cands) - 1
         out: list[Match] = []
         dead: set[tuple[int, int]] = set()  # (slot, position) from which no completion exists
 
@@ -272,8 +309,8 @@ class Phrase:
             for p in cands[k]:
                 if p <= last:
                     continue
-                if p - last - 1 > gap or sent[p] != sent[last]:
-                    break
+                if p - last - 1 > gap or (sent[p] != sent[last] and not (opens[p] and sent[p] == sent[last] + 1)):
+                    break  # past the gap, or in the next clause (unless p is the phrase's own "than", "so" ...)
                 path.append(p)
                 if k == last_slot:
                     out.append(tuple(path))
@@ -295,12 +332,12 @@ class Phrase:
         return out
 
     def _unordered(self, view: AnswerView, cands: list[list[int]]) -> list[Match]:
-        sent, width = view.a.clause, len(cands) - 1 + self.gap
+        width = len(cands) - 1 + self.gap
         out: list[Match] = []
         for combo in itertools.islice(itertools.product(*(c[:MAX_MATCHES] for c in cands)), MAX_COMBINATIONS):
             if len(set(combo)) != len(combo) or max(combo) - min(combo) > width:
                 continue
-            if len({sent[p] for p in combo}) != 1:
+            if not one_clause(view.a, sorted(combo)):
                 continue
             out.append(tuple(sorted(combo)))
             if len(out) >= MAX_MATCHES:

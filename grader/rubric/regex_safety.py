@@ -1,13 +1,16 @@
-"""Refuse regular expressions that can backtrack for exponential or high-polynomial time (ReDoS).
+"""Find regular expressions that can backtrack for exponential or high-polynomial time (ReDoS).
 
-A rubric's regex runs on every answer, so the escape hatch accepts only patterns without the
-catastrophic shapes (OWASP "Regular expression Denial of Service"; Russ Cox, "Regular Expression
-Matching Can Be Simple And Fast", 2007, for ``a?^n a^n``). Refused, with the reason:
+A rubric's regex runs on every answer, so the escape hatch is checked for the catastrophic shapes
+(OWASP "Regular expression Denial of Service"; Russ Cox, "Regular Expression Matching Can Be
+Simple And Fast", 2007, for ``a?^n a^n``). :func:`regex_hazard` says which, with the reason; an
+upload is refused for the exponential ones and warned about the polynomial ones (every search
+also runs under the answer's CPU budget), and a rubric stored before a check existed still loads
+(issue 22 item 3: the rubric language only grows). The shapes:
 
 - back-references;
 - a repeated group (``+``, ``*``, ``{m,n}`` with ``n > 1``) whose body holds a variable repeat
   (``(a+)+``, ``(?:x?){28}``, ``(?:ab?)+``) or an alternation (``(a|aa)*``);
-- two variable repeats that can consume the same character, at least one of them able to take
+- (polynomial) two variable repeats that can consume the same character, at least one of them able to take
   more than one character, with nothing between them that the first could not also have taken
   (``\\w*\\w*``, ``\\d+\\.?\\d+``, ``[a-z]+\\b\\w*``, ``x{0,28}x{0,28}``, ``a.*b.*c``): the characters
   they share can be split between them in as many ways as their product, and five of them
@@ -41,7 +44,12 @@ _SAMPLE = [chr(i) for i in range(128)] + list("éßΩж中٣²\u00a0\u2003\u2028
 
 
 class _Refused(Exception):
-    pass
+    """A hazardous shape; ``kind`` is ``"exponential"`` or ``"polynomial"`` (time in the answer's
+    length)."""
+
+    def __init__(self, message: str, kind: str = "exponential"):
+        super().__init__(message)
+        self.kind = kind
 
 
 def _in_category(cat, ch: str) -> bool:
@@ -173,15 +181,16 @@ def _edge_repeats(items, leading: bool) -> list:
     return out
 
 
-def _check_sequence(items) -> None:
+def _check_sequence(items, polynomial: bool) -> None:
     """Refuse overlapping repeats in one sequence and long chains of optional items.
 
     After a variable repeat R, the items it could also have consumed (a mandatory character it
     matches, anything that can match nothing) do not separate it from the next repeat: ``\\w*\\w*``,
     ``\\d+\\.?\\d+`` and ``a.*b.*c`` each leave the characters between two repeats to be split
-    in polynomially many ways, and a search tries that from every start position."""
+    in polynomially many ways, and a search tries that from every start position. Those are
+    looked for only when ``polynomial`` is true (the exponential shapes are looked for first)."""
     items = list(items)
-    for i in range(len(items) - 1):
+    for i in range(len(items) - 1 if polynomial else 0):
         for t_op, t_av in _edge_repeats(items[i:i + 1], leading=False):
             t_chars = _chars(t_av[2])
             for nxt in items[i + 1:]:
@@ -191,7 +200,7 @@ def _check_sequence(items) -> None:
                             "repeats that can match the same characters with nothing required between them "
                             "(\\w*\\w*, \\d+\\.?\\d+, a.*b.*c) can take polynomial time in the answer's "
                             "length; merge them (\\w*), make the part between them something the first "
-                            "cannot match, or use an 'all' group with 'within' instead")
+                            "cannot match, or use an 'all' group with 'within' instead", "polynomial")
                 if _nullable([nxt]):
                     continue
                 nxt_chars = _chars([nxt])
@@ -212,8 +221,8 @@ def _check_sequence(items) -> None:
             chain = []
 
 
-def _check(parsed, in_repeat: bool) -> None:
-    _check_sequence(parsed)
+def _check(parsed, in_repeat: bool, polynomial: bool = False) -> None:
+    _check_sequence(parsed, polynomial)
     for op, av in parsed:
         if op in _REPEATS:
             lo, hi, sub = av
@@ -222,35 +231,51 @@ def _check(parsed, in_repeat: bool) -> None:
             if hi > 1 and _nullable(sub):
                 raise _Refused("a repeated group that can match nothing, such as (?:x?){28}, can take "
                                "exponential time")
-            _check(sub, in_repeat or hi > 1)
+            _check(sub, in_repeat or hi > 1, polynomial)
         elif op == C.SUBPATTERN:
-            _check(av[-1], in_repeat)
+            _check(av[-1], in_repeat, polynomial)
         elif op == C.BRANCH:
             if in_repeat:
                 raise _Refused("an alternation inside a repeated group such as (a|aa)* can take "
                                "exponential time")
             for branch in av[1]:
-                _check(branch, in_repeat)
+                _check(branch, in_repeat, polynomial)
         elif op in (C.ASSERT, C.ASSERT_NOT):
-            _check(av[1], in_repeat)
+            _check(av[1], in_repeat, polynomial)
         elif op in (C.GROUPREF, C.GROUPREF_EXISTS):
             raise _Refused("back-references are not allowed")
 
 
-def regex_problem(pattern: str, max_chars: int | None = MAX_REGEX_CHARS) -> str | None:
-    """Why ``pattern`` is refused (longer than ``max_chars``, invalid, or potentially exponential
-    or high-polynomial), or ``None``. ``max_chars=None``: any length (the check alone, as
-    :func:`grader.redos.growth.static_problem` reports it for the service's own patterns)."""
+def regex_hazard(pattern: str, max_chars: int | None = MAX_REGEX_CHARS) -> tuple[str, str] | None:
+    """What is wrong with ``pattern``, as ``(kind, message)``, or ``None``. ``kind``:
+
+    - ``"invalid"``: it does not parse (never usable);
+    - ``"too_long"``: over ``max_chars`` (:data:`MAX_REGEX_CHARS`) characters (``None``: any
+      length, the check alone, as :func:`grader.redos.growth.static_problem` reports it for the
+      service's own patterns);
+    - ``"exponential"``: it can backtrack for time exponential in the answer's length;
+    - ``"polynomial"``: repeats that can take the same characters (time polynomial in it).
+
+    A new upload is refused for the first three; the last, and every kind but ``"invalid"`` in a
+    rubric stored before these checks, is a warning (:func:`grader.rubric.engine.compile_rubric`):
+    each search runs under the answer's CPU budget (:mod:`grader.rubric.budget`) either way."""
     if max_chars is not None and len(pattern) > max_chars:
-        return f"a regular expression is at most {max_chars} characters"
+        return "too_long", f"a regular expression is at most {max_chars} characters"
     try:
         parsed = sre_parse.parse(pattern)
     except Exception as exc:  # re.error, or recursion on absurd nesting
-        return f"invalid regular expression: {exc}"
+        return "invalid", f"invalid regular expression: {exc}"
     try:
         _check(parsed, False)
+        _check(parsed, False, polynomial=True)
     except _Refused as exc:
-        return str(exc)
+        return exc.kind, str(exc)
     except RecursionError:
-        return "regular expression nested too deeply"
+        return "exponential", "regular expression nested too deeply"
     return None
+
+
+def regex_problem(pattern: str, max_chars: int | None = MAX_REGEX_CHARS) -> str | None:
+    """Why ``pattern`` is refused or warned about (:func:`regex_hazard`'s message), or ``None``."""
+    hazard = regex_hazard(pattern, max_chars)
+    return hazard[1] if hazard else None

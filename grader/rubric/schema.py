@@ -44,7 +44,6 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from grader.rubric.calibration import calibration_problems
-from grader.rubric.regex_safety import regex_problem
 from grader.ids import ID_PATTERN
 
 ID_RE = ID_PATTERN  # the one id pattern of assignments, items and rubrics (grader/ids.py)
@@ -181,10 +180,6 @@ class ConceptSchema(Schema):
                 raise ValidationError("empty phrase", "phrase")
         if ("within" in data or "same_sentence" in data) and "all" not in data:
             raise ValidationError("within/same_sentence apply to an 'all' group", "within")
-        if "regex" in data:
-            problem = regex_problem(data["regex"])
-            if problem:
-                raise ValidationError(problem, "regex")
 
 
 class FeedbackSchema(Schema):

@@ -40,6 +40,7 @@ class MisconceptionResult:
     evidence: list[list[int]]
     message: str
     deducted: float = 0.0
+    description: str = ""  # the rubric's short description of the claim ("says softmax is linear")
 
 
 @dataclass

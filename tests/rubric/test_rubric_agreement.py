@@ -6,7 +6,7 @@ import pytest
 from grader.rubric import agreement, compile_rubric, trial_report
 from grader.rubric.agreement import quadratic_weighted_kappa
 from grader.rubric.baseline import crude_stem, keyword_overlap
-from grader.rubric.evaluate import evaluate
+from grader.rubric.evaluate import changed_scores, evaluate
 
 
 def test_pearson_and_rmse_match_hand_computation():
@@ -92,7 +92,9 @@ def test_evaluate_reports_per_question_and_overall(tmp_path):
     assert rep["overall"]["before"]["rmse"] == pytest.approx(0.0)
     assert rep["overall"]["before"]["r"] == pytest.approx(1.0)
     assert (rep["overall"]["before"]["zeros"], rep["overall"]["before"]["mean"]) == (1, 2.5)
+    assert rep["overall"]["before"]["bias"] == pytest.approx(0.0)
     assert rep["per_question"][0]["n"] == 3
+    all_or_nothing = rep["answer_scores"]
     # default credit: "a location" is on topic, so it also earns 0.3 of the missed point: 1.3/2 =
     # 3.25 of 5; "no idea" negates its only word and earns nothing. Errors 0, 0.75, 0:
     # RMSE = sqrt(0.75^2 / 3) = 0.4330
@@ -100,6 +102,11 @@ def test_evaluate_reports_per_question_and_overall(tmp_path):
     rep = evaluate(data, tmp_path / "rubrics", ("before",))
     assert rep["overall"]["before"]["rmse"] == pytest.approx(0.4330, abs=1e-4)
     assert rep["overall"]["before"]["mean"] == pytest.approx((5 + 3.25 + 0) / 3, abs=1e-3)
+    # bias: mean of (score - mark) = (0 + 0.75 + 0) / 3
+    assert rep["overall"]["before"]["bias"] == pytest.approx(0.25, abs=1e-3)
+    # one answer of three moved (2.5 -> 3.25) between the two credit settings
+    assert rep["answer_scores"]["before"] == {"1.1/0": 5.0, "1.1/1": 3.25, "1.1/2": 0.0}
+    assert changed_scores(all_or_nothing, rep["answer_scores"]) == {"before": {"changed": 1, "up": 1, "down": 0}}
 
 
 def test_marked_responses_load_from_json_and_tsv(tmp_path):

@@ -145,19 +145,22 @@ def test_negated_restatement_of_a_false_claim_counts_despite_question_words():
     assert rubric.score("It changes which token gets the highest weight, as it said above, really.").points == 0.0
 
 
-def test_backtracking_regexes_are_refused_at_upload():
-    """Both shapes used to be accepted and cut off per search; the static check now refuses them
-    (the per-answer time budget is tested in tests/hostile/test_rubric_uploads.py)."""
+def test_backtracking_regexes_exponential_refused_at_upload_polynomial_warned():
+    """Both shapes used to be accepted and cut off per search; an upload now refuses the
+    exponential one and warns about the polynomial one (the per-answer time budget bounds it; it is
+    tested in tests/hostile/test_rubric_uploads.py)."""
     from grader.rubric import RubricError, compile_rubric
 
+    doc = {"id": "rx", "question": "Anything?", "max_points": 1,
+           "criteria": [{"id": "c", "description": "d", "points": 1,
+                         "concepts": [{"regex": "^(a?){30}a{30}$"}, {"regex": "a*a*a*a*a*a*b"}],
+                         "require": "any"}]}
     with pytest.raises(RubricError) as info:
-        compile_rubric({
-            "id": "rx", "question": "Anything?", "max_points": 1,
-            "criteria": [{"id": "c", "description": "d", "points": 1,
-                          "concepts": [{"regex": "^(a?){30}a{30}$"}, {"regex": "a*a*a*a*a*a*b"}],
-                          "require": "any"}]})
-    assert [e["path"] for e in info.value.errors] == ["criteria[0].concepts[0].regex",
-                                                      "criteria[0].concepts[1].regex"]
+        compile_rubric(doc, upload=True)
+    assert [e["path"] for e in info.value.errors] == ["criteria[0].concepts[0].regex"]
+    warned = compile_rubric(doc).warnings
+    assert [w["path"] for w in warned if w["path"].endswith(".regex")] == ["criteria[0].concepts[0].regex",
+                                                                           "criteria[0].concepts[1].regex"]
 
 
 @pytest.mark.parametrize("answer,verdict", [

@@ -137,3 +137,27 @@ def test_a_near_miss_needs_half_the_words_and_keeps_negations():
     assert r.score("when no one, ever, in the whole program, has a constructor").points == 0.0
     # one word of three: nothing
     assert r.score("the constructor").points == 0.0
+
+
+# -- issue 22 item 5: base credit does not reward a wrong answer --------------------------------
+ROWS = {
+    "question": "Is the softmax in attention taken over the rows or the columns of the score matrix?",
+    "max_points": 3,
+    "criteria": [{"id": "rows", "description": "over each row (one query's scores)", "points": 3,
+                  "concepts": [{"phrase": "each|every row*", "gap": 1}]}],
+}
+
+
+@pytest.mark.parametrize("answer, points", [
+    ("Over each row: every query's scores become weights that sum to one.", 3),
+    # on topic in the question's terms, but the option the criteria do not credit: no base credit,
+    # and no near miss for "each" (it was 0.5 of the words: 0.5 * 0.5 * 3 = 0.75, plus 0.3 * 2.25)
+    ("Over the columns, so that each column of weights sums to one.", 0),
+    ("columns", 0),
+    # on topic and no option picked: base credit 0.3 of the 3 points it missed
+    ("The softmax turns the scores into weights that add up to one.", 0.9),
+    # the credited option without the criterion's wording: base credit as before
+    ("over the rows, turning scores into probabilities that add to one", 0.9),
+])
+def test_base_credit_does_not_reward_the_option_the_rubric_does_not_credit(answer, points):
+    assert compile_rubric(ROWS).score(answer).points == pytest.approx(points)

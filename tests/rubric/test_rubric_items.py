@@ -38,8 +38,8 @@ def test_a_misconception_with_nothing_to_deduct_from_is_one_clear_line():
     item = kind.load("q5", Q5, RUBRICS)
     result = kind.grade(item, {"text": "Self-attention is linear in n."}, CTX)
     assert lines(result)[4:] == [("Deduction for a misconception: attention-linear", 0.0, 0.0, "failed")]
-    assert result.tests[4].output.startswith("Nothing deducted (a score never goes below 0; the penalty is "
-                                             "0.8 points): Standard self-attention is not linear in n")
+    assert result.tests[4].output.startswith("Nothing deducted (no points left): claims self-attention itself is "
+                                             "linear in sequence length. Standard self-attention is not linear in n")
     assert result.score == 0 == sum(t.score for t in result.tests)
 
 
@@ -53,7 +53,8 @@ def test_a_deduction_shows_what_was_taken_away_and_why():
     assert lines(result)[0] == ("a score is computed between every pair of positions (an n x n score matrix)",
                                 1.6, 1.6, "passed")
     assert lines(result)[4:] == [("Deduction for a misconception: attention-linear", -0.8, 0.0, "failed")]
-    assert result.tests[4].output.startswith("-0.8 points: Standard self-attention is not linear in n")
+    assert result.tests[4].output.startswith("-0.8: claims self-attention itself is linear in sequence length. "
+                                             "Standard self-attention is not linear in n")
     assert result.score == 0.8 == round(sum(t.score for t in result.tests), 4)
 
 
@@ -71,9 +72,15 @@ def test_a_deduction_larger_than_the_credit_says_the_score_stops_at_zero():
     result = kind.grade(item, {"text": "The values, as a sum of keys."}, CTX)
     assert lines(result) == [("values", 1.5, 1.5, "passed"), ("weights", 0.0, 1.5, "failed"),
                              ("Deduction for a misconception: keys", -1.5, 0.0, "failed")]
-    assert result.tests[2].output == ("-1.5 points (the penalty is 2.25 points, but a score never goes below 0): "
-                                      "The keys only score; the values are blended.")
+    # issue 22 item 5: one clear line, what it took away and why (it read "-1.5 points (the penalty is
+    # 2.25 points, but a score never goes below 0): ...", under a "-1.5/0" score line)
+    assert result.tests[2].output == "-1.5: The keys only score; the values are blended."
     assert result.score == 0
+    described = {**raw, "rubric": {**raw["rubric"], "misconceptions": [
+        {**raw["rubric"]["misconceptions"][0], "description": "says the keys are blended"}]}}
+    result = kind.grade(kind.load("blend", described, RUBRICS), {"text": "The values, as a sum of keys."}, CTX)
+    assert result.tests[2].output == "-1.5: says the keys are blended. The keys only score; the values are blended."
+    assert "penalty" not in result.tests[2].output
 
 
 def test_a_guard_is_a_limit_line_that_says_why():

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.rubric import compile_rubric, load_rubric_file
+from grader.rubric import RubricError, compile_rubric, load_rubric_file
 from grader.rubric.analysis import analyse
 
 Q5 = load_rubric_file(Path(__file__).resolve().parents[2] / "rubrics" / "text" / "seed000-q5-quadratic-cost.yaml")
@@ -120,3 +120,59 @@ def test_not_after_in_a_list_and_inherited_from_the_criterion(answer, points):
 def test_without_not_after_the_old_meaning_is_kept():
     # a rubric valid today means the same: "constant" still matches inside "non-constant"
     assert excluding("constant").score("a non-constant factor").points == 1.0
+
+
+# -- issue 22 item 2: @not next to a synonym set counts every negation word ---------------------
+MEMORY = {
+    "question": "Why can a linked list grow where an array cannot?", "max_points": 2,
+    "credit": {"base": 0, "near_miss": 0},
+    "synonyms": {"limit": ["constraint*", "limit*", "restriction*", "bound*", "fixed size"]},
+    "criteria": [{"id": "no-limit", "description": "no memory limit", "points": 2,
+                  "concepts": [{"phrase": "@not memory @limit", "gap": 2}]}],
+}
+
+
+@pytest.mark.parametrize("answer, points", [
+    # 44 negation words x 5 limits were cut at 64 variants: only ain't ... doesnt survived
+    ("Linked lists do not have a memory constraint.", 2),
+    ("there is no memory limit", 2),
+    ("it never hits a memory restriction", 2),
+    ("it grows without any memory bound", 2),
+    ("it doesn't have a memory constraint", 2),
+    ("it has a memory limit", 0),
+])
+def test_not_beside_a_synonym_set_counts_every_negation_word(answer, points):
+    assert compile_rubric(MEMORY).score(answer).points == points
+
+
+ORDER = {
+    "question": "Does self-attention know the order of its input?", "max_points": 1,
+    "credit": {"base": 0, "near_miss": 0}, "synonyms": {"order": ["order", "position", "word order"]},
+    "criteria": [{"id": "no-order", "description": "it does not know the order", "points": 1,
+                  "question_words": "allow", "concepts": ["@not know* @order"]}],
+}
+
+
+@pytest.mark.parametrize("answer, points", [
+    ("Attention does not know the order.", 1),
+    ("Attention doesn't know the order.", 1),
+    ("It doesn't know the word order.", 1),
+    ("self-attention cannot know positions", 1),
+    ("Attention knows the order.", 0),
+])
+def test_a_new_instructors_not_phrase_matches_not_as_well_as_contractions(answer, points):
+    assert compile_rubric(ORDER).score(answer).points == points
+
+
+def test_a_phrase_of_too_many_variants_is_refused_at_upload_and_warned_about_when_stored():
+    doc = {"question": "q?", "max_points": 1,
+           "synonyms": {"pair": [f"alpha{i} beta{i}" for i in range(11)]},  # two words each: 11 sequences
+           "criteria": [{"id": "c", "description": "d", "points": 1, "concepts": ["@pair @pair @pair"]}]}
+    with pytest.raises(RubricError) as exc:
+        compile_rubric(doc, upload=True)
+    assert exc.value.errors[0]["path"] == "criteria[0].concepts[0]"
+    assert "'@pair @pair @pair' stands for 1,331 word sequences" in exc.value.errors[0]["message"]
+    stored = compile_rubric(doc)
+    assert any(w["path"] == "criteria[0].concepts[0]" and "only its first 1,000 are matched" in w["message"]
+               for w in stored.warnings)
+    assert stored.score("alpha0 beta0 alpha1 beta1 alpha2 beta2").points == 1

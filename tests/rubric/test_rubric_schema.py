@@ -86,9 +86,20 @@ def test_duplicate_criterion_ids_rejected():
 
 
 @pytest.mark.parametrize("pattern", ["(a+)+$", "(a|aa)*", r"(.)\1", "x" * 400])
-def test_dangerous_or_oversized_regex_is_refused(pattern):
+def test_dangerous_or_oversized_regex_is_refused_at_upload_and_loads_when_stored(pattern):
     doc = parse_rubric(VALID)
     doc["criteria"][0]["concepts"] = [{"regex": pattern}]
+    with pytest.raises(RubricError) as info:
+        compile_rubric(doc, upload=True)
+    assert {e["path"] for e in info.value.errors} == {"criteria[0].concepts[0].regex"}
+    # a rubric stored before the check (any version before 0b86145 took it) still loads, warned
+    stored = compile_rubric(doc)
+    assert "criteria[0].concepts[0].regex" in {w["path"] for w in stored.warnings}
+
+
+def test_a_regex_that_does_not_parse_is_refused_stored_or_not():
+    doc = parse_rubric(VALID)
+    doc["criteria"][0]["concepts"] = [{"regex": "(unclosed"}]
     assert {p for p, _ in errors_of(doc)} == {"criteria[0].concepts[0].regex"}
 
 
