@@ -78,9 +78,11 @@ class Case:
 
 @dataclass(frozen=True)
 class Variant:
-    """One implementation of a known mistake (:class:`grader.problems.spec.Mistake`), in table
-    order: the diagnosis tries them in this order and breaks ties by it. ``implementation`` is its
-    index in :attr:`CodeProblem.implementations`."""
+    """One way of making a known mistake (:class:`grader.problems.spec.Mistake`), in table order:
+    the diagnosis tries them in this order and breaks ties by it. ``implementation`` is its index
+    in :attr:`CodeProblem.implementations`; ``toggles`` are the keyword arguments of the
+    problem's ``buggy`` implementation that make it (None for a mistake given as a function: it
+    does not combine with others)."""
 
     tag: str
     message: str
@@ -88,6 +90,7 @@ class Variant:
     bug: str = ""
     needs: frozenset[str] = frozenset()
     strict_return: bool = False
+    toggles: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)

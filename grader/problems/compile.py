@@ -7,7 +7,7 @@ path (``cases[3] (shapes: 1-D input): check: unknown check 'shape'``), all at on
 from __future__ import annotations
 
 import keyword
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -66,9 +66,12 @@ def _other_errors(spec: ProblemSpec) -> list[str]:
               for name, weight in spec.categories.items()
               if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight <= 0]
     for index, found in enumerate(spec.mistakes):
-        if not found.tag or not found.message or not found.implementations:
+        if not found.tag or not found.message or not (found.implementations or found.toggles):
             errors.append(f"mistakes[{index}] ({found.tag}): a tag, a message and at least one "
-                          "implementation are required")
+                          "way to make it (toggles or an implementation) are required")
+    errors += [f"mistakes[{index}] ({found.tag}): toggles: the problem has no buggy "
+               "implementation to switch them on" for index, found in enumerate(spec.mistakes)
+               if found.toggles and spec.buggy is None]
     errors += [f"pictures[{index}]: call: must be one of {', '.join(PICTURE_CALLS)}"
                for index, picture in enumerate(spec.pictures) if picture.call not in PICTURE_CALLS]
     if not callable(spec.reference):
@@ -76,15 +79,37 @@ def _other_errors(spec: ProblemSpec) -> list[str]:
     return errors
 
 
+def toggled(buggy: Callable[..., Any], toggles: Mapping[str, Any]) -> Callable[..., Any]:
+    """``buggy`` with the keyword ``toggles`` switched on, with the learner's signature."""
+    def implementation(*args, **kwargs):
+        return buggy(*args, **kwargs, **toggles)
+
+    return implementation
+
+
 def _variants(spec: ProblemSpec) -> tuple[tuple[Callable, ...], tuple[Variant, ...]]:
     implementations: list[Callable] = [spec.reference]
     variants = []
     for found in spec.mistakes:
-        for fn in found.implementations:
+        ways = [(toggled(spec.buggy, t), t) for t in found.toggles] + \
+            [(fn, None) for fn in found.implementations]
+        for fn, toggles in ways:
             implementations.append(fn)
             variants.append(Variant(found.tag, found.message, len(implementations) - 1,
-                                    found.bug, found.needs, found.strict_return))
+                                    found.bug, found.needs, found.strict_return, toggles))
     return tuple(implementations), tuple(variants)
+
+
+def combination(buggy: Callable[..., Any] | None, variants: tuple[Variant, ...]
+                ) -> Callable[..., Any] | None:
+    """The implementation that makes every one of ``variants`` at once (their toggles merged), or
+    None when they do not combine: one is given as a function, or two set the same toggle."""
+    merged: dict[str, Any] = {}
+    for variant in variants:
+        if buggy is None or variant.toggles is None or set(variant.toggles) & set(merged):
+            return None
+        merged.update(variant.toggles)
+    return toggled(buggy, merged)
 
 
 def _case_maker(spec: ProblemSpec, checks: dict) -> Callable[..., Case]:
@@ -125,7 +150,9 @@ def compile_problem(spec: ProblemSpec) -> CodeProblem:
 
     return CodeProblem(spec=spec, contract=contract, categories=dict(spec.categories),
                        visible=visible, implementations=implementations, variants=variants,
-                       checks=checks, draw=draw, executor=InProcessExecutor(implementations))
+                       checks=checks, draw=draw, executor=InProcessExecutor(
+                           implementations, lambda key: combination(
+                               spec.buggy, tuple(variants[i] for i in key))))
 
 
 __all__ = ["REFERENCE", "Picture", "ProblemError", "compile_problem"]

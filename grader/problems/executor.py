@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Any, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
@@ -33,9 +33,11 @@ SEEDS_KEPT = 32
 class Executor(Protocol):
     """Computes implementation values on cases."""
 
-    def values(self, implementation: int, case: Case, upcast_inputs: bool = False
-               ) -> list[Computed]:
-        """One :data:`Computed` per call of ``case``. ``upcast_inputs`` runs the calls on float64 copies
+    def values(self, implementation: int | tuple[int, ...], case: Case,
+               upcast_inputs: bool = False) -> list[Computed]:
+        """One :data:`Computed` per call of ``case`` for ``implementation``: an index into the
+        problem's implementations, or a tuple of variant indices (the mistakes made together,
+        :func:`grader.problems.compile.combination`). ``upcast_inputs`` runs the calls on float64 copies
         of float32 arguments (NumPy promotes float32 code to float64 as soon as a float64 scalar
         enters, which moves where an unstable softmax overflows)."""
 
@@ -67,19 +69,31 @@ class InProcessExecutor:
     Reads take no lock (a dict lookup is atomic); two threads computing the same value at once
     store the same result."""
 
-    def __init__(self, implementations: Sequence[Any]):
+    def __init__(self, implementations: Sequence[Any],
+                 combine: Callable[[tuple[int, ...]], Any] | None = None):
         self.implementations = tuple(implementations)
+        self.combine = combine
+        self._combined: dict[tuple[int, ...], Any] = {}
         self._by_seed: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
 
-    def values(self, implementation: int, case: Case, upcast_inputs: bool = False
-               ) -> list[Computed]:
+    def _implementation(self, key: int | tuple[int, ...]) -> Any:
+        if isinstance(key, int):
+            return self.implementations[key]
+        if key not in self._combined:
+            self._combined[key] = self.combine(key) if self.combine else None
+        if self._combined[key] is None:
+            raise ValueError(f"variants {key} do not combine")
+        return self._combined[key]
+
+    def values(self, implementation: int | tuple[int, ...], case: Case,
+               upcast_inputs: bool = False) -> list[Computed]:
         seed = case.key[1]
         key = (implementation, case.name, upcast_inputs)
         found = self._by_seed.get(seed, _EMPTY).get(key)
         if found is not None:
             return found
-        fn = self.implementations[implementation]
+        fn = self._implementation(implementation)
         if upcast_inputs:
             computed = [_run(fn, tuple(map(upcast, args)), {k: upcast(v) for k, v in kwargs.items()})
                         for args, kwargs in case.calls]

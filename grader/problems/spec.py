@@ -143,22 +143,28 @@ class Mistake:
     """A known mistake: ``tag`` (stable; results carry it as ``diagnosis:<tag>``), the ``message``
     a learner can act on, ``bug`` (its entry in docs/references.md, "Attention mistakes"), the case
     traits it ``needs`` (never claimed on a case without them: no mask, no masking diagnosis) and
-    its ``implementations`` (functions with the learner's signature that make the mistake, e.g. a
-    -inf and a -1e9 fill of an inverted mask). ``strict_return`` mistakes match only a learner whose
-    return has the same structure (one array, or an (output, weights) pair)."""
+    the ways it is made: ``toggles`` (each a mapping of keyword arguments of the problem's
+    ``buggy`` implementation, e.g. ``{"scale": ...}``; mistakes given as toggles combine, so a
+    learner who makes two of them at once is told both) and ``implementations`` (functions with
+    the learner's signature, for a mistake no toggle expresses). ``strict_return`` mistakes match
+    only a learner whose return has the same structure (one array, or an (output, weights)
+    pair)."""
 
     tag: str
     message: str
-    implementations: tuple[Callable[..., Any], ...]
+    implementations: tuple[Callable[..., Any], ...] = ()
     bug: str = ""
     needs: frozenset[str] = frozenset()
     strict_return: bool = False
+    toggles: tuple[Mapping[str, Any], ...] = ()
 
 
-def mistake(tag: str, message: str, *implementations: Callable[..., Any], bug: str = "",
-            needs=(), strict_return: bool = False) -> Mistake:
-    """A :class:`Mistake` with ``implementations``."""
-    return Mistake(tag, message, tuple(implementations), bug, frozenset(needs), strict_return)
+def mistake(tag: str, message: str, *toggles: Mapping[str, Any], implementations=(),
+            bug: str = "", needs=(), strict_return: bool = False) -> Mistake:
+    """A :class:`Mistake` made by each of ``toggles`` (keyword arguments of the problem's
+    ``buggy`` implementation) and by each of ``implementations``."""
+    return Mistake(tag, message, tuple(implementations), bug, frozenset(needs), strict_return,
+                   tuple(dict(t) for t in toggles))
 
 
 @dataclass(frozen=True)
@@ -184,8 +190,9 @@ class ProblemSpec:
     categories by weight, then equally across a category's tests). ``reference`` is the trusted
     implementation with the learner's signature; ``returns_weights`` says it returns
     ``(output, weights)`` (the weights are checked when a learner returns them too) and
-    ``show_weights`` whether the visible examples show the expected weights. ``traits(args,
-    kwargs)`` reads the traits of a call's inputs (e.g. ``"masked"``, ``"batched"``), ``rows(args,
+    ``show_weights`` whether the visible examples show the expected weights. ``buggy(*args,
+    **toggles)`` is the implementation the mistakes' toggles switch on (with no toggle it computes
+    what the reference does, in the inputs' floating dtype). ``traits(args, kwargs)`` reads the traits of a call's inputs (e.g. ``"masked"``, ``"batched"``), ``rows(args,
     kwargs)`` the output rows that are checked (None: all; fully masked query rows are not),
     ``conditions(name, args, kwargs)`` asserts what a case's name states of its first call
     (e.g. "Lq != Lk" in the name: the draw has it), for every case.
@@ -201,6 +208,7 @@ class ProblemSpec:
     cases: tuple[CaseSpec, ...]
     reference: Callable[..., Any]
     mistakes: tuple[Mistake, ...] = ()
+    buggy: Callable[..., Any] | None = None
     rules: tuple[Any, ...] = ()
     describe: Callable[..., "str | None"] | None = None
     traits: Callable[[tuple, dict], frozenset[str]] | None = None

@@ -51,9 +51,8 @@ def test_all_nan_output_earns_nothing_and_is_told_where_without_a_made_up_mistak
 
 
 def test_a_mistake_is_only_named_on_tests_that_have_its_ingredient(fake_sandbox):
-    always = mistake("mask_anything", "a masking mistake",
-                     lambda Q, K, V, mask=None: np.zeros(Q.shape[:-1] + V.shape[-1:]),
-                     needs={"masked"})
+    always = mistake("mask_anything", "a masking mistake", needs={"masked"}, implementations=(
+        lambda Q, K, V, mask=None: np.zeros(Q.shape[:-1] + V.shape[-1:]),))
     only_masking = compile_problem(dataclasses.replace(PROBLEMS[SDPA].spec, mistakes=(always,),
                                                        rules=()))
     results, _, _ = scoring.evaluate(only_masking, ZEROS, fake_sandbox, Limits(), seed=5)

@@ -14,7 +14,7 @@ import numpy as np
 
 from grader.problems import reference
 from grader.problems.base import CREDIT_NOTE
-from grader.problems.builtin.causal_mask.mistakes import MISTAKES
+from grader.problems.builtin.causal_mask.mistakes import MISTAKES, buggy_causal_mask
 from grader.problems.checks import check
 from grader.problems.conditions import require
 from grader.problems.spec import (Contract, Inputs, Param, Picture, ProblemSpec, draw, example,
@@ -82,6 +82,7 @@ SPEC = ProblemSpec(
     id="causal_mask", title="Causal (look-ahead) mask",
     contract=Contract("causal_mask", (Param("n"),), CONTRACT, STARTER),
     categories={"shapes": 1.5, "values": 5.5, "edge cases": 2.0, "dtypes": 1.0},
-    cases=CASES, reference=reference.causal_mask, mistakes=MISTAKES, checks=CHECKS,
+    cases=CASES, reference=reference.causal_mask, mistakes=MISTAKES, buggy=buggy_causal_mask,
+    checks=CHECKS,
     pictures=(Picture("mask", "unit", "query", "key"),),
 )

@@ -49,6 +49,7 @@ SPEC = ProblemSpec(
     categories={"shapes": 1.0, "scaling": 1.5, "heads": 2.0, "projections": 1.5, "masking": 1.5,
                 "properties": 1.5, "dtypes": 0.5, "inputs": 0.5},
     cases=cases.CASES, reference=reference.multi_head_attention, mistakes=mistakes.MISTAKES,
+    buggy=mistakes.buggy_mha,
     rules=mistakes.RULES, describe=mistakes.describe, traits=cases.traits, rows=cases.rows,
     returns_weights=True, pictures=(Picture("output", "diverging", "position", "feature"),),
 )

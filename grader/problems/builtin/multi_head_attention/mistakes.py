@@ -69,85 +69,78 @@ def buggy_mha(X, W_q, W_k, W_v, W_o, num_heads, mask=None, *, split="contiguous"
     return (merged if skip_w_o else merged @ W_o), weights
 
 
-def _with(**bug):
-    def multi_head_attention(X, W_q, W_k, W_v, W_o, num_heads, mask=None):
-        return buggy_mha(X, W_q, W_k, W_v, W_o, num_heads, mask, **bug)
-
-    return multi_head_attention
-
-
 MISTAKES = (
     mistake("scale_by_sqrt_d_model",
             "The scores are scaled by sqrt(d_model) instead of sqrt(d_head): each head works in "
             "d_head = d_model / num_heads dimensions, so divide by sqrt(d_head).",
-            _with(scale="d_model"), bug="3"),
+            {"scale": "d_model"}, bug="3"),
     mistake("scale_by_d_head",
             "The scores are divided by d_head instead of sqrt(d_head): scale by 1/sqrt(d_head) so "
             "their variance stays near 1.",
-            _with(scale="by_d_head"), bug="1"),
+            {"scale": "by_d_head"}, bug="1"),
     mistake("no_scaling",
             "The scores are not scaled: divide Q_h K_h^T by sqrt(d_head).",
-            _with(scale="none"), bug="2"),
+            {"scale": "none"}, bug="2"),
     mistake("scale_integer_sqrt",
             "The scale uses an integer square root of d_head (math.isqrt(d_head), "
             "int(np.sqrt(d_head)) or round(np.sqrt(d_head))), which is right only when d_head is "
             "a perfect square: divide the scores by np.sqrt(d_head), a float.",
-            _with(scale="isqrt"), _with(scale="round_sqrt"), bug="1"),
+            {"scale": "isqrt"}, {"scale": "round_sqrt"}, bug="1"),
     mistake("split_without_transpose",
             "The heads were split with a reshape but no transpose, which mixes positions across "
             "heads, so the output is no longer permutation-equivariant: reshape to (..., L, H, "
             "d_head), then swap L and H.",
-            _with(split="no_transpose"), bug="18"),
+            {"split": "no_transpose"}, bug="18"),
     mistake("merge_without_transpose",
             "The heads were concatenated back without transposing, which mixes positions, so the "
             "output is no longer permutation-equivariant: move H back after L (..., L, H, "
             "d_head), then reshape to (..., L, d_model).",
-            _with(merge="no_transpose"), bug="19"),
+            {"merge": "no_transpose"}, bug="19"),
     mistake("split_and_merge_without_transpose",
             "The heads were split and merged with reshapes but no transposes, which mixes "
             "positions across heads: reshape to (..., L, H, d_head) and swap L and H (and back "
             "before concatenating).",
-            _with(split="no_transpose", merge="no_transpose"), bug="18"),
+            {"split": "no_transpose", "merge": "no_transpose"}, bug="18"),
     mistake("interleaved_heads",
             "The features were split into heads interleaved (reshape to (..., d_head, H)) instead "
             "of contiguous blocks: head h takes features h*d_head to (h+1)*d_head - 1, i.e. "
             "reshape to (..., L, H, d_head).",
-            _with(split="interleaved"), _with(split="interleaved", merge="interleaved"), bug="20"),
+            {"split": "interleaved"}, {"split": "interleaved", "merge": "interleaved"}, bug="20"),
     mistake("weights_transposed",
             "The projection matrices are used transposed: the convention here is X @ W with W "
             "shaped (d_in, d_out), not W @ X or X @ W.T.",
-            _with(transpose_w=True), bug="21"),
+            {"transpose_w": True}, bug="21"),
     mistake("output_projection_missing",
             "The output projection W_o is missing: return concat(heads) @ W_o.",
-            _with(skip_w_o=True), bug="21"),
+            {"skip_w_o": True}, bug="21"),
     mistake("values_projected_with_w_q",
             "V is projected with W_q: the values are X @ W_v.",
-            _with(v_from_w_q=True), bug="21"),
+            {"v_from_w_q": True}, bug="21"),
     mistake("mask_without_head_axis",
             "The mask is used without a head axis, so a (B, L, L) mask is matched against the "
             "heads instead of the batch: insert the head axis with mask[..., None, :, :] "
             "(np.expand_dims(mask, -3)).",
-            _with(mask_head_axis=False), needs=MASKED),
+            {"mask_head_axis": False}, needs=MASKED),
     mistake("softmax_query_axis",
             "The softmax normalised the query axis, so columns of the weights sum to 1 instead of "
             "rows: take the softmax over the last (key) axis.",
-            _with(axis=-2), bug="5"),
+            {"axis": -2}, bug="5"),
     mistake("mask_inverted",
             "The mask polarity is inverted: True means the position MAY be attended to, so fill "
             "the scores where the mask is False.",
-            _with(mask_mode="inverted"), _with(mask_mode="inverted", fill=-1000000000.0), bug="11",
+            {"mask_mode": "inverted"}, {"mask_mode": "inverted", "fill": -1e9}, bug="11",
             needs=MASKED),
     mistake("mask_fill_zero",
             "Blocked positions still receive weight because their scores are set to 0 (or "
             "multiplied by the mask) rather than -inf.",
-            _with(fill=0.0), bug="9", needs=MASKED),
+            {"fill": 0.0}, bug="9", needs=MASKED),
     mistake("mask_after_softmax",
             "The mask is applied after the softmax without renormalising, so rows sum to less "
             "than 1: mask the scores before the softmax.",
-            _with(mask_mode="after"), bug="8", needs=MASKED),
+            {"mask_mode": "after"}, bug="8", needs=MASKED),
     mistake("mask_ignored",
             "The output equals attention without the mask: the masking result is discarded.",
-            _with(mask_mode="ignored"), bug="15", needs=MASKED),
+            {"mask_mode": "ignored"}, bug="15", needs=MASKED),
 )
 
 RULES = (

@@ -14,7 +14,7 @@ import numpy as np
 
 from grader.problems import reference
 from grader.problems.base import CREDIT_NOTE
-from grader.problems.builtin.positional_encoding.mistakes import MISTAKES, RULES
+from grader.problems.builtin.positional_encoding.mistakes import MISTAKES, RULES, buggy_encoding
 from grader.problems.checks import check
 from grader.problems.compare import as_array, mismatch
 from grader.problems.conditions import require
@@ -138,6 +138,7 @@ SPEC = ProblemSpec(
     categories={"shapes": 1.5, "values": 3.0, "odd d_model": 1.5, "long sequences": 2.0,
                 "properties": 2.0},
     cases=CASES, reference=reference.positional_encoding, mistakes=MISTAKES, rules=RULES,
+    buggy=buggy_encoding,
     traits=traits, checks=CHECKS,
     pictures=(Picture("encoding", "diverging", "position", "dimension"),),
 )

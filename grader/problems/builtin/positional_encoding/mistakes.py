@@ -49,65 +49,58 @@ def buggy_encoding(seq_len, d_model, *, base=10000.0, layout="interleaved", swap
     return pe[None] if batch_axis else pe
 
 
-def _with(**bug):
-    def positional_encoding(seq_len, d_model):
-        return buggy_encoding(seq_len, d_model, **bug)
-
-    return positional_encoding
-
-
 MISTAKES = (
     mistake("halves_concatenated",
             "The sines and cosines are concatenated as two halves: the layout required here "
             "interleaves them, sine in column 2i and cosine in column 2i+1.",
-            _with(layout="halves"), bug="24"),
+            {"layout": "halves"}, bug="24"),
     mistake("sin_cos_swapped",
             "Sine and cosine are swapped (row 0 starts 1, 0, 1, 0): even columns take the sine, "
             "odd columns the cosine.",
-            _with(swap=True), bug="24"),
+            {"swap": True}, bug="24"),
     mistake("raw_column_exponent",
             "The exponent uses 2 * column index instead of 2i with the pair index i = column // "
             "2: both columns of a pair share the frequency 1 / 10000^(2i / d_model).",
-            _with(exponent="raw"), bug="24"),
+            {"exponent": "raw"}, bug="24"),
     mistake("column_index_exponent",
             "The exponent uses each column's own index j (10000^(j / d_model)), so a cosine "
             "column 2i+1 gets 2i+1: the exponent must use 2i for both columns of a pair, i.e. 1 / "
             "10000^(2 * (j // 2) / d_model).",
-            _with(exponent="column"), bug="24"),
+            {"exponent": "column"}, bug="24"),
     mistake("cos_next_pair_exponent",
             "The cosine columns use 2(i + 1) in the exponent: a sine and its cosine share the "
             "same frequency 1 / 10000^(2i / d_model).",
-            _with(exponent="next"), bug="24"),
+            {"exponent": "next"}, bug="24"),
     mistake("base_1000",
             "The base is 1000 instead of 10000: the wavelengths must grow geometrically from 2*pi "
             "to 10000 * 2*pi.",
-            _with(base=1000.0), bug="24"),
+            {"base": 1000.0}, bug="24"),
     mistake("integer_division",
             "Integer division makes the exponent 2i // d_model = 0, so every column has frequency "
             "1: compute 2 * i / d_model in floating point.",
-            _with(exponent="integer"), bug="24"),
+            {"exponent": "integer"}, bug="24"),
     mistake("exponent_sign_inverted",
             "The exponent's sign is inverted (positions are multiplied by 10000^(2i / d_model) "
             "instead of divided): the frequencies must decrease along the columns.",
-            _with(sign=-1.0), bug="24"),
+            {"sign": -1.0}, bug="24"),
     mistake("positions_from_one",
             "Positions start at 1: the first row is position 0, i.e. (0, 1, 0, 1, ...).",
-            _with(first=1), bug="24"),
+            {"first": 1}, bug="24"),
     mistake("all_sine",
             "Every column is a sine (position 0 is all zeros): odd columns take the cosine.",
-            _with(all_sine=True), bug="24"),
+            {"all_sine": True}, bug="24"),
     mistake("transposed",
             "The result is transposed: return (seq_len, d_model), one row per position.",
-            _with(transpose=True), bug="24"),
+            {"transpose": True}, bug="24"),
     mistake("leading_batch_axis",
             "The encoding has a leading batch axis, shape (1, seq_len, d_model) as in a PyTorch "
             "buffer: drop the leading batch axis and return (seq_len, d_model), one row per "
             "position.",
-            _with(batch_axis=True), bug="24"),
+            {"batch_axis": True}, bug="24"),
     mistake("odd_d_model_crash",
             "Your code fails for odd d_model: there is one more sine column than cosine columns, "
             "so use cos(angle[:, : d_model // 2]) for the odd columns.",
-            _with(layout="crash_on_odd"), bug="24"),
+            {"layout": "crash_on_odd"}, bug="24"),
 )
 
 RULES = (

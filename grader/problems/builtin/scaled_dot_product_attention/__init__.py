@@ -50,6 +50,7 @@ SPEC = ProblemSpec(
     categories={"shapes": 1.0, "scaling": 2.0, "softmax": 1.5, "values": 1.0, "masking": 2.0,
                 "stability": 1.0, "properties": 0.5, "dtypes": 0.5, "inputs": 0.5},
     cases=cases.CASES, reference=reference.attention, mistakes=mistakes.MISTAKES,
+    buggy=mistakes.buggy_sdpa,
     rules=mistakes.RULES, describe=mistakes.describe, traits=cases.traits, rows=cases.rows,
     conditions=cases.named_shapes, returns_weights=True, show_weights=True,
     pictures=(Picture("weights", "unit", "query", "key", call="identity_values"),),

@@ -5,10 +5,12 @@ signals a failing case's numbers show (:func:`describe`). grader/problems/MISTAK
 message."""
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import numpy as np
 
 from grader.problems import inputs
-from grader.problems.attention_variants import buggy_attention
+from grader.problems.attention_variants import buggy_attention, sqrt_d_k
 from grader.problems.base import Case, Rule
 from grader.problems.compare import split_return
 from grader.problems.rules import crashes_only_with, failed_in_category
@@ -18,34 +20,26 @@ from grader.problems.spec import mistake
 MASKED = ("masked",)
 
 
-def _with(**bug):
-    """Attention with the mistakes ``bug`` (:func:`buggy_attention`), with the learner's signature."""
-    def scaled_dot_product_attention(Q, K, V, mask=None):
-        return buggy_attention(Q, K, V, mask, **bug)
-
-    return scaled_dot_product_attention
-
-
-def _scaled_by_query_length(axis: int):
-    def scaled_dot_product_attention(Q, K, V, mask=None):
-        size = np.shape(Q)[axis]
-        return buggy_attention(Q, K, V, mask, scale=lambda d_k, d_v: 1.0 / np.sqrt(size))
-
-    return scaled_dot_product_attention
+def _scale(spec: Any, Q, mask) -> Callable[[int, int], float]:
+    """The scale of the scores as :func:`buggy_attention` takes it: a function of (d_k, d_v), or
+    ``"query_axis:<n>"`` (1/sqrt of ``Q.shape[n]``: Lq, or the heads, taken for d_k),
+    ``"unscaled_with_mask"`` (1/sqrt(d_k) without a mask, none with one)."""
+    if callable(spec):
+        return spec
+    if spec == "unscaled_with_mask":
+        return sqrt_d_k if mask is None else (lambda d_k, d_v: 1.0)
+    size = np.shape(Q)[int(spec.split(":")[1])]
+    return lambda d_k, d_v: 1.0 / np.sqrt(size)
 
 
-def _unscaled_with_mask(Q, K, V, mask=None):
-    return buggy_attention(Q, K, V, mask, **({} if mask is None else
-                                             {"scale": lambda d_k, d_v: 1.0}))
-
-
-def _weights_first(Q, K, V, mask=None):
-    out, weights = buggy_attention(Q, K, V, mask)
-    return weights, out
-
-
-def _weights_only(Q, K, V, mask=None):
-    return buggy_attention(Q, K, V, mask)[1]
+def buggy_sdpa(Q, K, V, mask=None, *, scale: Any = sqrt_d_k, returns: str = "output+weights",
+               **attention: Any):
+    """Scaled dot-product attention with the mistakes ``attention`` of :func:`buggy_attention`
+    and two of its own: ``scale`` (see :func:`_scale`) and ``returns``: ``"output+weights"``
+    (correct: output, or the pair), ``"weights+output"`` or ``"weights"``."""
+    out, weights = buggy_attention(Q, K, V, mask, scale=_scale(scale, Q, mask), **attention)
+    return {"output+weights": (out, weights), "weights+output": (weights, out),
+            "weights": weights}[returns]
 
 
 _INTEGER_SQRT = ("The scale uses an integer square root of d_k (math.isqrt(d_k), int(np.sqrt(d_k)) "
@@ -61,81 +55,81 @@ _INVERTED = ("The mask polarity is inverted: True means the query MAY attend, so
 MISTAKES = (
     mistake("scale_by_d_k", "The scores are divided by d_k instead of sqrt(d_k): scale Q K^T by "
             "1/sqrt(d_k), which keeps the scores' variance near 1 (dividing by d_k makes the "
-            "weights too flat).", _with(scale=lambda d_k, d_v: 1.0 / d_k), bug="1"),
+            "weights too flat).", {"scale": lambda d_k, d_v: 1.0 / d_k}, bug="1"),
     # Before no_scaling: on the one case both explain, the narrower mistake is named.
     mistake("no_scaling_with_mask", "The scores are scaled by 1/sqrt(d_k) only when no mask is "
             "given: with a mask they are left unscaled. Scale Q K^T by 1/sqrt(d_k) in every case, "
-            "then apply the mask.", _unscaled_with_mask, bug="2", needs=MASKED),
+            "then apply the mask.", {"scale": "unscaled_with_mask"}, bug="2", needs=MASKED),
     mistake("no_scaling", "The scores are not scaled at all: divide Q K^T by sqrt(d_k), otherwise "
             "large d_k makes the softmax nearly one-hot and its gradients vanish.",
-            _with(scale=lambda d_k, d_v: 1.0), bug="2"),
+            {"scale": lambda d_k, d_v: 1.0}, bug="2"),
     mistake("scale_multiplied", "The scores are multiplied by sqrt(d_k) instead of divided by it: "
-            "use Q K^T / sqrt(d_k).", _with(scale=lambda d_k, d_v: float(np.sqrt(d_k))), bug="4"),
+            "use Q K^T / sqrt(d_k).", {"scale": lambda d_k, d_v: float(np.sqrt(d_k))}, bug="4"),
     mistake("scale_by_sqrt_d_v", "The scores are scaled with d_v (the value size) instead of d_k: "
             "the scale is 1/sqrt(d_k), d_k being the size of the query and key vectors.",
-            _with(scale=lambda d_k, d_v: 1.0 / np.sqrt(d_v)), bug="1"),
+            {"scale": lambda d_k, d_v: 1.0 / np.sqrt(d_v)}, bug="1"),
     mistake("scale_integer_sqrt", _INTEGER_SQRT,
-            _with(scale=lambda d_k, d_v: 1.0 / np.floor(np.sqrt(d_k))),
-            _with(scale=lambda d_k, d_v: 1.0 / np.round(np.sqrt(d_k))), bug="1"),
+            {"scale": lambda d_k, d_v: 1.0 / np.floor(np.sqrt(d_k))},
+            {"scale": lambda d_k, d_v: 1.0 / np.round(np.sqrt(d_k))}, bug="1"),
     mistake("scale_by_query_length", "The scores are scaled with the wrong axis of Q: with batch "
             "axes, Q.shape[1] or Q.shape[-2] is the query length Lq (or the number of heads), not "
             "d_k. d_k is the size of the query and key vectors, Q.shape[-1]; scale by "
-            "1/np.sqrt(Q.shape[-1]).", _scaled_by_query_length(-2), _scaled_by_query_length(1),
+            "1/np.sqrt(Q.shape[-1]).", {"scale": "query_axis:-2"}, {"scale": "query_axis:1"},
             bug="1"),
     mistake("softmax_query_axis", "The softmax normalised the query axis, so columns of the "
             "weights sum to 1 instead of rows: take the softmax over the last (key) axis.",
-            _with(axis=-2), bug="5"),
+            {"axis": -2}, bug="5"),
     mistake("softmax_batch_axis", "The softmax is taken over axis 0 (the batch axis, or the query "
             "axis when there is no batch axis) instead of over the keys: use axis=-1 so each "
-            "query's weights over the keys sum to 1.", _with(axis=0), bug="5"),
+            "query's weights over the keys sum to 1.", {"axis": 0}, bug="5"),
     mistake("softmax_all_entries", "The softmax is taken over all entries at once (one max and one "
             "sum over the whole array), so the weights of all queries together sum to 1: use "
-            "axis=-1 and keepdims=True so each query's row sums to 1.", _with(axis=None), bug="5"),
-    mistake("softmax_fixed_axis", _FIXED_AXIS, _with(axis=1), _with(axis=2), bug="5"),
+            "axis=-1 and keepdims=True so each query's row sums to 1.", {"axis": None}, bug="5"),
+    mistake("softmax_fixed_axis", _FIXED_AXIS, {"axis": 1}, {"axis": 2}, bug="5"),
     mistake("softmax_no_keepdims", "The softmax divides by a sum taken without keepdims=True, so it "
             "broadcasts against the wrong axis: use e.sum(axis=-1, keepdims=True).",
-            _with(keepdims=False), bug="6"),
+            {"keepdims": False}, bug="6"),
     mistake("softmax_not_stable", "The softmax overflows for large scores (inf/NaN): subtract the "
-            "row maximum before np.exp; softmax is unchanged by that shift.", _with(stable=False),
+            "row maximum before np.exp; softmax is unchanged by that shift.", {"stable": False},
             bug="7"),
     mistake("softmax_global_max", "The softmax subtracts one global maximum instead of each row's "
             "maximum, so rows far below it underflow to 0/0: subtract "
-            "np.max(scores, axis=-1, keepdims=True).", _with(global_max=True), bug="7"),
+            "np.max(scores, axis=-1, keepdims=True).", {"global_max": True}, bug="7"),
     mistake("mask_after_softmax", "The mask is applied after the softmax without renormalising, so "
             "rows sum to less than 1: mask the scores (set blocked ones to -inf) before the "
-            "softmax, or renormalise the rows after masking.", _with(mask_mode="after"), bug="8",
+            "softmax, or renormalise the rows after masking.", {"mask_mode": "after"}, bug="8",
             needs=MASKED),
     mistake("mask_fill_zero", "Blocked positions still receive weight because their scores are set "
             "to 0 (or multiplied by the mask) rather than to -inf: a score of 0 is not small, use "
-            "np.where(mask, scores, -np.inf).", _with(fill=0.0), bug="9", needs=MASKED),
+            "np.where(mask, scores, -np.inf).", {"fill": 0.0}, bug="9", needs=MASKED),
     mistake("mask_added_as_float", "The 0/1 mask was added to the scores as a number, so blocked "
             "positions still get large weight: use the boolean mask to set blocked scores to "
-            "-inf.", _with(mask_mode="add"), bug="10", needs=MASKED),
-    mistake("mask_inverted", _INVERTED, _with(mask_mode="inverted"),
-            _with(mask_mode="inverted", fill=-1e9), bug="11", needs=MASKED),
+            "-inf.", {"mask_mode": "add"}, bug="10", needs=MASKED),
+    mistake("mask_inverted", _INVERTED, {"mask_mode": "inverted"},
+            {"mask_mode": "inverted", "fill": -1e9}, bug="11", needs=MASKED),
     mistake("mask_times_neg_inf", "The additive mask was built as (1 - mask) * -inf, and 0 * -inf "
             "is NaN, so the whole output is NaN: use np.where(mask, scores, -np.inf).",
-            _with(mask_mode="times_neg_inf"), bug="14", needs=MASKED),
+            {"mask_mode": "times_neg_inf"}, bug="14", needs=MASKED),
     mistake("mask_ignored", "The output equals attention without the mask: the masking result is "
             "discarded (e.g. np.where or masked_fill without assigning the result).",
-            _with(mask_mode="ignored"), bug="15", needs=MASKED),
+            {"mask_mode": "ignored"}, bug="15", needs=MASKED),
     mistake("mask_on_query_axis", "The mask is applied along the query axis (transposed): "
             "mask[..., i, j] says whether query i may attend to key j, so it must block scores "
-            "column-wise for padding.", _with(mask_mode="transposed"), bug="23", needs=MASKED),
+            "column-wise for padding.", {"mask_mode": "transposed"}, bug="23", needs=MASKED),
     mistake("blends_keys", "The output blends the keys, not the values: multiply the weights by "
-            "V.", _with(blend_keys=True)),
+            "V.", {"blend_keys": True}),
     mistake("scores_transposed", "The scores are computed as K Q^T (transposed) instead of Q K^T: "
             "scores[..., i, j] must be q_i . k_j, shape (..., Lq, Lk), i.e. "
-            "Q @ np.swapaxes(K, -1, -2).", _with(scores_transposed=True)),
+            "Q @ np.swapaxes(K, -1, -2).", {"scores_transposed": True}),
     mistake("returns_weights_first", "You return (weights, output): return (output, weights) in "
             "that order, the output (..., Lq, d_v) first and the weights (..., Lq, Lk) second.",
-            _weights_first, strict_return=True),
+            {"returns": "weights+output"}, strict_return=True),
     mistake("returns_weights_only", "You return the attention weights (..., Lq, Lk) instead of the "
             "output: return weights @ V, shape (..., Lq, d_v), or the tuple (output, weights).",
-            _weights_only, strict_return=True),
+            {"returns": "weights"}, strict_return=True),
     mistake("k_transpose_all_axes", "K.T reverses every axis of a batched array, mixing the batch "
             "into the scores: transpose only the last two axes with np.swapaxes(K, -1, -2).",
-            _with(k_dot_t=True)),
+            {"k_dot_t": True}),
 )
 
 RULES = (

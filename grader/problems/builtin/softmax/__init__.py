@@ -40,6 +40,7 @@ SPEC = ProblemSpec(
     categories={"shapes": 1.0, "axis": 2.5, "values": 2.0, "stability": 2.0, "properties": 1.0,
                 "dtypes": 1.0, "inputs": 0.5},
     cases=cases.CASES, reference=reference.softmax, mistakes=mistakes.MISTAKES,
+    buggy=mistakes.buggy_softmax,
     rules=mistakes.RULES, describe=mistakes.describe, traits=cases.traits,
     pictures=(Picture("output", "unit", "row", "column"),),
 )

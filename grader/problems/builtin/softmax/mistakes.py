@@ -14,60 +14,47 @@ from grader.problems.signals import output_signals
 from grader.problems.spec import mistake
 
 
-def buggy_softmax(x, axis=-1, *, ignore_axis=False, keepdims=True, stable=True,
-                  global_max=False, whole_array=False, min_shift=False, mean_shift=False):
+def buggy_softmax(x, axis=-1, *, ignore_axis=False, keepdims=True, shift="max",
+                  whole_array=False):
     """Softmax with optional mistakes, in the input's floating dtype (at least float32):
     ``ignore_axis`` always uses the last axis, ``keepdims=False`` divides by a sum without
-    keepdims, ``stable=False`` skips the shift, ``global_max`` / ``min_shift`` / ``mean_shift``
-    subtract one global maximum / each slice's minimum / mean instead of its maximum,
+    keepdims, ``shift`` is what is subtracted before exp (``"max"`` of each slice, correct;
+    ``"none"``; ``"global"``, one global maximum; each slice's ``"min"`` or ``"mean"``),
     ``whole_array`` divides by the sum over every entry."""
     x = np.asarray(x)
     x = x.astype(np.result_type(x.dtype, np.float32))
     axis = -1 if ignore_axis else axis
+    shifts = {"max": lambda: np.max(x, axis=axis, keepdims=True), "none": lambda: 0,
+              "global": lambda: x.max(), "min": lambda: np.min(x, axis=axis, keepdims=True),
+              "mean": lambda: np.mean(x, axis=axis, keepdims=True)}
     with np.errstate(all="ignore"):
-        if not stable:
-            e = np.exp(x)
-        elif global_max:
-            e = np.exp(x - x.max())
-        elif min_shift:
-            e = np.exp(x - np.min(x, axis=axis, keepdims=True))
-        elif mean_shift:
-            e = np.exp(x - np.mean(x, axis=axis, keepdims=True))
-        else:
-            e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+        e = np.exp(x - shifts[shift]())
         total = e.sum() if whole_array else np.sum(e, axis=axis, keepdims=keepdims)
         return e / total
 
 
-def _with(**bug):
-    def softmax(x, axis=-1):
-        return buggy_softmax(x, axis, **bug)
-
-    return softmax
-
-
 MISTAKES = (
     mistake("ignores_axis", "The axis argument is ignored (the softmax is always taken over the "
-            "last axis): pass `axis` to every max and sum.", _with(ignore_axis=True), bug="5"),
+            "last axis): pass `axis` to every max and sum.", {"ignore_axis": True}, bug="5"),
     mistake("no_keepdims", "The sum (or max) is taken without keepdims=True, so it broadcasts "
             "against the wrong axis: use np.sum(e, axis=axis, keepdims=True).",
-            _with(keepdims=False), bug="6"),
+            {"keepdims": False}, bug="6"),
     mistake("not_stable", "np.exp overflows for large entries (inf/NaN): subtract the maximum "
-            "along the axis first; the softmax is unchanged by that shift.", _with(stable=False),
+            "along the axis first; the softmax is unchanged by that shift.", {"shift": "none"},
             bug="7"),
     mistake("global_max", "One global maximum is subtracted instead of the maximum of each slice, "
             "so slices far below it underflow to 0/0: use np.max(x, axis=axis, keepdims=True).",
-            _with(global_max=True), bug="7"),
+            {"shift": "global"}, bug="7"),
     mistake("min_subtracted", "The minimum of each slice is subtracted instead of the maximum, so "
             "np.exp still overflows for entries far above it: subtract "
             "np.max(x, axis=axis, keepdims=True), which makes every exponent 0 or less.",
-            _with(min_shift=True), bug="7"),
+            {"shift": "min"}, bug="7"),
     mistake("mean_subtracted", "The mean of each slice is subtracted instead of the maximum, so "
             "np.exp still overflows for entries far above the mean: subtract "
             "np.max(x, axis=axis, keepdims=True), which makes every exponent 0 or less.",
-            _with(mean_shift=True), bug="7"),
+            {"shift": "mean"}, bug="7"),
     mistake("whole_array", "The exponentials are divided by the sum over the whole array, not "
-            "along the axis: each slice along `axis` must sum to 1.", _with(whole_array=True),
+            "along the axis: each slice along `axis` must sum to 1.", {"whole_array": True},
             bug="5"),
 )
 
