@@ -140,7 +140,7 @@ LAYERS: list[set[str]] = [
     {"grader.problems", "grader.rubric"},  # code problems, rubric language
     {"grader.observability"},
     {"grader.sandbox", "grader.store", "grader.results", "grader.jsontext"},
-    {"grader.auth", "grader.config", "grader.errors", "grader.ids"},  # leaves
+    {"grader.auth", "grader.config", "grader.errors", "grader.ids", "grader.deadlines"},  # leaves
 ]
 
 

@@ -19,9 +19,11 @@ from grader.api.item_schemas import ItemField
 from grader.api.parsing import Blueprint, read_body
 from grader.api.schemas import AssignmentSchema, AssignmentSummarySchema, PollArgsSchema
 from grader.api.state import state
-from grader.content import (ContentError, builtin_document, compile_assignment,
-                            public_assignment)
+from grader.content import (ATTEMPT_POLICIES, ContentError, builtin_document,
+                            compile_assignment, public_assignment)
+from grader.deadlines import LATE_MODES
 from grader.ids import ID_PATTERN
+from grader.rubric.refs import parse_ref
 
 blp = Blueprint("assignments", __name__, url_prefix="/api/v1",
                 description="Assignments and their items (never keys or hidden tests).")
@@ -45,6 +47,19 @@ WHOLE = {"required": "Missing data for required field (POST and PUT take the who
                      "to change some fields, send PATCH with a JSON Merge Patch)."}
 
 
+class LatePolicySchema(Schema):
+    """What a submission received after its learner's due date gets (README "Late work"):
+    ``accept`` (the default), ``penalty_per_day`` or ``fixed_penalty`` (``percent`` of the
+    assignment's points possible per started day late, or once), ``refuse``."""
+
+    class Meta:
+        unknown = "raise"
+
+    mode = fields.String(required=True, validate=validate.OneOf(LATE_MODES))
+    percent = fields.Float(validate=validate.Range(min=0, max=100), metadata={
+        "description": "of the points possible; required for the two penalty modes"})
+
+
 class AssignmentDocumentSchema(Schema):
     """An instructor's assignment: items reference built-in code problems, the course's uploaded
     rubrics (``rubric: <id>``) or carry a choice item inline; see README "Assignments"."""
@@ -61,6 +76,13 @@ class AssignmentDocumentSchema(Schema):
                               allow_none=True)
     items = fields.List(ItemField(), required=True, validate=validate.Length(min=1, max=200),
                         error_messages=WHOLE)
+    published = fields.Boolean(load_default=None, allow_none=True, metadata={
+        "description": "learners may open it (the learner pages, /learn); a new assignment is a "
+                       "draft until this is true; PUT without it keeps the current state"})
+    attempt_policy = fields.String(load_default="latest", validate=validate.OneOf(
+        ATTEMPT_POLICIES), metadata={"description": "which attempt counts: latest (graded), "
+                                                    "best, or best_per_item"})
+    late_policy = fields.Nested(LatePolicySchema, load_default=None, allow_none=True)
 
 
 class AssignmentPatchSchema(Schema):
@@ -78,6 +100,9 @@ class AssignmentPatchSchema(Schema):
     due_at = fields.DateTime(allow_none=True)
     callback_url = fields.String(allow_none=True)
     items = fields.List(ItemField(), allow_none=True)
+    published = fields.Boolean(allow_none=True)
+    attempt_policy = fields.String(allow_none=True, validate=validate.OneOf(ATTEMPT_POLICIES))
+    late_policy = fields.Nested(LatePolicySchema, allow_none=True)
 
 
 class CopySchema(Schema):
@@ -88,6 +113,8 @@ class CopySchema(Schema):
 
     id = fields.String(required=True, validate=ASSIGNMENT_ID)
     title = fields.String(load_default=None, validate=validate.Length(min=1, max=300))
+    published = fields.Boolean(load_default=False, metadata={
+        "description": "a copy is a new assignment: a draft unless this is true"})
 
 
 class RegradeCreateSchema(Schema):
@@ -99,27 +126,43 @@ class GradesArgsSchema(Schema):
 
 
 def resolve_rubrics(course_id: str, document: dict) -> dict:
-    """Inline the course's uploaded rubrics into text items (``rubric: <id>``), pinning the
-    version, so an assignment version always scores with the same rubric version."""
+    """Inline the course's uploaded rubrics into text items, pinned, so an assignment version
+    always scores with the same rubric version: ``rubric: <id>`` pins the newest version now (as
+    it always did), ``<id>@<n>`` pins version n; ``<id>@latest`` is kept as it is and follows
+    the newest version at each grading (:mod:`grader.rubric.refs`). A built-in rubric's id is
+    kept (its file is read). 422 naming ``items[i].rubric`` for a rubric that does not exist."""
     from grader.rubric.files import find_rubric_file
 
     document = copy.deepcopy(document)
     for index, item in enumerate(document["items"]):
         if not isinstance(item, dict):
             continue  # compile_assignment names the field
-        ref = item.get("rubric")
-        if item.get("kind") == "text" and isinstance(ref, str):
-            record = state().store.content.rubric(course_id, ref)
-            if record is not None:
+        text = item.get("rubric")
+        if item.get("kind") != "text" or not isinstance(text, str):
+            continue
+        field = f"items[{index}].rubric"
+        try:
+            ref = parse_ref(text)
+        except ValueError as exc:
+            raise ApiError(422, "validation_error", f"{field}: {exc}", field) from None
+        content = state().store.content
+        record = content.rubric(course_id, ref.rubric_id, ref.version)
+        if record is not None:
+            if not ref.latest:
                 item["rubric"] = {**record.document, "id": record.rubric_id,
                                   "version": record.version}
-                continue
-            try:
-                find_rubric_file(ref, state().catalog.content_dir)
-            except ValueError:
-                raise ApiError(422, "validation_error", f"items[{index}].rubric: {ref!r} is "
-                               "neither a rubric of this course nor a built-in rubric",
-                               f"items[{index}].rubric") from None
+            continue
+        versions = [r.version for r in content.rubric_versions(course_id, ref.rubric_id)]
+        if versions:
+            raise ApiError(422, "validation_error", f"{field}: the course's rubric "
+                           f"{ref.rubric_id!r} has no version {ref.version} (its versions: "
+                           f"{', '.join(map(str, versions))})", field)
+        try:
+            find_rubric_file(ref.rubric_id, state().catalog.content_dir)
+        except ValueError:
+            raise ApiError(422, "validation_error", f"{field}: {ref.rubric_id!r} is "
+                           "neither a rubric of this course nor a built-in rubric",
+                           field) from None
     return document
 
 
@@ -142,12 +185,33 @@ def loaded(schema: Schema, document: dict) -> dict:
                        field, errors=exc.messages) from None
 
 
-def save_assignment(principal, body: dict, status: int):
+def time_zone_of(course_id: str | None) -> str | None:
+    """The course's time zone (``None``: UTC), in which due dates without an offset are read."""
+    course = state().store.courses.get_course(course_id) if course_id else None
+    return course.time_zone if course is not None else None
+
+
+def assignment_view(assignment) -> dict:
+    """:func:`public_assignment` with the due date in the course's time zone."""
+    return public_assignment(assignment, time_zone_of(assignment.course_id))
+
+
+def save_assignment(principal, body: dict, status: int, current=None):
+    """Store ``body`` (validated by :class:`AssignmentDocumentSchema`) as the assignment's next
+    version. ``current``: its latest stored record (PUT, PATCH), whose ``published`` state is
+    kept when ``body`` does not say; a new assignment is a draft unless it says."""
     app_state = state()
     if body["id"] in app_state.catalog.builtins:
         raise ApiError(409, "conflict", f"{body['id']!r} is a built-in assignment id; choose "
                        "another.", "id")
-    document = {**body, "due_at": body["due_at"].isoformat() if body["due_at"] else None}
+    published = body.get("published")
+    if published is None:
+        published = bool(current.document.get("published", True)) if current is not None \
+            else False
+    document = {**body, "due_at": body["due_at"].isoformat() if body["due_at"] else None,
+                "published": published}
+    if document.get("late_policy") is None:
+        document.pop("late_policy", None)
     document = resolve_rubrics(principal.course_id, document)
     try:
         compile_assignment(document, app_state.catalog.content_dir, where="assignment")
@@ -159,7 +223,7 @@ def save_assignment(principal, body: dict, status: int):
                                                             document)
     assignment = app_state.catalog.get(principal.course_id, body["id"], record.version)
     headers = {"Location": url_for("assignments.AssignmentById", assignment_id=body["id"])}
-    return public_assignment(assignment), status, headers
+    return assignment_view(assignment), status, headers
 
 
 @blp.route("/assignments")
@@ -169,7 +233,8 @@ class Assignments(MethodView):
         """List the assignments the caller's course can use: built-in ones and its own."""
         principal = require_course(*READERS)
         return [{"id": a.id, "title": a.title, "max_score": a.max_score,
-                 "item_count": len(a.items)} for a in state().catalog.visible(principal.course_id)]
+                 "item_count": len(a.items), "published": a.published}
+                for a in state().catalog.visible(principal.course_id)]
 
     @blp.arguments(AssignmentDocumentSchema)
     @blp.response(201, AssignmentSchema)
@@ -192,7 +257,7 @@ class AssignmentById(MethodView):
         """One assignment with its items: id, kind, prompt, points, and for code items the
         function contract."""
         principal = require_course(*READERS)
-        return public_assignment(get_assignment(principal, assignment_id))
+        return assignment_view(get_assignment(principal, assignment_id))
 
     @blp.arguments(AssignmentDocumentSchema)
     @blp.response(200, AssignmentSchema)
@@ -208,8 +273,7 @@ class AssignmentById(MethodView):
         if body["id"] != assignment_id:
             raise ApiError(422, "validation_error", "id must equal the assignment id in the path.",
                            "id")
-        own_record(principal, assignment_id)
-        return save_assignment(principal, body, 200)
+        return save_assignment(principal, body, 200, own_record(principal, assignment_id))
 
     @blp.arguments(AssignmentPatchSchema, content_type="application/merge-patch+json")
     @blp.response(200, AssignmentSchema)
@@ -235,7 +299,8 @@ class AssignmentById(MethodView):
         if document.get("id") != assignment_id:
             raise ApiError(422, "validation_error", "id: an assignment's id cannot change; "
                            "copy it to a new id instead.", "id")
-        return save_assignment(principal, loaded(AssignmentDocumentSchema(), document), 200)
+        return save_assignment(principal, loaded(AssignmentDocumentSchema(), document), 200,
+                               record)
 
 
 def own_record(principal, assignment_id: str):
@@ -279,7 +344,7 @@ class AssignmentCopy(MethodView):
                 state().store.content.assignment(principal.course_id, body["id"]) is not None:
             raise ApiError(409, "conflict", f"Assignment {body['id']!r} exists; choose another "
                            "id for the copy.", "id")
-        document = {**copy.deepcopy(source), "id": body["id"]}
+        document = {**copy.deepcopy(source), "id": body["id"], "published": body["published"]}
         if body["title"]:
             document["title"] = body["title"]
         return save_assignment(principal, loaded(AssignmentDocumentSchema(), document), 201)

@@ -172,7 +172,14 @@ class AssignmentSchema(Schema):
     description = fields.String()
     max_score = fields.Float()
     version = fields.Integer()
-    due_at = fields.String(allow_none=True)
+    due_at = fields.String(allow_none=True, metadata={
+        "description": "ISO 8601 with its UTC offset, in the course's time zone"})
+    time_zone = fields.String(metadata={"description": "the course's IANA time zone (UTC when "
+                                                      "it has none)"})
+    published = fields.Boolean(metadata={"description": "false: a draft, which learners cannot "
+                                                        "open"})
+    attempt_policy = fields.String(metadata={"enum": ["latest", "best", "best_per_item"]})
+    late_policy = fields.Dict(metadata={"description": "{mode, percent}"})
     items = fields.List(ItemViewField(), metadata={
         "description": "one schema per kind (discriminator: kind); never keys, rubrics or "
                        "hidden tests"})
@@ -183,6 +190,7 @@ class AssignmentSummarySchema(Schema):
     title = fields.String()
     max_score = fields.Float()
     item_count = fields.Integer()
+    published = fields.Boolean()
 
 
 class ErrorSchema(Schema):
