@@ -446,4 +446,4 @@ class RegradeById(MethodView):
             delay = min(delay * 1.5, 0.2)
             run = state().store.regrades.get(run_id)
         return {"id": run.id, "assignment_id": run.assignment_id, "dry_run": run.dry_run,
-                "status": run.status, "report": run.report}
+                "status": run.status, "versions": run.versions, "report": run.report}
