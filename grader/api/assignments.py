@@ -22,6 +22,7 @@ from grader.api.state import state
 from grader.content import (ATTEMPT_POLICIES, ContentError, builtin_document,
                             compile_assignment, public_assignment)
 from grader.deadlines import LATE_MODES
+from grader.grading.gradebook import columns as gradebook_columns, gradebook
 from grader.ids import ID_PATTERN
 from grader.rubric.refs import parse_ref
 
@@ -356,36 +357,48 @@ class Grades(MethodView):
     @blp.response(200, content_type="text/csv")
     def get(self, args, assignment_id):
         """Grades as CSV: learner_id, score, max_score, submitted_at, graded_at, status,
-        submission_id. By default the latest graded submission per learner (learners with no
-        graded one show their latest attempt); ``?attempts=all`` lists every attempt (roles: lms,
-        instructor)."""
+        submission_id, then attempt_policy, counted_submissions, attempts, late, days_late,
+        late_penalty, and per item ``<item>:score``, ``<item>:max_score``, ``<item>:override``.
+        By default each learner's counted grade under the assignment's ``attempt_policy`` (the
+        latest graded submission by default; learners with no graded one show their latest
+        attempt); ``?attempts=all`` lists every attempt (roles: lms, instructor). ``graded_at``
+        is when the score last changed (a regrade or an override that changed it)."""
         principal = require_course(*READERS)
         assignment = get_assignment(principal, assignment_id)
         return grades_csv(principal.course_id, assignment, args["attempts"])
 
 
 def grades_csv(course_id: str, assignment, attempts: str = "latest") -> Response:
-    """The grades.csv response of ``assignment`` in ``course_id`` (``attempts``: ``latest`` graded
-    submission per learner, or ``all``); also served by the instructor view (grader/web)."""
-    rows = state().store.submissions_of(course_id, assignment.id)
-    if attempts == "latest":
-        latest: dict[str, object] = {}
-        for row in rows:  # oldest first: later rows replace earlier ones
-            previous = latest.get(row.learner_id)
-            if row.status == "graded" or previous is None or previous.status != "graded":
-                latest[row.learner_id] = row
-        rows = sorted(latest.values(), key=lambda r: r.learner_id)
+    """The grades.csv response of ``assignment`` in ``course_id`` (``attempts``: each learner's
+    counted grade under the assignment's attempt policy, or ``all`` attempts); also served by
+    the instructor view (grader/web). Columns: :mod:`grader.grading.gradebook`."""
+    store = state().store
+    rows = store.submissions_of(course_id, assignment.id)
+    item_ids = list(assignment.items)
+    table = gradebook(rows, item_ids, assignment.attempt_policy,
+                      store.grade_timeline(course_id, assignment.id), attempts)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["learner_id", "score", "max_score", "submitted_at", "graded_at",
-                     "status", "submission_id"])
-    for row in rows:
-        writer.writerow([
-            csv_safe(row.learner_id), csv_number(row.score), csv_number(row.max_score),
-            _iso(row.received_at), _iso(row.finished_at) if row.status == "graded" else "",
-            row.status, row.id])
+    header = gradebook_columns(item_ids)
+    writer.writerow([csv_safe(name) for name in header])
+    for row in table:
+        writer.writerow([csv_cell(row[name]) for name in header])
     return Response(out.getvalue(), mimetype="text/csv", headers={
         "Content-Disposition": f'attachment; filename="{assignment.id}-grades.csv"'})
+
+
+def csv_cell(value) -> str:
+    """One grades.csv cell: numbers as :func:`csv_number`, times in ISO 8601, text neutralised
+    (:func:`csv_safe`), nothing for ``None``."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return csv_number(value)
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return csv_safe(str(value))
 
 
 def csv_safe(text: str) -> str:
@@ -402,10 +415,6 @@ def csv_number(value: float | None) -> str:
     if value is None:
         return ""
     return numpy.format_float_positional(float(value), unique=True, trim="-")
-
-
-def _iso(value) -> str:
-    return value.isoformat() if value is not None else ""
 
 
 @blp.route("/assignments/<assignment_id>/regrades")

@@ -118,6 +118,11 @@ class SubmissionSchema(Schema):
     score = fields.Float(allow_none=True)
     max_score = fields.Float(allow_none=True)
     failure_reason = fields.String(allow_none=True)
+    late = fields.Dict(allow_none=True, metadata={
+        "description": "against the learner's due date, as graded: status (on_time | late), "
+                       "due_at, submitted_at, seconds_late, days_late, policy, penalty_percent "
+                       "(of the points possible), penalty_points (taken), extended; null "
+                       "without a due date"})
     items = fields.List(fields.Nested(ItemResultSchema))
 
 

@@ -145,6 +145,16 @@ def late_of(results: Iterable[dict]) -> dict[str, Any] | None:
     return None
 
 
+def late_summary(results: Iterable[dict] | None) -> dict[str, Any] | None:
+    """What results say of lateness: :func:`late_of` with ``penalty_points``, the points the
+    late penalty took from the whole submission (``None``: no due date)."""
+    results = list(results or [])
+    late = late_of(results)
+    if late is None:
+        return None
+    return {**late, "penalty_points": round(sum(late_penalty(i) for i in results), 4)}
+
+
 def late_penalty(item: dict) -> float:
     """Points the late penalty took from one item result (0 when none)."""
     return round(-sum(float(t.get("score") or 0.0) for t in item.get("tests", [])
