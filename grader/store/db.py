@@ -351,6 +351,19 @@ class Store:
             return list(session.execute(query.order_by(Submission.received_at,
                                                        Submission.id)).scalars())
 
+    def course_learners(self, course_id: str) -> set[str]:
+        """The learners the course knows: those with a submission to any of its assignments
+        and those an LMS launched (LTI grade targets), without anonymous practice learners
+        (``practice-...``). Two queries."""
+        from grader.store.lti_models import LtiGradeTarget
+
+        with self._single() as session:
+            found = set(session.execute(select(Submission.learner_id).where(
+                Submission.course_id == course_id).distinct()).scalars())
+            found |= set(session.execute(select(LtiGradeTarget.learner_id).where(
+                LtiGradeTarget.course_id == course_id).distinct()).scalars())
+        return {learner for learner in found if not learner.startswith("practice-")}
+
     def attempts_of(self, course_id: str, assignment_id: str, learner_id: str,
                     limit: int = 100) -> list[Submission]:
         """One learner's submissions to one assignment of a course, newest first (at most
