@@ -18,14 +18,15 @@ blp = Blueprint("analytics", __name__, url_prefix="/api/v1",
                 description="What the class did on an assignment (instructors).")
 
 
-def assignment_report(course_id: str, assignment) -> dict:
-    """The analytics of ``assignment`` in ``course_id``: three queries whatever the class size
-    (the submissions, and the course's learners from submissions and LTI launches)."""
+def assignment_report(course_id: str, assignment, rows: list | None = None) -> dict:
+    """The analytics of ``assignment`` in ``course_id`` (``rows``: its submissions, when read
+    already): three queries whatever the class size (the submissions, and the course's
+    learners from submissions and LTI launches)."""
     store = state().store
-    report = class_analytics(item_infos(assignment), store.submissions_of(course_id,
-                                                                          assignment.id),
-                             assignment.attempt_policy, assignment.max_score,
-                             store.course_learners(course_id))
+    if rows is None:
+        rows = store.submissions_of(course_id, assignment.id)
+    report = class_analytics(item_infos(assignment), rows, assignment.attempt_policy,
+                             assignment.max_score, store.course_learners(course_id))
     return {"assignment_id": assignment.id, "version": assignment.version, **report}
 
 

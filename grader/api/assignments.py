@@ -304,6 +304,20 @@ class AssignmentById(MethodView):
                                record)
 
 
+def set_published(course_id: str, assignment_id: str, published: bool):
+    """Publish a course assignment (or take it back to a draft): its next version, the same
+    document with ``published`` changed (the instructor page's button; the API does it with
+    ``PATCH {"published": true}``). Returns the stored record; ``None`` for no such assignment."""
+    content = state().store.content
+    record = content.assignment(course_id, assignment_id)
+    if record is None:
+        return None
+    if bool(record.document.get("published", True)) == published:
+        return record
+    return content.add_assignment_version(course_id, assignment_id,
+                                          {**record.document, "published": published})
+
+
 def own_record(principal, assignment_id: str):
     """The latest stored version of a course's own assignment, or 404."""
     record = state().store.content.assignment(principal.course_id, assignment_id)
