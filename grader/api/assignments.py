@@ -215,7 +215,8 @@ def save_assignment(principal, body: dict, status: int, current=None):
         document.pop("late_policy", None)
     document = resolve_rubrics(principal.course_id, document)
     try:
-        compile_assignment(document, app_state.catalog.content_dir, where="assignment")
+        checked, _following = app_state.catalog.follow_latest(principal.course_id, document)
+        compile_assignment(checked, app_state.catalog.content_dir, where="assignment")
     except ContentError as exc:
         message = str(exc).removeprefix("assignment: ")
         field = message.split(":", 1)[0].split(" (", 1)[0]

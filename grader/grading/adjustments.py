@@ -147,7 +147,8 @@ def late_of(results: Iterable[dict]) -> dict[str, Any] | None:
 
 def late_summary(results: Iterable[dict] | None) -> dict[str, Any] | None:
     """What results say of lateness: :func:`late_of` with ``penalty_points``, the points the
-    late penalty took from the whole submission (``None``: no due date)."""
+    late penalty took from the whole submission (items whose score an override set excepted;
+    ``None``: no due date)."""
     results = list(results or [])
     late = late_of(results)
     if late is None:
@@ -156,7 +157,10 @@ def late_summary(results: Iterable[dict] | None) -> dict[str, Any] | None:
 
 
 def late_penalty(item: dict) -> float:
-    """Points the late penalty took from one item result (0 when none)."""
+    """Points the late penalty took from one item result (0 when none, and when an override
+    set the item's score: the instructor's score is what counts then)."""
+    if override_of(item):
+        return 0.0
     return round(-sum(float(t.get("score") or 0.0) for t in item.get("tests", [])
                       if LATE_TAG in (t.get("tags") or ())), 4)
 
