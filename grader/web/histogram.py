@@ -1,6 +1,6 @@
 """The score distribution as an SVG bar chart, drawn on the server (no plotting library, no
 JavaScript), readable without colour: every bar is one dark grey with its count written above it,
-the bins are written under the axis (points), and the axes say what they count. The SVG carries
+the bins' edges are written under the axis (points), and the axes say what they count. The SVG carries
 ``role="img"``, a ``<title>`` and a ``<desc>`` listing every bin, for screen readers; the page
 shows the same numbers in a table beside it.
 """
@@ -56,9 +56,11 @@ def svg(bins: Sequence[dict], title: str, unit: str = "points") -> Markup:
                          f'fill="{BAR_FILL}"/>')
         parts.append(f'<text class="count" x="{x + BAR / 2}" y="{base - h - 5:.1f}" '
                      f'text-anchor="middle" fill="{INK}">{b["learners"]}</text>')
-        parts.append(f'<text class="axis" x="{x + BAR / 2}" y="{base + 16}" '
-                     f'text-anchor="middle" fill="{INK}">{_number(b["from"])}-'
-                     f'{_number(b["to"])}</text>')
+    for index, edge in enumerate([b["from"] for b in bins] + [bins[-1]["to"]] if bins else []):
+        x = LEFT + GAP / 2 + index * (BAR + GAP)  # the bins' edges, between the bars
+        parts.append(f'<line x1="{x}" y1="{base}" x2="{x}" y2="{base + 5}" stroke="{INK}"/>')
+        parts.append(f'<text class="axis" x="{x}" y="{base + 18}" text-anchor="middle" '
+                     f'fill="{INK}">{_number(edge)}</text>')
     parts.append(f'<text class="axis-title" x="{LEFT + (width - LEFT) / 2}" y="{height - 6}" '
                  f'text-anchor="middle" fill="{INK}">score ({escape(unit)})</text>')
     parts.append(f'<text class="axis-title" x="12" y="{TOP + HEIGHT / 2}" text-anchor="middle" '
