@@ -22,6 +22,7 @@ from grader.api.state import state
 from grader.content import (ATTEMPT_POLICIES, ContentError, builtin_document,
                             compile_assignment, public_assignment)
 from grader.deadlines import LATE_MODES
+from grader.grading.due import course_zone
 from grader.grading.gradebook import columns as gradebook_columns, gradebook
 from grader.ids import ID_PATTERN
 from grader.rubric.refs import parse_ref
@@ -188,8 +189,7 @@ def loaded(schema: Schema, document: dict) -> dict:
 
 def time_zone_of(course_id: str | None) -> str | None:
     """The course's time zone (``None``: UTC), in which due dates without an offset are read."""
-    course = state().store.courses.get_course(course_id) if course_id else None
-    return course.time_zone if course is not None else None
+    return course_zone(state().store, course_id)
 
 
 def assignment_view(assignment) -> dict:

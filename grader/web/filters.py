@@ -50,3 +50,11 @@ def when(value) -> str:
     offset = moment.strftime("%z")
     shown = f"UTC{offset[:3]}:{offset[3:]}" if offset else "UTC"
     return f"{moment.strftime('%Y-%m-%d %H:%M')} ({shown})"
+
+
+@bp.app_template_filter("late_policy_words")
+def late_policy_words(policy: dict) -> str:
+    """An assignment's ``late_policy`` (as the public view has it) in words."""
+    from grader.deadlines import LatePolicy
+
+    return LatePolicy.from_mapping(policy).describe()

@@ -214,3 +214,15 @@ def test_instructor_pages_read_the_store_a_fixed_number_of_times(app, browser, i
     assert large == small
     assert max(small.values()) <= 8, small
     print(f"queries per page ({assignment_id}): {small}")
+
+
+def test_the_learner_page_shows_the_due_date_in_the_course_zone(app, client):
+    client.patch("/api/v1/course", json={"time_zone": "Europe/Berlin"})
+    client.post("/api/v1/assignments", json={
+        "id": "due", "title": "Due", "due_at": "2031-06-01T23:59:00", "published": True,
+        "late_policy": {"mode": "penalty_per_day", "percent": 10},
+        "items": [{"id": "c", "kind": "choice", "points": 1, "prompt": "?",
+                   "options": {"A": "a", "B": "b"}, "answer": "B"}]})
+    page = app.test_client().get("/learn/due").get_data(as_text=True)
+    assert "Due 2031-06-01 23:59 (UTC+02:00), Europe/Berlin time; late work loses 10% of the " \
+           "points possible for each day (or part of a day) late." in page
