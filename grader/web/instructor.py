@@ -9,8 +9,8 @@ versions old -> new, or one that stores the new scores). Regrades go through the
 dispatcher as ``POST /api/v1/assignments/<id>/regrades``; the CSVs are the API's.
 
 The page reads the store a fixed number of times whatever the class size (the assignment, its
-submissions with their results, the course's learners, the course's time zone): no query per
-learner or per submission (``tests/web/test_instructor_pages.py`` counts them).
+submissions with their results, the course's learners, the course's time zone, the
+assignment's extensions): no query per learner or per submission (``tests/web/test_instructor_pages.py`` counts them).
 """
 from __future__ import annotations
 
@@ -86,6 +86,9 @@ def render_instructor(learner, assignment, message: str | None = None, status: i
         summary=summary, chart=chart, learners=_learner_rows(rows, assignment),
         rows=_submission_rows(rows, assignment.id), listed=LISTED_SUBMISSIONS,
         due=shown_due(assignment.due_at, zone), zone=zone or "UTC",
+        extensions=[(e.learner_id, shown_due(e.due_at, zone)) for e in
+                    store.extensions.of_assignment(learner.course_id, assignment.id)]
+        if assignment.course_id else [],
         policy_words=POLICY_WORDS[assignment.attempt_policy],
         late_words=assignment.late_policy.describe(), message=message,
         points=feedback.points), status

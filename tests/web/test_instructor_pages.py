@@ -226,3 +226,11 @@ def test_the_learner_page_shows_the_due_date_in_the_course_zone(app, client):
     page = app.test_client().get("/learn/due").get_data(as_text=True)
     assert "Due 2031-06-01 23:59 (UTC+02:00), Europe/Berlin time; late work loses 10% of the " \
            "points possible for each day (or part of a day) late." in page
+    client.post("/api/v1/assignments/due/extensions",
+                json={"learner_id": "amy", "due_at": "2031-06-08T12:00:00"})
+    browser = app.test_client()
+    key = client.environ_base["HTTP_AUTHORIZATION"].removeprefix("Bearer ")
+    sign_in(browser, key, "/learn/due/instructor")
+    view = browser.get("/learn/due/instructor").get_data(as_text=True)
+    assert "2031-06-01 23:59 (UTC+02:00) (Europe/Berlin)" in view
+    assert "amy: 2031-06-08 12:00 (UTC+02:00)" in view
