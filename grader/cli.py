@@ -399,7 +399,7 @@ def cmd_instructor_link(args) -> int:
                                        timedelta(minutes=args.minutes), args.label)
     finally:
         store.dispose()
-    url = f"{args.base_url.rstrip('/')}/learn/instructor/sign-in/{secret}"
+    url = f"{args.base_url.rstrip('/')}/instructor/sign-in/{secret}"
     print(url)
     print(f"# signs in once, as an instructor of {args.course}, within {args.minutes} minutes; "
           "keep it private", file=sys.stderr)

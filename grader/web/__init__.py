@@ -5,8 +5,11 @@ the embedded default, as practice pages anyone at the address can use.
 - ``GET /learn/<assignment>``: the learner page (prompt, contract, starter code in a code editor,
   the latest result, previous attempts); ``POST`` submits (a plain form: works without JavaScript).
 - ``GET /learn/<assignment>/submissions/<id>``: a result page; ``.../status`` its JSON long-poll.
-- ``GET /learn/<assignment>/instructor``: the instructor view (submissions, scores, regrade,
-  grades.csv).
+- ``GET /learn/<assignment>/instructor``: the instructor view (the class's analytics, each
+  learner's counted grade, publishing, regrade, grades.csv and analytics.csv);
+  ``.../instructor/submissions/<id>``: one submission with its override forms and audit list.
+- ``/instructor``, ``/instructor/sign-in[/<link>]``, ``/sign-out``: the course's assignments for
+  an instructor, and signing in without an LMS (:mod:`grader.web.sign_in`).
 - ``GET /learn``: the practice pages of the local course (embedded default).
 - ``/assets/...``: our CSS and JavaScript and the vendored libraries (no CDN).
 

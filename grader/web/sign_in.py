@@ -6,13 +6,14 @@ gets a new id (no session fixation), the cookie follows the same rules (``grader
 and every form is a POST checked by the same CSRF protection. A link opens a page with a button;
 only the button's POST signs in, so a mail scanner or a link preview fetching the link does not
 use it up. ``next`` must be a path of these pages (``/learn/...``): nothing redirects elsewhere.
+The paths are outside ``/learn/<assignment>`` so that no assignment id can shadow them.
 
-- ``GET /learn/instructor/sign-in``: the form (an instructor key).
-- ``POST /learn/instructor/sign-in``: sign in with ``key``; 401 with the form again when the key
+- ``GET /instructor/sign-in``: the form (an instructor key).
+- ``POST /instructor/sign-in``: sign in with ``key``; 401 with the form again when the key
   is not a valid instructor key.
-- ``GET|POST /learn/instructor/sign-in/<secret>``: a printed link.
-- ``GET /learn/instructor``: the course's assignments with their instructor pages (drafts too).
-- ``POST /learn/sign-out``: end the session.
+- ``GET|POST /instructor/sign-in/<secret>``: a printed link.
+- ``GET /instructor``: the course's assignments with their instructor pages (drafts too).
+- ``POST /sign-out``: end the session.
 """
 from __future__ import annotations
 
@@ -29,8 +30,10 @@ MAX_SECRET = 200
 
 
 def safe_next(value: str | None) -> str:
-    """``value`` when it is a path of the learner pages, else the course index."""
-    if value and value.startswith("/learn/") and "//" not in value and "\\" not in value:
+    """``value`` when it is a path of these pages (``/learn/...``, ``/instructor``), else the
+    course index."""
+    if value and (value.startswith("/learn/") or value == "/instructor") \
+            and "//" not in value and "\\" not in value:
         return value
     return url_for("web.instructor_index")
 
@@ -55,14 +58,14 @@ def _instructor(course_id: str, learner_id: str, name: str,
                           assignment_id=assignment_id, name=name)
 
 
-@bp.get("/learn/instructor/sign-in")
+@bp.get("/instructor/sign-in")
 def sign_in_form():
     """The instructor sign-in form."""
     return render_sign_in("Sign in as an instructor", "Sign in with an instructor key of your "
                           "course (the key you use for the API).", request.args.get("next"))
 
 
-@bp.post("/learn/instructor/sign-in")
+@bp.post("/instructor/sign-in")
 def sign_in_with_key():
     """Sign in with an instructor key (CSRF-checked form post)."""
     next_url = request.form.get("next")
@@ -81,7 +84,7 @@ def sign_in_with_key():
     return redirect(safe_next(next_url), code=303)
 
 
-@bp.route("/learn/instructor/sign-in/<secret>", methods=["GET", "POST"])
+@bp.route("/instructor/sign-in/<secret>", methods=["GET", "POST"])
 def sign_in_with_link(secret: str):
     """A link from ``grader instructor-link``: a page with a button; the button signs in."""
     store = state().store
@@ -104,7 +107,7 @@ def sign_in_with_link(secret: str):
     return redirect(target, code=303)
 
 
-@bp.get("/learn/instructor")
+@bp.get("/instructor")
 def instructor_index():
     """The course's assignments (built-in ones and its own, drafts marked) for an instructor."""
     learner = current()
@@ -120,7 +123,7 @@ def instructor_index():
                            assignments=assignments)
 
 
-@bp.post("/learn/sign-out")
+@bp.post("/sign-out")
 def sign_out():
     """End the session (CSRF-checked); back to the sign-in form."""
     if _protect():

@@ -72,7 +72,7 @@ def test_a_score_set_by_hand_reaches_the_learner_page(class_server, browser, scr
     from grader.web.session import LearnerSession
 
     server, key, ids = class_server
-    browser.get(server.url + f"/learn/instructor/sign-in?next=/learn/week-1/instructor/"
+    browser.get(server.url + f"/instructor/sign-in?next=/learn/week-1/instructor/"
                 f"submissions/{ids[0]}")
     browser.find_element(By.ID, "key").send_keys(key)
     browser.find_element(By.CSS_SELECTOR, "form.sign-in button[type=submit]").click()
@@ -110,7 +110,7 @@ def test_the_regrade_preview_lists_versions_and_kept_overrides(class_server, bro
     api.environ_base["HTTP_AUTHORIZATION"] = f"Bearer {key}"
     api.post(f"/api/v1/submissions/{ids[1]}/overrides",
              json={"item_id": "no-positions", "score": 0.5, "comment": "half"})
-    browser.get(server.url + "/learn/instructor/sign-in?next=/learn/week-1/instructor")
+    browser.get(server.url + "/instructor/sign-in?next=/learn/week-1/instructor")
     browser.find_element(By.ID, "key").send_keys(key)
     browser.find_element(By.CSS_SELECTOR, "form.sign-in button[type=submit]").click()
     wait_for(browser, lambda d: d.find_elements(By.ID, "regrade-heading"))

@@ -19,8 +19,8 @@ def token(html: str) -> str:
 
 
 def sign_in(browser, key, next_url=PAGE):
-    form = browser.get(f"/learn/instructor/sign-in?next={next_url}")
-    return browser.post("/learn/instructor/sign-in", data={
+    form = browser.get(f"/instructor/sign-in?next={next_url}")
+    return browser.post("/instructor/sign-in", data={
         "csrf_token": token(form.get_data(as_text=True)), "key": key, "next": next_url})
 
 
@@ -38,9 +38,9 @@ def test_the_instructor_view_offers_a_sign_in_instead_of_a_dead_end(browser):
 
 
 def test_an_instructor_key_signs_in_with_a_new_session(browser, instructor_key):
-    form = browser.get(f"/learn/instructor/sign-in?next={PAGE}")
+    form = browser.get(f"/instructor/sign-in?next={PAGE}")
     before = token(form.get_data(as_text=True))
-    signed = browser.post("/learn/instructor/sign-in",
+    signed = browser.post("/instructor/sign-in",
                           data={"csrf_token": before, "key": instructor_key, "next": PAGE})
     assert (signed.status_code, signed.headers["Location"]) == (303, PAGE)
     cookie = signed.headers["Set-Cookie"]
@@ -63,13 +63,13 @@ def test_a_key_that_is_not_an_instructor_key_is_refused(app, browser, which):
 
 
 def test_the_sign_in_form_is_csrf_checked(browser, instructor_key):
-    refused = browser.post("/learn/instructor/sign-in", data={"key": instructor_key})
+    refused = browser.post("/instructor/sign-in", data={"key": instructor_key})
     assert refused.status_code == 400
     assert browser.get(PAGE).status_code == 401
 
 
 @pytest.mark.parametrize("next_url,landing", [
-    ("https://evil.example/", "/learn/instructor"), ("//evil.example/x", "/learn/instructor"),
+    ("https://evil.example/", "/instructor"), ("//evil.example/x", "/instructor"),
     ("/learn/attention-code/instructor", "/learn/attention-code/instructor")])
 def test_sign_in_returns_only_to_these_pages(browser, instructor_key, next_url, landing):
     assert sign_in(browser, instructor_key, next_url).headers["Location"] == landing
@@ -78,7 +78,7 @@ def test_sign_in_returns_only_to_these_pages(browser, instructor_key, next_url, 
 def test_a_printed_link_signs_in_once(app, browser):
     store = app.extensions["grader"].store
     secret = store.sign_ins.create("local", "attention-basics", timedelta(minutes=5), "Ada")
-    url = f"/learn/instructor/sign-in/{secret}"
+    url = f"/instructor/sign-in/{secret}"
     first = browser.get(url)  # a link preview or a mail scanner may GET it: nothing is used
     assert browser.get(url).status_code == first.status_code == 200
     html = first.get_data(as_text=True)
@@ -88,7 +88,7 @@ def test_a_printed_link_signs_in_once(app, browser):
     assert "Ada" in browser.get(PAGE).get_data(as_text=True)
     assert app.test_client().get(url).status_code == 404  # used
     expired = store.sign_ins.create("local", None, timedelta(seconds=-1))
-    assert app.test_client().get(f"/learn/instructor/sign-in/{expired}").status_code == 404
+    assert app.test_client().get(f"/instructor/sign-in/{expired}").status_code == 404
 
 
 def test_the_cli_prints_a_link_that_works(app, embedded_config, monkeypatch, capsys, browser):
@@ -98,12 +98,12 @@ def test_the_cli_prints_a_link_that_works(app, embedded_config, monkeypatch, cap
         monkeypatch.setenv(name, str(value))
     assert main(["instructor-link", "--course", "local", "--base-url", "http://host:9"]) == 0
     url = capsys.readouterr().out.strip()
-    assert url.startswith("http://host:9/learn/instructor/sign-in/")
+    assert url.startswith("http://host:9/instructor/sign-in/")
     path = url.removeprefix("http://host:9")
     page = browser.get(path)
     signed = browser.post(path, data={"csrf_token": token(page.get_data(as_text=True))})
-    assert signed.headers["Location"] == "/learn/instructor"
-    index = browser.get("/learn/instructor").get_data(as_text=True)
+    assert signed.headers["Location"] == "/instructor"
+    index = browser.get("/instructor").get_data(as_text=True)
     assert "attention-basics" in index
     assert main(["instructor-link", "--course", "nope"]) == 2
 
