@@ -4,7 +4,7 @@ the next regrade (a dry run shows the difference)."""
 from __future__ import annotations
 
 from flask.views import MethodView
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, fields
 
 from grader.api.assignments import get_assignment, time_zone_of
 from grader.api.auth import require_course

@@ -9,7 +9,6 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import event
 
-from tests.conftest import ROOT
 
 PAGE = "/learn/attention-basics/instructor"
 
