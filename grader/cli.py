@@ -15,6 +15,8 @@
 - ``grader check-sandbox``: run the sandbox self-test and say whether grading code is possible.
 - ``grader lti rotate-key``: make a new LTI signing key; the old one stays published for
   ``LTI_KEY_OVERLAP_SECONDS``.
+- ``grader instructor-link --course ID [--assignment A] [--minutes 15] [--base-url URL]``: print
+  a one-time link signing in to the course's instructor pages (no LMS needed).
 """
 from __future__ import annotations
 
@@ -413,6 +415,33 @@ def cmd_lti_rotate_key(args) -> int:
     return 0
 
 
+def cmd_instructor_link(args) -> int:
+    """Print a one-time sign-in link to the instructor pages of a course (no LMS needed)."""
+    from datetime import timedelta
+
+    from grader.store import Store
+
+    config = load_config()
+    store = Store(config["DATABASE_URL"])
+    store.upgrade()
+    try:
+        if store.courses.get_course(args.course) is None:
+            print(f"grader instructor-link: no course {args.course!r}", file=sys.stderr)
+            return 2
+        if not 1 <= args.minutes <= 24 * 60:
+            print("grader instructor-link: --minutes is 1 to 1440", file=sys.stderr)
+            return 2
+        secret = store.sign_ins.create(args.course, args.assignment,
+                                       timedelta(minutes=args.minutes), args.label)
+    finally:
+        store.dispose()
+    url = f"{args.base_url.rstrip('/')}/instructor/sign-in/{secret}"
+    print(url)
+    print(f"# signs in once, as an instructor of {args.course}, within {args.minutes} minutes; "
+          "keep it private", file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="grader", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -482,6 +511,17 @@ def build_parser() -> argparse.ArgumentParser:
                                   "database (review it)")
     db_revision.add_argument("--rev-id", default=None, help="default: the next number")
     db.set_defaults(func=cmd_db)
+
+    link = sub.add_parser("instructor-link", help="print a one-time sign-in link to a course's "
+                                                  "instructor pages (no LMS needed)")
+    link.add_argument("--course", required=True, help="course id, e.g. cs401")
+    link.add_argument("--assignment", default=None,
+                      help="open this assignment's instructor view (default: the course's list)")
+    link.add_argument("--minutes", type=int, default=15, help="valid for (1-1440, default 15)")
+    link.add_argument("--base-url", default="http://127.0.0.1:8000",
+                      help="where the service is reached (default http://127.0.0.1:8000)")
+    link.add_argument("--label", default="Instructor", help="the name the pages show")
+    link.set_defaults(func=cmd_instructor_link)
 
     check = sub.add_parser("check-sandbox", help="run the sandbox self-test")
     check.set_defaults(func=cmd_check_sandbox)

@@ -13,20 +13,28 @@ from typing import Any
 
 import yaml
 
+from grader.deadlines import LatePolicy, shown_due
 from grader.ids import ID
 from grader.items import Item, get_kind, unknown_kind_message
 from grader.items.base import MAX_POINTS, points_problem
 from grader.problems.builtin import FAMILY_ASSIGNMENT, family_assignment
+from grader.rubric.refs import follows_latest, parse_ref
 
 
 #: How an item's hidden tests are shown: ``hidden`` (name, points, pass/fail and diagnosis, never
 #: inputs), or ``after_due_date`` (only name, points and pass/fail until the assignment's due date).
 HIDDEN_TEST_MODES = ("hidden", "after_due_date")
 
+#: Which attempt of a learner counts (an assignment's ``attempt_policy``): ``latest`` (the latest
+#: graded one: the default, as before), ``best`` (the graded one with the highest score) or
+#: ``best_per_item`` (each item's best score over the graded attempts, added up); see
+#: :func:`grader.grading.attempts.counted_attempts`.
+ATTEMPT_POLICIES = ("latest", "best", "best_per_item")
 
-__all__ = ["Assignment", "Catalog", "ContentError", "HIDDEN_TEST_MODES", "MAX_POINTS",
-           "builtin_document", "compile_assignment", "load_assignment", "load_catalog",
-           "public_assignment"]
+
+__all__ = ["ATTEMPT_POLICIES", "Assignment", "Catalog", "ContentError", "HIDDEN_TEST_MODES",
+           "MAX_POINTS", "builtin_document", "compile_assignment", "load_assignment",
+           "load_catalog", "public_assignment"]
 
 
 class ContentError(ValueError):
@@ -46,6 +54,11 @@ class Assignment:
     version: int = 0
     due_at: str | None = None
     callback_url: str | None = None
+    #: learners may open it (a draft is seen by instructors only); every assignment stored before
+    #: drafts existed is published
+    published: bool = True
+    attempt_policy: str = "latest"
+    late_policy: LatePolicy = field(default_factory=LatePolicy)
 
     @property
     def max_score(self) -> float:
@@ -70,10 +83,24 @@ def compile_assignment(raw: Any, content_dir: Path, where: str = "assignment",
     items_raw = raw.get("items")
     if not isinstance(items_raw, list) or not items_raw:
         raise ContentError(f"{where}: items: required non-empty list")
+    published = raw.get("published", True)
+    if published is None:
+        published = True
+    if not isinstance(published, bool):
+        raise ContentError(f"{where}: published: true or false")
+    policy = raw.get("attempt_policy") or "latest"
+    if policy not in ATTEMPT_POLICIES:
+        raise ContentError(f"{where}: attempt_policy: one of {', '.join(ATTEMPT_POLICIES)}")
+    try:
+        late_policy = LatePolicy.from_mapping(raw.get("late_policy"))
+    except ValueError as exc:
+        raise ContentError(f"{where}: late_policy.{exc}" if ":" in str(exc).split(" ")[0]
+                           else f"{where}: late_policy: {exc}") from None
     assignment = Assignment(id=raw["id"], title=str(raw.get("title", raw["id"])),
                             description=str(raw.get("description", "")), course_id=course_id,
                             version=version, due_at=raw.get("due_at"),
-                            callback_url=raw.get("callback_url"))
+                            callback_url=raw.get("callback_url"), published=published,
+                            attempt_policy=policy, late_policy=late_policy)
     for index, item_raw in enumerate(items_raw):
         here = f"{where}: items[{index}]"
         if not isinstance(item_raw, dict):
@@ -156,13 +183,41 @@ class Catalog:
             record = self.content_store.assignment(course_id, assignment_id,
                                                    version if version else None)
             if record is not None:
-                key = (course_id, assignment_id, record.version)
+                document, following = self.follow_latest(course_id, record.document)
+                key = (course_id, assignment_id, record.version, tuple(sorted(following.items())))
                 if key not in self._compiled:
-                    self._compiled[key] = compile_assignment(
-                        record.document, self.content_dir, where=f"assignment {assignment_id}",
+                    compiled = compile_assignment(
+                        document, self.content_dir, where=f"assignment {assignment_id}",
                         course_id=course_id, version=record.version)
+                    for item_id in following:
+                        compiled.items[item_id].spec["rubric_follows"] = "latest"
+                    self._compiled[key] = compiled
                 return self._compiled[key]
         return self.builtins.get(assignment_id)
+
+    def follow_latest(self, course_id: str, document: dict[str, Any]
+                      ) -> tuple[dict[str, Any], dict[str, int]]:
+        """``document`` with every text item whose rubric is ``<id>@latest`` (a course rubric)
+        given that rubric's newest version inline, and ``{item id: version}`` of those items
+        (:mod:`grader.rubric.refs`). Items naming a built-in rubric keep their reference (the
+        file is read as it is). Reads the store once per such item."""
+        following: dict[str, int] = {}
+        items = document.get("items") if isinstance(document, dict) else None
+        if not isinstance(items, list) or not any(
+                isinstance(i, dict) and follows_latest(i.get("rubric")) for i in items):
+            return document, following
+        resolved = []
+        for item in items:
+            if isinstance(item, dict) and item.get("kind") == "text" \
+                    and follows_latest(item.get("rubric")):
+                rubric_id = parse_ref(item["rubric"]).rubric_id
+                record = self.content_store.rubric(course_id, rubric_id)
+                if record is not None:
+                    item = {**item, "rubric": {**record.document, "id": record.rubric_id,
+                                               "version": record.version}}
+                    following[item["id"]] = record.version
+            resolved.append(item)
+        return {**document, "items": resolved}, following
 
     def visible(self, course_id: str | None) -> list[Assignment]:
         """Built-in assignments and the latest version of each of the course's own."""
@@ -173,15 +228,20 @@ class Catalog:
         return list(self.builtins.values()) + own
 
 
-def public_assignment(assignment: Assignment) -> dict[str, Any]:
+def public_assignment(assignment: Assignment, time_zone: str | None = None) -> dict[str, Any]:
     """What learners may see: prompts, points and each kind's public view; never keys or hidden
-    tests."""
+    tests. ``due_at`` is written with its UTC offset, read in ``time_zone`` (the course's; UTC
+    when ``None``) when stored without one; ``time_zone`` is said too."""
     return {
         "id": assignment.id,
         "title": assignment.title,
         "description": assignment.description,
         "max_score": assignment.max_score,
         "version": assignment.version,
-        "due_at": assignment.due_at,
+        "due_at": shown_due(assignment.due_at, time_zone),
+        "time_zone": time_zone or "UTC",
+        "published": assignment.published,
+        "attempt_policy": assignment.attempt_policy,
+        "late_policy": assignment.late_policy.to_dict(),
         "items": [get_kind(item.kind).public_view(item) for item in assignment.items.values()],
     }

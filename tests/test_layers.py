@@ -141,7 +141,8 @@ LAYERS: list[set[str]] = [
     {"grader.problems", "grader.rubric"},  # code problems, rubric language
     {"grader.observability"},
     {"grader.sandbox", "grader.store", "grader.results", "grader.jsontext"},
-    {"grader.auth", "grader.budget", "grader.config", "grader.errors", "grader.ids"},  # leaves
+    {"grader.auth", "grader.budget", "grader.config", "grader.errors", "grader.ids",
+     "grader.deadlines"},  # leaves
 ]
 
 

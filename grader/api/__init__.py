@@ -5,7 +5,8 @@ from flask import Flask, request
 from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
 
-from grader.api import assignments, courses, rubrics, submissions, webhooks
+from grader.api import (analytics, assignments, courses, extensions, overrides, rubrics,
+                        submissions, webhooks)
 from grader.api.auth import authenticate
 from grader.api.item_schemas import register_item_schemas
 from grader.api.errors import ApiError, error_response, handle_api_error, handle_http_exception
@@ -76,7 +77,8 @@ def register_api(app: Flask) -> Api:
     api.spec.options["security"] = [{"ApiKey": []}]
     register_item_schemas(api)
     EXTRA_TYPES["/api/v1/rubrics"] = rubrics.YAML_TYPES
-    for module in (assignments, submissions, courses, rubrics, webhooks):
+    for module in (assignments, submissions, overrides, extensions, analytics, courses,
+                   rubrics, webhooks):
         api.register_blueprint(module.blp)
     app.register_error_handler(ApiError, handle_api_error)
     app.register_error_handler(HTTPException, handle_http_exception)

@@ -19,9 +19,13 @@ from grader.api.item_schemas import ItemField
 from grader.api.parsing import Blueprint, read_body
 from grader.api.schemas import AssignmentSchema, AssignmentSummarySchema, PollArgsSchema
 from grader.api.state import state
-from grader.content import (ContentError, builtin_document, compile_assignment,
-                            public_assignment)
+from grader.content import (ATTEMPT_POLICIES, ContentError, builtin_document,
+                            compile_assignment, public_assignment)
+from grader.deadlines import LATE_MODES
+from grader.grading.due import course_zone
+from grader.grading.gradebook import columns as gradebook_columns, gradebook
 from grader.ids import ID_PATTERN
+from grader.rubric.refs import parse_ref
 
 blp = Blueprint("assignments", __name__, url_prefix="/api/v1",
                 description="Assignments and their items (never keys or hidden tests).")
@@ -45,6 +49,19 @@ WHOLE = {"required": "Missing data for required field (POST and PUT take the who
                      "to change some fields, send PATCH with a JSON Merge Patch)."}
 
 
+class LatePolicySchema(Schema):
+    """What a submission received after its learner's due date gets (README "Late work"):
+    ``accept`` (the default), ``penalty_per_day`` or ``fixed_penalty`` (``percent`` of the
+    assignment's points possible per started day late, or once), ``refuse``."""
+
+    class Meta:
+        unknown = "raise"
+
+    mode = fields.String(required=True, validate=validate.OneOf(LATE_MODES))
+    percent = fields.Float(validate=validate.Range(min=0, max=100), metadata={
+        "description": "of the points possible; required for the two penalty modes"})
+
+
 class AssignmentDocumentSchema(Schema):
     """An instructor's assignment: items reference built-in code problems, the course's uploaded
     rubrics (``rubric: <id>``) or carry a choice item inline; see README "Assignments"."""
@@ -61,6 +78,13 @@ class AssignmentDocumentSchema(Schema):
                               allow_none=True)
     items = fields.List(ItemField(), required=True, validate=validate.Length(min=1, max=200),
                         error_messages=WHOLE)
+    published = fields.Boolean(load_default=None, allow_none=True, metadata={
+        "description": "learners may open it (the learner pages, /learn); a new assignment is a "
+                       "draft until this is true; PUT without it keeps the current state"})
+    attempt_policy = fields.String(load_default="latest", validate=validate.OneOf(
+        ATTEMPT_POLICIES), metadata={"description": "which attempt counts: latest (graded), "
+                                                    "best, or best_per_item"})
+    late_policy = fields.Nested(LatePolicySchema, load_default=None, allow_none=True)
 
 
 class AssignmentPatchSchema(Schema):
@@ -78,6 +102,9 @@ class AssignmentPatchSchema(Schema):
     due_at = fields.DateTime(allow_none=True)
     callback_url = fields.String(allow_none=True)
     items = fields.List(ItemField(), allow_none=True)
+    published = fields.Boolean(allow_none=True)
+    attempt_policy = fields.String(allow_none=True, validate=validate.OneOf(ATTEMPT_POLICIES))
+    late_policy = fields.Nested(LatePolicySchema, allow_none=True)
 
 
 class CopySchema(Schema):
@@ -88,6 +115,8 @@ class CopySchema(Schema):
 
     id = fields.String(required=True, validate=ASSIGNMENT_ID)
     title = fields.String(load_default=None, validate=validate.Length(min=1, max=300))
+    published = fields.Boolean(load_default=False, metadata={
+        "description": "a copy is a new assignment: a draft unless this is true"})
 
 
 class RegradeCreateSchema(Schema):
@@ -99,27 +128,43 @@ class GradesArgsSchema(Schema):
 
 
 def resolve_rubrics(course_id: str, document: dict) -> dict:
-    """Inline the course's uploaded rubrics into text items (``rubric: <id>``), pinning the
-    version, so an assignment version always scores with the same rubric version."""
+    """Inline the course's uploaded rubrics into text items, pinned, so an assignment version
+    always scores with the same rubric version: ``rubric: <id>`` pins the newest version now (as
+    it always did), ``<id>@<n>`` pins version n; ``<id>@latest`` is kept as it is and follows
+    the newest version at each grading (:mod:`grader.rubric.refs`). A built-in rubric's id is
+    kept (its file is read). 422 naming ``items[i].rubric`` for a rubric that does not exist."""
     from grader.rubric.files import find_rubric_file
 
     document = copy.deepcopy(document)
     for index, item in enumerate(document["items"]):
         if not isinstance(item, dict):
             continue  # compile_assignment names the field
-        ref = item.get("rubric")
-        if item.get("kind") == "text" and isinstance(ref, str):
-            record = state().store.content.rubric(course_id, ref)
-            if record is not None:
+        text = item.get("rubric")
+        if item.get("kind") != "text" or not isinstance(text, str):
+            continue
+        field = f"items[{index}].rubric"
+        try:
+            ref = parse_ref(text)
+        except ValueError as exc:
+            raise ApiError(422, "validation_error", f"{field}: {exc}", field) from None
+        content = state().store.content
+        record = content.rubric(course_id, ref.rubric_id, ref.version)
+        if record is not None:
+            if not ref.latest:
                 item["rubric"] = {**record.document, "id": record.rubric_id,
                                   "version": record.version}
-                continue
-            try:
-                find_rubric_file(ref, state().catalog.content_dir)
-            except ValueError:
-                raise ApiError(422, "validation_error", f"items[{index}].rubric: {ref!r} is "
-                               "neither a rubric of this course nor a built-in rubric",
-                               f"items[{index}].rubric") from None
+            continue
+        versions = [r.version for r in content.rubric_versions(course_id, ref.rubric_id)]
+        if versions:
+            raise ApiError(422, "validation_error", f"{field}: the course's rubric "
+                           f"{ref.rubric_id!r} has no version {ref.version} (its versions: "
+                           f"{', '.join(map(str, versions))})", field)
+        try:
+            find_rubric_file(ref.rubric_id, state().catalog.content_dir)
+        except ValueError:
+            raise ApiError(422, "validation_error", f"{field}: {ref.rubric_id!r} is "
+                           "neither a rubric of this course nor a built-in rubric",
+                           field) from None
     return document
 
 
@@ -142,15 +187,36 @@ def loaded(schema: Schema, document: dict) -> dict:
                        field, errors=exc.messages) from None
 
 
-def save_assignment(principal, body: dict, status: int):
+def time_zone_of(course_id: str | None) -> str | None:
+    """The course's time zone (``None``: UTC), in which due dates without an offset are read."""
+    return course_zone(state().store, course_id)
+
+
+def assignment_view(assignment) -> dict:
+    """:func:`public_assignment` with the due date in the course's time zone."""
+    return public_assignment(assignment, time_zone_of(assignment.course_id))
+
+
+def save_assignment(principal, body: dict, status: int, current=None):
+    """Store ``body`` (validated by :class:`AssignmentDocumentSchema`) as the assignment's next
+    version. ``current``: its latest stored record (PUT, PATCH), whose ``published`` state is
+    kept when ``body`` does not say; a new assignment is a draft unless it says."""
     app_state = state()
     if body["id"] in app_state.catalog.builtins:
         raise ApiError(409, "conflict", f"{body['id']!r} is a built-in assignment id; choose "
                        "another.", "id")
-    document = {**body, "due_at": body["due_at"].isoformat() if body["due_at"] else None}
+    published = body.get("published")
+    if published is None:
+        published = bool(current.document.get("published", True)) if current is not None \
+            else False
+    document = {**body, "due_at": body["due_at"].isoformat() if body["due_at"] else None,
+                "published": published}
+    if document.get("late_policy") is None:
+        document.pop("late_policy", None)
     document = resolve_rubrics(principal.course_id, document)
     try:
-        compile_assignment(document, app_state.catalog.content_dir, where="assignment")
+        checked, _following = app_state.catalog.follow_latest(principal.course_id, document)
+        compile_assignment(checked, app_state.catalog.content_dir, where="assignment")
     except ContentError as exc:
         message = str(exc).removeprefix("assignment: ")
         field = message.split(":", 1)[0].split(" (", 1)[0]
@@ -159,7 +225,7 @@ def save_assignment(principal, body: dict, status: int):
                                                             document)
     assignment = app_state.catalog.get(principal.course_id, body["id"], record.version)
     headers = {"Location": url_for("assignments.AssignmentById", assignment_id=body["id"])}
-    return public_assignment(assignment), status, headers
+    return assignment_view(assignment), status, headers
 
 
 @blp.route("/assignments")
@@ -169,7 +235,8 @@ class Assignments(MethodView):
         """List the assignments the caller's course can use: built-in ones and its own."""
         principal = require_course(*READERS)
         return [{"id": a.id, "title": a.title, "max_score": a.max_score,
-                 "item_count": len(a.items)} for a in state().catalog.visible(principal.course_id)]
+                 "item_count": len(a.items), "published": a.published}
+                for a in state().catalog.visible(principal.course_id)]
 
     @blp.arguments(AssignmentDocumentSchema)
     @blp.response(201, AssignmentSchema)
@@ -192,7 +259,7 @@ class AssignmentById(MethodView):
         """One assignment with its items: id, kind, prompt, points, and for code items the
         function contract."""
         principal = require_course(*READERS)
-        return public_assignment(get_assignment(principal, assignment_id))
+        return assignment_view(get_assignment(principal, assignment_id))
 
     @blp.arguments(AssignmentDocumentSchema)
     @blp.response(200, AssignmentSchema)
@@ -208,8 +275,7 @@ class AssignmentById(MethodView):
         if body["id"] != assignment_id:
             raise ApiError(422, "validation_error", "id must equal the assignment id in the path.",
                            "id")
-        own_record(principal, assignment_id)
-        return save_assignment(principal, body, 200)
+        return save_assignment(principal, body, 200, own_record(principal, assignment_id))
 
     @blp.arguments(AssignmentPatchSchema, content_type="application/merge-patch+json")
     @blp.response(200, AssignmentSchema)
@@ -235,7 +301,22 @@ class AssignmentById(MethodView):
         if document.get("id") != assignment_id:
             raise ApiError(422, "validation_error", "id: an assignment's id cannot change; "
                            "copy it to a new id instead.", "id")
-        return save_assignment(principal, loaded(AssignmentDocumentSchema(), document), 200)
+        return save_assignment(principal, loaded(AssignmentDocumentSchema(), document), 200,
+                               record)
+
+
+def set_published(course_id: str, assignment_id: str, published: bool):
+    """Publish a course assignment (or take it back to a draft): its next version, the same
+    document with ``published`` changed (the instructor page's button; the API does it with
+    ``PATCH {"published": true}``). Returns the stored record; ``None`` for no such assignment."""
+    content = state().store.content
+    record = content.assignment(course_id, assignment_id)
+    if record is None:
+        return None
+    if bool(record.document.get("published", True)) == published:
+        return record
+    return content.add_assignment_version(course_id, assignment_id,
+                                          {**record.document, "published": published})
 
 
 def own_record(principal, assignment_id: str):
@@ -279,7 +360,7 @@ class AssignmentCopy(MethodView):
                 state().store.content.assignment(principal.course_id, body["id"]) is not None:
             raise ApiError(409, "conflict", f"Assignment {body['id']!r} exists; choose another "
                            "id for the copy.", "id")
-        document = {**copy.deepcopy(source), "id": body["id"]}
+        document = {**copy.deepcopy(source), "id": body["id"], "published": body["published"]}
         if body["title"]:
             document["title"] = body["title"]
         return save_assignment(principal, loaded(AssignmentDocumentSchema(), document), 201)
@@ -291,36 +372,48 @@ class Grades(MethodView):
     @blp.response(200, content_type="text/csv")
     def get(self, args, assignment_id):
         """Grades as CSV: learner_id, score, max_score, submitted_at, graded_at, status,
-        submission_id. By default the latest graded submission per learner (learners with no
-        graded one show their latest attempt); ``?attempts=all`` lists every attempt (roles: lms,
-        instructor)."""
+        submission_id, then attempt_policy, counted_submissions, attempts, late, days_late,
+        late_penalty, and per item ``<item>:score``, ``<item>:max_score``, ``<item>:override``.
+        By default each learner's counted grade under the assignment's ``attempt_policy`` (the
+        latest graded submission by default; learners with no graded one show their latest
+        attempt); ``?attempts=all`` lists every attempt (roles: lms, instructor). ``graded_at``
+        is when the score last changed (a regrade or an override that changed it)."""
         principal = require_course(*READERS)
         assignment = get_assignment(principal, assignment_id)
         return grades_csv(principal.course_id, assignment, args["attempts"])
 
 
 def grades_csv(course_id: str, assignment, attempts: str = "latest") -> Response:
-    """The grades.csv response of ``assignment`` in ``course_id`` (``attempts``: ``latest`` graded
-    submission per learner, or ``all``); also served by the instructor view (grader/web)."""
-    rows = state().store.submissions_of(course_id, assignment.id)
-    if attempts == "latest":
-        latest: dict[str, object] = {}
-        for row in rows:  # oldest first: later rows replace earlier ones
-            previous = latest.get(row.learner_id)
-            if row.status == "graded" or previous is None or previous.status != "graded":
-                latest[row.learner_id] = row
-        rows = sorted(latest.values(), key=lambda r: r.learner_id)
+    """The grades.csv response of ``assignment`` in ``course_id`` (``attempts``: each learner's
+    counted grade under the assignment's attempt policy, or ``all`` attempts); also served by
+    the instructor view (grader/web). Columns: :mod:`grader.grading.gradebook`."""
+    store = state().store
+    rows = store.submissions_of(course_id, assignment.id)
+    item_ids = list(assignment.items)
+    table = gradebook(rows, item_ids, assignment.attempt_policy,
+                      store.grade_timeline(course_id, assignment.id), attempts)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["learner_id", "score", "max_score", "submitted_at", "graded_at",
-                     "status", "submission_id"])
-    for row in rows:
-        writer.writerow([
-            csv_safe(row.learner_id), csv_number(row.score), csv_number(row.max_score),
-            _iso(row.received_at), _iso(row.finished_at) if row.status == "graded" else "",
-            row.status, row.id])
+    header = gradebook_columns(item_ids)
+    writer.writerow([csv_safe(name) for name in header])
+    for row in table:
+        writer.writerow([csv_cell(row[name]) for name in header])
     return Response(out.getvalue(), mimetype="text/csv", headers={
         "Content-Disposition": f'attachment; filename="{assignment.id}-grades.csv"'})
+
+
+def csv_cell(value) -> str:
+    """One grades.csv cell: numbers as :func:`csv_number`, times in ISO 8601, text neutralised
+    (:func:`csv_safe`), nothing for ``None``."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return csv_number(value)
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return csv_safe(str(value))
 
 
 def csv_safe(text: str) -> str:
@@ -337,10 +430,6 @@ def csv_number(value: float | None) -> str:
     if value is None:
         return ""
     return numpy.format_float_positional(float(value), unique=True, trim="-")
-
-
-def _iso(value) -> str:
-    return value.isoformat() if value is not None else ""
 
 
 @blp.route("/assignments/<assignment_id>/regrades")
@@ -381,4 +470,4 @@ class RegradeById(MethodView):
             delay = min(delay * 1.5, 0.2)
             run = state().store.regrades.get(run_id)
         return {"id": run.id, "assignment_id": run.assignment_id, "dry_run": run.dry_run,
-                "status": run.status, "report": run.report}
+                "status": run.status, "versions": run.versions, "report": run.report}

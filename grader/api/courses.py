@@ -3,26 +3,51 @@
 from __future__ import annotations
 
 from flask.views import MethodView
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate
 
 from grader.api.auth import require, require_course
 from grader.api.errors import ApiError
 from grader.api.parsing import Blueprint
 from grader.api.state import state
+from grader.deadlines import time_zone_problem
 
 blp = Blueprint("courses", __name__, url_prefix="/api/v1",
                 description="Courses and API keys (admin); webhook secret (instructor).")
 
 
+def time_zone_name(value) -> None:
+    """An IANA time zone name, or a 422 saying what one looks like."""
+    problem = time_zone_problem(value)
+    if problem:
+        raise ValidationError(problem)
+
+
+TIME_ZONE_DOC = {"description": "IANA time zone (Europe/Berlin) in which due dates without a "
+                                "UTC offset are read; null or absent: UTC"}
+
+
 class CourseCreateSchema(Schema):
     id = fields.String(required=True, validate=validate.Regexp(r"^[a-z0-9][a-z0-9_-]{0,63}$"))
     name = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    time_zone = fields.String(load_default=None, allow_none=True, validate=time_zone_name,
+                              metadata=TIME_ZONE_DOC)
+
+
+class CoursePatchSchema(Schema):
+    """``PATCH /course``: the fields given replace the current ones (``time_zone: null``: UTC)."""
+
+    class Meta:
+        unknown = "raise"
+
+    name = fields.String(validate=validate.Length(min=1, max=200))
+    time_zone = fields.String(allow_none=True, validate=time_zone_name, metadata=TIME_ZONE_DOC)
 
 
 class CourseSummarySchema(Schema):
     id = fields.String()
     name = fields.String()
     created_at = fields.DateTime()
+    time_zone = fields.String(allow_none=True, metadata=TIME_ZONE_DOC)
 
 
 class CourseSchema(CourseSummarySchema):
@@ -69,7 +94,8 @@ class Courses(MethodView):
         """Create a course (role: admin). The answer shows its webhook-signing secret."""
         require("admin")
         try:
-            return state().store.courses.create_course(body["id"], body["name"])
+            return state().store.courses.create_course(body["id"], body["name"],
+                                                       body["time_zone"])
         except ValueError as exc:
             raise ApiError(409, "conflict", str(exc), "id") from None
 
@@ -113,3 +139,22 @@ class WebhookSecret(MethodView):
         principal = require_course("instructor")
         return {"course_id": principal.course_id,
                 "webhook_secret": _course_or_404(principal.course_id).webhook_secret}
+
+
+@blp.route("/course")
+class OwnCourse(MethodView):
+    @blp.response(200, CourseSummarySchema)
+    def get(self):
+        """The caller's course: id, name and time zone (roles: lms, instructor)."""
+        principal = require_course("lms", "instructor")
+        return _course_or_404(principal.course_id)
+
+    @blp.arguments(CoursePatchSchema)
+    @blp.response(200, CourseSummarySchema)
+    @blp.alt_response(422, schema="Error", description="Not an IANA time zone")
+    def patch(self, body):
+        """Change the course's name or time zone (role: instructor). Due dates written
+        without a UTC offset are read in the new zone from now on; those with one keep it."""
+        principal = require_course("instructor")
+        _course_or_404(principal.course_id)
+        return state().store.courses.update_course(principal.course_id, **body)

@@ -66,12 +66,15 @@ class CodeItemSchema(_ItemBase):
 
 
 class TextItemSchema(_ItemBase):
-    """A free-text item scored by a rubric: a rubric id (the course's uploaded rubric, pinned at
-    its latest version, or a built-in one) or a rubric mapping (rubrics/README.md)."""
+    """A free-text item scored by a rubric: a rubric id (the course's uploaded rubric: ``<id>``
+    pins its newest version when the assignment is saved, ``<id>@2`` pins version 2,
+    ``<id>@latest`` follows every new version; or a built-in one) or a rubric mapping
+    (rubrics/README.md)."""
 
     kind = kind_field("text")
     rubric = fields.Raw(required=True, metadata={
-        "description": "rubric id, or an inline rubric mapping",
+        "description": "rubric id (<id>, <id>@<version>, <id>@latest), or an inline rubric "
+                       "mapping",
         "oneOf": [{"type": "string"}, {"type": "object"}]})
     model_answer = fields.String(metadata={"description": "never shown to learners"})
     accepted_explanation = fields.String()
@@ -107,8 +110,18 @@ class CodeItemViewSchema(_ItemViewBase):
                                                                         "and expected values"})
 
 
+class RubricVersionSchema(Schema):
+    rubric_id = fields.String()
+    version = fields.Integer(allow_none=True)
+    follows = fields.String(metadata={"enum": ["latest", "pinned"], "description": (
+        "latest: the rubric's newest version scores each grading (<id>@latest, or a built-in "
+        "rubric's file); pinned: this version always")})
+
+
 class TextItemViewSchema(_ItemViewBase):
     kind = kind_field("text")
+    rubric_version = fields.Nested(RubricVersionSchema, metadata={
+        "description": "the rubric version this item scores with (never the rubric itself)"})
     max_characters = fields.Integer(metadata={"description": "longest answer accepted "
                                                              "(characters)"})
     max_words = fields.Integer(metadata={"description": "words of an answer the rubric reads "

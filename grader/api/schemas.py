@@ -118,6 +118,11 @@ class SubmissionSchema(Schema):
     score = fields.Float(allow_none=True)
     max_score = fields.Float(allow_none=True)
     failure_reason = fields.String(allow_none=True)
+    late = fields.Dict(allow_none=True, metadata={
+        "description": "against the learner's due date, as graded: status (on_time | late), "
+                       "due_at, submitted_at, seconds_late, days_late, policy, penalty_percent "
+                       "(of the points possible), penalty_points (taken), extended; null "
+                       "without a due date"})
     items = fields.List(fields.Nested(ItemResultSchema))
 
 
@@ -172,7 +177,14 @@ class AssignmentSchema(Schema):
     description = fields.String()
     max_score = fields.Float()
     version = fields.Integer()
-    due_at = fields.String(allow_none=True)
+    due_at = fields.String(allow_none=True, metadata={
+        "description": "ISO 8601 with its UTC offset, in the course's time zone"})
+    time_zone = fields.String(metadata={"description": "the course's IANA time zone (UTC when "
+                                                      "it has none)"})
+    published = fields.Boolean(metadata={"description": "false: a draft, which learners cannot "
+                                                        "open"})
+    attempt_policy = fields.String(metadata={"enum": ["latest", "best", "best_per_item"]})
+    late_policy = fields.Dict(metadata={"description": "{mode, percent}"})
     items = fields.List(ItemViewField(), metadata={
         "description": "one schema per kind (discriminator: kind); never keys, rubrics or "
                        "hidden tests"})
@@ -183,6 +195,7 @@ class AssignmentSummarySchema(Schema):
     title = fields.String()
     max_score = fields.Float()
     item_count = fields.Integer()
+    published = fields.Boolean()
 
 
 class ErrorSchema(Schema):

@@ -20,7 +20,9 @@ from grader.api.schemas import (BatchCreateSchema, BatchResultSchema, LinkedResu
 from grader.api.state import state
 from grader.items import get_kind
 from grader.store.db import IdempotencyConflict, canonical_digest
-from grader.store.pending import TooManyPending, create_capped
+from grader.grading.adjustments import late_summary
+from grader.grading.due import learner_due
+from grader.store.pending import TooManyPending, create_capped, replays
 
 blp = Blueprint("submissions", __name__, url_prefix="/api/v1",
                 description="Submit responses and read graded results.")
@@ -47,17 +49,17 @@ BEFORE_DUE = "Details of this test are shown after the due date."
 
 
 def learner_items(submission) -> list[dict]:
-    """Item results as the caller may see them: before the assignment's due date, a test marked
-    ``after_due_date`` shows only its name, points and pass/fail, and its item shows no diagnosis
-    (neither in the summary nor in ``extra_data``)."""
+    """Item results as the caller may see them: before the learner's due date (the
+    assignment's, or their extension's), a test marked ``after_due_date`` shows only its name,
+    points and pass/fail, and its item shows no diagnosis (neither in the summary nor in
+    ``extra_data``)."""
     items = submission.results or []
     if not any(t.get("visibility") == "after_due_date" for i in items for t in i["tests"]):
         return items
-    # the current due date (an instructor may move it after the submission was made)
-    assignment = state().catalog.get(submission.course_id, submission.assignment_id)
-    due = datetime.fromisoformat(assignment.due_at) if assignment and assignment.due_at else None
-    if due is not None and due.tzinfo is None:
-        due = due.replace(tzinfo=timezone.utc)
+    # the learner's current due date (an instructor may move it, or give an extension, after
+    # the submission was made), in the course's time zone when written without an offset
+    due, _extended, _policy = learner_due(state().store, state().catalog, submission.course_id,
+                                          submission.assignment_id, submission.learner_id)
     if due is not None and due <= datetime.now(timezone.utc):
         return items
     return [_before_due(item) for item in items]
@@ -91,6 +93,7 @@ def submission_view(submission) -> dict:
         "score": submission.score,
         "max_score": submission.max_score,
         "failure_reason": submission.failure_reason,
+        "late": late_summary(submission.results),
         "items": learner_items(submission),
     }
 
@@ -122,7 +125,8 @@ def linked_view(submission) -> dict:
         items.append({**{k: v for k, v in item.items() if k not in ("tests", "extra_data")},
                       "tests": tests,
                       "extra_data": _kept(item.get("extra_data"), LINKED_ITEM_DATA)})
-    return {**{name: getattr(submission, name) for name in LINKED_FIELDS}, "items": items}
+    return {**{name: getattr(submission, name) for name in LINKED_FIELDS},
+            "late": late_summary(submission.results), "items": items}
 
 
 def created_view(submission, created: bool) -> dict:
@@ -152,6 +156,9 @@ def intake(principal, assignment, body: dict, idempotency_key: str | None = None
     first (:mod:`grader.store.pending`); the REST API passes none."""
     validate_responses(assignment, body["responses"], field_prefix)
     app_state = state()
+    if assignment.late_policy.mode == "refuse":
+        refuse_late(app_state, principal.course_id, assignment, body["learner_id"],
+                    idempotency_key)
     fields = dict(course_id=principal.course_id, assignment_version=assignment.version,
                   callback_url=body.get("callback_url"), idempotency_key=idempotency_key,
                   request_sha256=(canonical_digest({"assignment_id": assignment.id, **body})
@@ -178,6 +185,23 @@ def intake(principal, assignment, body: dict, idempotency_key: str | None = None
     if created:
         app_state.dispatcher.enqueue(submission.id)
     return submission, created
+
+
+def refuse_late(app_state, course_id: str, assignment, learner_id: str,
+                idempotency_key: str | None) -> None:
+    """409 ``past_due`` when the learner's due date (theirs, or the assignment's) has passed and
+    the assignment's late policy refuses late work; a replay of an Idempotency-Key already
+    accepted is let through (it creates nothing)."""
+    due, extended, _policy = learner_due(app_state.store, app_state.catalog, course_id,
+                                         assignment.id, learner_id)
+    if due is None or datetime.now(timezone.utc) <= due:
+        return
+    if replays(app_state.store, course_id, idempotency_key):
+        return
+    whose = "your extended due date" if extended else "the due date"
+    raise ApiError(409, "past_due", f"{whose[0].upper()}{whose[1:]} ({due.isoformat()}) has "
+                   "passed and this assignment does not accept late work; ask your instructor "
+                   "for an extension.", "due_at", errors={"due_at": due.isoformat()})
 
 
 def wakeups():

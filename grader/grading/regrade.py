@@ -1,19 +1,32 @@
-"""Regrading an assignment after its rubric or test suite changed.
+"""Regrading an assignment after its rubric, key, test suite, due date or late policy changed.
 
 A dry run reports, per graded submission, the old score, the new score and the difference, and
 changes nothing. Applying stores the new results beside the old ones (the history keeps both, with
 the versions they were scored with) and announces each one (``submission.regraded``: webhooks
 when the score changed, see :mod:`grader.notify`). A submission whose regrade hits an infrastructure fault keeps
 its score and is reported with the error.
+
+The run says what it applies and what it replaces (``versions``): per item the rubric version,
+choice key or problem the current assignment scores with, and the ones the submissions were
+scored with before, with how many submissions each (e.g. ``heads-why v1 -> v2`` for 3). Each
+entry lists its items whose version changes (``changed``). The late penalty is computed again
+(the learner's due date now, extensions included). An instructor's override is kept: the entry
+lists each overridden item with the score kept and what the tests would give now
+(``overrides``), and ``new_score`` is the score with the overrides.
 """
 from __future__ import annotations
 
 import logging
+from collections import Counter
+from typing import Any
 
-from grader.grading.service import (grade_responses, scored_versions, submission_budget,
-                                    submission_seed)
+from grader.grading.adjustments import Override, adjust, engine_score, totals
+from grader.grading.due import submission_lateness
+from grader.grading.service import (grade_responses, item_versions, scored_versions,
+                                    submission_budget, submission_seed)
 from grader.items import GradingContext
 from grader.results import InfrastructureError
+from grader.store.overrides import in_force
 
 log = logging.getLogger(__name__)
 
@@ -31,19 +44,72 @@ def announce(service, submission, run_id: str) -> None:
         log.exception("announcing the regrade of %s failed", submission.id)
 
 
+def describe(kind: str, versions: dict[str, Any] | None) -> str:
+    """One item's scoring version in words: ``heads-why v2``, ``key B``, ``problem softmax``
+    (``unknown`` for a record made before versions were kept)."""
+    versions = versions or {}
+    if kind == "text" and versions.get("rubric_id"):
+        return f"{versions['rubric_id']} v{versions.get('rubric_version') or '?'}"
+    if kind == "choice" and versions.get("key"):
+        return f"key {versions['key']}"
+    if versions.get("problem"):
+        return f"problem {versions['problem']}"
+    return "unknown"
+
+
+def _old_versions(service, submission, timeline) -> dict[str, Any]:
+    """What ``submission`` was scored with last: its newest history record's item versions; a
+    choice key recorded before keys were kept is read from the assignment version used."""
+    records = timeline.get(submission.id) or []
+    versions = dict(records[-1][2]) if records else {}
+    items = {k: dict(v) for k, v in (versions.get("items") or {}).items()}
+    used = service.catalog.get(submission.course_id, submission.assignment_id,
+                               versions.get("assignment") or submission.assignment_version or None)
+    for item_id, item in (used.items.items() if used is not None else ()):
+        items.setdefault(item_id, {})
+        for key, value in item_versions(item).items():
+            items[item_id].setdefault(key, value)
+    return items
+
+
+def _plan(assignment, olds: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run's ``versions``: what it applies per item, and what the submissions had."""
+    items = []
+    for item in assignment.items.values():
+        applies = describe(item.kind, item_versions(item))
+        was = Counter(describe(item.kind, old.get(item.id)) for old in olds)
+        items.append({"item_id": item.id, "kind": item.kind, "applies": applies,
+                      "follows": item.spec.get("rubric_follows") if item.kind == "text" else None,
+                      "was": [{"version": v, "submissions": n} for v, n in sorted(was.items())],
+                      "changes": sum(n for v, n in was.items() if v != applies)})
+    return {"assignment_version": assignment.version, "items": items}
+
+
 def run_regrade(service, run_id: str) -> list[dict]:
     """Execute regrade run ``run_id`` with ``service`` (store, catalog, sandbox); returns the
-    report also stored on the run."""
+    report also stored on the run (its ``versions`` too)."""
     store = service.store
     run = store.regrades.get(run_id)
     store.regrades.set_status(run_id, "running")
     report: list[dict] = []
+    plan = None
     try:
         assignment = service.catalog.get(run.course_id, run.assignment_id)
-        for submission in store.submissions_of(run.course_id, run.assignment_id, ["graded"]):
+        submissions = store.submissions_of(run.course_id, run.assignment_id, ["graded"])
+        timeline = store.grade_timeline(run.course_id, run.assignment_id)
+        decisions = store.overrides.of_course(run.course_id, [s.id for s in submissions])
+        olds = [_old_versions(service, s, timeline) for s in submissions]
+        plan = _plan(assignment, olds)
+        applies = {i["item_id"]: i["applies"] for i in plan["items"]}
+        for submission, old in zip(submissions, olds):
             entry = {"submission_id": submission.id, "learner_id": submission.learner_id,
                      "old_score": submission.score, "new_score": None, "difference": None,
                      "applied": False}
+            changed = [{"item_id": item.id, "old": describe(item.kind, old.get(item.id)),
+                        "new": applies[item.id]} for item in assignment.items.values()
+                       if describe(item.kind, old.get(item.id)) != applies[item.id]]
+            if changed:
+                entry["changed"] = changed
             ctx = GradingContext(seed=submission_seed(service.secret, submission.id),
                                  sandbox=service.lazy_sandbox(),
                                  budget=submission_budget(service.cpu_seconds))
@@ -53,21 +119,35 @@ def run_regrade(service, run_id: str) -> list[dict]:
                 entry["error"] = f"infrastructure fault, score kept: {exc}"
                 report.append(entry)
                 continue
-            new_score = round(sum(r.score for r in results), 4)
-            max_score = round(sum(r.max_score for r in results), 4)
+            late = submission_lateness(store, service.catalog, submission)
+            fresh = [r.to_dict() for r in results]
+
+            def adjusted(items, overrides, late=late):
+                decided = {k: Override(k, r.score, r.comment) for k, r in overrides.items()
+                           if any(i.get("item_id") == k for i in items)}
+                out = adjust(items, late, decided)
+                return (out, *totals(out))
+
+            new_results, new_score, max_score = adjusted(
+                fresh, in_force(decisions.get(submission.id, [])))
+            kept = [{"item_id": i["item_id"], "score": i["score"],
+                     "engine_score": engine_score(i)}
+                    for i in new_results if (i.get("extra_data") or {}).get("override")]
+            if kept:
+                entry["overrides"] = kept
             entry.update(new_score=new_score, max_score=max_score,
                          difference=round(new_score - (submission.score or 0.0), 6))
             if not run.dry_run:
                 entry["applied"] = store.apply_regrade(
-                    submission.id, new_score, max_score, [r.to_dict() for r in results],
-                    scored_versions(assignment, results))
+                    submission.id, new_score, max_score, fresh,
+                    scored_versions(assignment, results), adjust=adjusted)
                 if entry["applied"]:
                     announce(service, submission, run_id)
             report.append(entry)
     except Exception as exc:
         log.exception("regrade %s failed", run_id)
         report.append({"error": f"the regrade stopped: {type(exc).__name__}: {exc}"[:500]})
-        store.regrades.set_status(run_id, "failed", report)
+        store.regrades.set_status(run_id, "failed", report, versions=plan)
         raise
-    store.regrades.set_status(run_id, "done", report)
+    store.regrades.set_status(run_id, "done", report, versions=plan)
     return report

@@ -15,6 +15,8 @@ from typing import Any, Callable
 from grader.budget import BudgetExceeded, CpuBudget
 from grader.config import SETTINGS
 from grader.content import Assignment
+from grader.grading.adjustments import adjust, totals
+from grader.grading.due import submission_lateness
 from grader.items import GradingContext, get_kind
 from grader.results import InfrastructureError, ItemResult, TestResult
 
@@ -110,13 +112,27 @@ def round_points(result: ItemResult, digits: int = 4) -> ItemResult:
     return result
 
 
+def item_versions(item) -> dict[str, Any]:
+    """What an item scores with: its rubric and version (text), its key (choice), its problem
+    (code); the keys of :func:`scored_versions`."""
+    if item.kind == "text":
+        return {"rubric_id": item.spec.get("rubric_id"),
+                "rubric_version": item.spec.get("rubric_version")}
+    if item.kind == "choice":
+        return {"key": item.spec.get("answer")}
+    return {"problem": item.spec.get("problem")} if "problem" in item.spec else {}
+
+
 def scored_versions(assignment: Assignment, results: list[ItemResult]) -> dict[str, Any]:
-    """What a result was scored with: the assignment version and each item's rubric or test-suite
-    version (kinds report them in ``extra_data``)."""
+    """What a result was scored with: the assignment version and each item's rubric version,
+    choice key or problem (:func:`item_versions`, and what kinds report in ``extra_data``)."""
     keys = ("rubric_id", "rubric_version", "problem", "suite_version")
-    return {"assignment": assignment.version,
-            "items": {r.item_id: {k: r.extra_data[k] for k in keys if k in r.extra_data}
-                      for r in results}}
+    out = {}
+    for r in results:
+        item = assignment.items.get(r.item_id)
+        out[r.item_id] = {**(item_versions(item) if item is not None else {}),
+                          **{k: r.extra_data[k] for k in keys if k in r.extra_data}}
+    return {"assignment": assignment.version, "items": out}
 
 
 @dataclass
@@ -195,6 +211,7 @@ class GradingService:
                                  sandbox=self.lazy_sandbox(),
                                  budget=submission_budget(self.cpu_seconds))
             results = grade_responses(assignment, submission.responses, ctx)
+            late = submission_lateness(self.store, self.catalog, submission)
         except InfrastructureError as exc:
             self.close()  # the next job starts a fresh sandbox, whatever state this one is in
             return self._infrastructure_fault(submission, str(exc))
@@ -202,9 +219,11 @@ class GradingService:
             log.exception("grading %s crashed", submission_id)
             self.close()
             return self._infrastructure_fault(submission, f"internal error: {type(exc).__name__}")
-        score = round(sum(r.score for r in results), 4)
-        max_score = round(sum(r.max_score for r in results), 4)
-        if not self.store.finish(submission_id, score, max_score, [r.to_dict() for r in results],
+        stored = [r.to_dict() for r in results]
+        if late is not None:  # on time or late, and the late penalty (grader/grading/adjustments)
+            stored = adjust(stored, late)
+        score, max_score = totals(stored)
+        if not self.store.finish(submission_id, score, max_score, stored,
                                  versions=scored_versions(assignment, results)):
             return Outcome("skipped", reason="another run stored the result first")
         self._notify(submission, assignment)

@@ -33,6 +33,7 @@ from grader.items.base import BaseKind, GradingContext, Item
 from grader.results import InfrastructureError, ItemResult, TestResult
 from grader.rubric import CompiledRubric, RubricError, ScoringTimeout, compile_rubric
 from grader.rubric.files import find_rubric_file, load_rubric_file
+from grader.rubric.refs import parse_ref
 
 MAX_TEXT_CHARS = 20_000
 
@@ -74,20 +75,34 @@ class TextKind(BaseKind):
         try:
             if isinstance(rubric_ref, dict):
                 compiled = compile_rubric(rubric_ref, rubric_id=f"{item_id}-inline")
+                follows = "pinned"
             elif isinstance(rubric_ref, str):
-                compiled = load_rubric_file(find_rubric_file(rubric_ref, content_dir))
+                ref = parse_ref(rubric_ref)  # a file: <id> and <id>@latest read it as it is now
+                compiled = load_rubric_file(find_rubric_file(ref.rubric_id, content_dir))
+                if ref.version is not None and ref.version != compiled.version:
+                    raise ValueError(f"rubric: the built-in rubric {ref.rubric_id!r} has one "
+                                     f"version, {compiled.version} (its file); write "
+                                     f"{ref.rubric_id!r} or '{ref.rubric_id}@latest'")
+                follows = "latest"
             else:
                 raise ValueError("rubric must be a rubric id or a rubric mapping")
         except RubricError as exc:
             raise ValueError("; ".join(f"rubric.{e['path']}: {e['message']}" for e in exc.errors)) from exc
+        # rubric_follows: "latest" (a file, or a course rubric named <id>@latest: the catalogue
+        # marks those) or "pinned" (a mapping: an uploaded version inlined at save, or written in)
         spec = {"rubric_id": compiled.id, "rubric_version": compiled.version,
-                "model_answer": raw.get("model_answer")}
+                "rubric_follows": follows, "model_answer": raw.get("model_answer")}
         return Item(item_id, self.kind, str(raw.get("prompt") or compiled.question), points, spec, compiled)
 
     def public_fields(self, item: Item) -> dict[str, Any]:
         """The length limits (``max_characters``, and ``max_words`` when the rubric reads only that
-        many words): neither the rubric nor the model answer is shown."""
-        view: dict[str, Any] = {"max_characters": MAX_TEXT_CHARS}
+        many words) and which rubric version scores it (``rubric_version``: id, version, whether it
+        follows the newest version or is pinned): neither the rubric nor the model answer."""
+        view: dict[str, Any] = {"max_characters": MAX_TEXT_CHARS,
+                                "rubric_version": {
+                                    "rubric_id": item.spec.get("rubric_id"),
+                                    "version": item.spec.get("rubric_version"),
+                                    "follows": item.spec.get("rubric_follows", "pinned")}}
         max_words = getattr(item.compiled, "max_words", None)
         if max_words:
             view["max_words"] = max_words

@@ -81,42 +81,55 @@ def _points(value: float) -> str:
     return f"{value:g}"
 
 
-def score_body(submission, user_sub: str, event: str, moment: datetime) -> dict[str, Any]:
+def score_body(submission, user_sub: str, event: str, moment: datetime,
+               counted=None) -> dict[str, Any]:
     """The AGS score (``application/vnd.ims.lis.v1.score+json``) for a final ``submission``.
 
     ``event``: ``graded``, ``regraded`` or ``failed``. A graded submission gives
     ``scoreGiven``/``scoreMaximum`` in the assignment's points, ``Completed``/``FullyGraded``; a
     failed one ``Completed``/``Failed`` and no score (the platform keeps no grade from it).
+    ``counted`` (:class:`grader.grading.attempts.Counted`): the learner's counted grade, which
+    is what is sent (the best attempt, or the best per item, under those policies).
     """
     body: dict[str, Any] = {"userId": user_sub, "activityProgress": "Completed",
                             "timestamp": iso_timestamp(moment)}
-    if event == "failed" or submission.score is None:
+    score, maximum = ((counted.score, counted.max_score) if counted is not None
+                      else (submission.score, submission.max_score))
+    if event == "failed" or score is None:
         body["gradingProgress"] = "Failed"
         body["comment"] = ("Grading could not complete (a fault on our side, not a zero): please "
                            "submit again.")
         return body
-    body.update(scoreGiven=float(submission.score), scoreMaximum=float(submission.max_score),
+    body.update(scoreGiven=float(score), scoreMaximum=float(maximum),
                 gradingProgress="FullyGraded")
     verb = "Regraded" if event == "regraded" else "Graded"
-    comment = (f"{verb}: {_points(submission.score)} / {_points(submission.max_score)} points "
-               f"(submission {submission.id[:8]}).")
+    which = f"submission {submission.id[:8]}"
+    if counted is not None and counted.policy == "best" and counted.attempts > 1:
+        which = f"the best of {counted.attempts} attempts: submission {counted.primary.id[:8]}"
+    elif counted is not None and counted.policy == "best_per_item" and counted.attempts > 1:
+        which = f"each item's best over {counted.attempts} attempts"
+    comment = f"{verb}: {_points(score)} / {_points(maximum)} points ({which})."
     if body["scoreMaximum"] <= 0:  # nothing to scale: report completion only
         del body["scoreGiven"]
     body["comment"] = comment[:MAX_COMMENT]
     return body
 
 
-def scores_for(store, submission, event: str, moment: datetime | None = None
+def scores_for(store, catalog, submission, event: str, moment: datetime | None = None
                ) -> list[tuple[int, dict[str, Any]]]:
     """(grade target id, score body) for every target of ``submission``'s learner and assignment,
-    or nothing when the submission is not the learner's latest final one (an older attempt
+    or nothing when the submission is not (part of) the learner's counted grade (an older attempt
     finishing late, or regraded, must not replace the newer grade in the LMS)."""
+    from grader.grading.attempts import counts_for, learner_grade
+
     targets = store.lti.grade_targets(submission.course_id, submission.assignment_id,
                                       submission.learner_id)
-    if not targets or not store.lti.is_latest_final(submission):
+    counted = learner_grade(store, catalog, submission.course_id, submission.assignment_id,
+                            submission.learner_id) if targets else None
+    if not targets or not counts_for(counted, submission):
         return []
     moment = moment or utcnow()
-    return [(t.id, score_body(submission, t.user_sub, event, moment)) for t in targets]
+    return [(t.id, score_body(submission, t.user_sub, event, moment, counted)) for t in targets]
 
 
 def build_publisher(config, store, catalog) -> "ScorePublisher":

@@ -4,7 +4,9 @@ beside webhooks (see :mod:`grader.notify`).
 For every event of a submission (graded, failed, regraded, and replays) the channel's targets are
 the line items of the learner's grade targets for that assignment (recorded at launch; a link
 without a line item gets the container URL, and the line item is found or created on the first
-send). Nothing is sent for a submission that is not the learner's latest final one. The stored
+send). Nothing is sent for a submission that is not (part of) the learner's counted grade
+(:func:`grader.grading.attempts.counted_attempts`: the assignment's attempt policy); what is sent
+is that counted grade. The stored
 payload is ``{"grade_target": id, "score": <AGS score>}``; the score's ``timestamp`` is the
 event's ``scored_at`` (when that result was stored), so a platform keeps the newest grade even
 when an older delivery is retried later. Sending, retries with backoff, the Celery task (or the
@@ -16,6 +18,7 @@ from datetime import datetime
 from typing import Any, Mapping
 from urllib.parse import quote
 
+from grader.grading.attempts import counts_for, learner_grade
 from grader.lti.ags import ScorePublisher, build_publisher, score_body
 from grader.notify.channel import Attempt
 from grader.notify.events import FAILED, GRADED, REGRADED
@@ -57,11 +60,17 @@ class LtiScoreChannel:
         return self.store.lti.grade_targets(submission.course_id, submission.assignment_id,
                                             submission.learner_id)
 
+    def _counted(self, submission):
+        return learner_grade(self.store, self.publisher.catalog, submission.course_id,
+                             submission.assignment_id, submission.learner_id)
+
     def targets(self, submission, assignment, event: dict[str, Any]) -> list[str]:
         if event.get("type") not in EVENTS:
             return []
         rows = self._targets_of(submission)
-        if not rows or not self.store.lti.is_latest_final(submission):
+        # news only when the submission is (part of) the learner's counted grade
+        # (grader.grading.attempts: the assignment's attempt policy)
+        if not rows or not counts_for(self._counted(submission), submission):
             return []
         return list(dict.fromkeys(target_url(r) for r in rows))
 
@@ -71,7 +80,8 @@ class LtiScoreChannel:
         moment = datetime.fromisoformat(scored_at) if scored_at else utcnow()
         user = row.user_sub if row is not None else ""
         return {"grade_target": row.id if row is not None else None,
-                "score": score_body(submission, user, EVENTS[event["type"]], moment)}
+                "score": score_body(submission, user, EVENTS[event["type"]], moment,
+                                    counted=self._counted(submission))}
 
     def send(self, delivery, timeout: float) -> Attempt:
         payload = delivery.payload or {}

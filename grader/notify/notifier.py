@@ -63,15 +63,17 @@ class Notifier:
 
     def submission_regraded(self, submission_id: str, previous_score: float | None,
                             previous_max_score: float | None,
-                            regrade_id: str | None = None) -> list[str]:
-        """Announce an applied regrade of a graded submission (its new result is stored);
-        ``previous_*``: the result it replaced. Each channel decides whether it is news."""
+                            regrade_id: str | None = None, cause: str = "regrade",
+                            override: dict | None = None) -> list[str]:
+        """Announce a new result of a graded submission: an applied regrade (``regrade_id``) or
+        an instructor's override (``cause="override"``, ``override``); ``previous_*``: the
+        result it replaced. Each channel decides whether it is news."""
         submission = self.store.get(submission_id)
         if submission is None or submission.status != "graded":
             return []
         return self._publish(submission, REGRADED,
                              previous={"score": previous_score, "max_score": previous_max_score},
-                             regrade_id=regrade_id)
+                             regrade_id=regrade_id, cause=cause, override=override)
 
     def replay(self, delivery_id: str):
         """Deliver again, now, what ``delivery_id`` announced, through the same channel to the
@@ -87,7 +89,9 @@ class Notifier:
         previous = old.payload.get("previous") if old.event == REGRADED else None
         event = submission_event(str(uuid.uuid4()), old.event, submission,
                                  self._scored_at(submission), previous=previous,
-                                 regrade_id=old.payload.get("regrade_id"), replay_of=old.id)
+                                 regrade_id=old.payload.get("regrade_id"), replay_of=old.id,
+                                 cause=old.payload.get("cause"),
+                                 override=old.payload.get("override"))
         row = self.store.webhooks.create(submission.course_id, submission.id, old.event, old.url,
                                          channel.body(event, old.url, submission), event["id"],
                                          channel=channel.name, replay_of=old.id)

@@ -24,22 +24,36 @@ class CourseRepository:
         self.sessions = sessions
         self._principals: dict[str, tuple[Principal, float]] = {}
 
-    def create_course(self, course_id: str, name: str) -> Course:
-        """Create a course with a fresh webhook-signing secret. ``ValueError`` if the id is
-        malformed or taken."""
+    def create_course(self, course_id: str, name: str, time_zone: str | None = None) -> Course:
+        """Create a course with a fresh webhook-signing secret (``time_zone``: an IANA name, or
+        ``None`` for UTC). ``ValueError`` if the id is malformed or taken."""
         if not COURSE_ID.match(course_id):
             raise ValueError("course id must be 1-64 of a-z, 0-9, '-', '_' starting with a letter "
                              "or digit")
         with self.sessions.begin() as session:
             if session.get(Course, course_id) is not None:
                 raise ValueError(f"course {course_id!r} exists already")
-            course = Course(id=course_id, name=name, webhook_secret=secrets.token_hex(32))
+            course = Course(id=course_id, name=name, webhook_secret=secrets.token_hex(32),
+                            time_zone=time_zone)
             session.add(course)
         return course
 
     def get_course(self, course_id: str) -> Course | None:
         with self.sessions() as session:
             return session.get(Course, course_id)
+
+    def update_course(self, course_id: str, **values) -> Course | None:
+        """Change a course's ``name`` and/or ``time_zone`` (``None``: UTC); the course as stored
+        after, or ``None`` when there is no such course."""
+        with self.sessions.begin() as session:
+            course = session.get(Course, course_id)
+            if course is None:
+                return None
+            for name, value in values.items():
+                if name not in ("name", "time_zone"):
+                    raise ValueError(f"a course has no setting {name!r}")
+                setattr(course, name, value)
+        return course
 
     def list_courses(self) -> list[Course]:
         with self.sessions() as session:

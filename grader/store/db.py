@@ -9,8 +9,9 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import orjson
 from sqlalchemy import create_engine, event, insert, select, update
@@ -18,7 +19,22 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import sessionmaker
 
-from grader.store.models import GradeRecord, IdempotencyRecord, Submission, utcnow
+from grader.store.models import (GradeRecord, IdempotencyRecord, ScoreOverride, Submission,
+                                 utcnow)
+
+
+@dataclass
+class Rewrite:
+    """What :meth:`Store.rewrite_graded` stores: the submission's new ``results`` and totals,
+    optionally one ``override`` decision (the fields of a :class:`ScoreOverride`: ``item_id``,
+    ``score``, ``previous_score``, ``engine_score``, ``comment``, ``author``) for its audit list,
+    and the history record's ``versions`` (default: those of its newest record)."""
+
+    results: list
+    score: float
+    max_score: float
+    override: dict[str, Any] | None = None
+    versions: dict | None = None
 
 
 class IdempotencyConflict(Exception):
@@ -80,8 +96,11 @@ class Store:
     def __init__(self, url: str):
         from grader.store.content import ContentRepository
         from grader.store.courses import CourseRepository
+        from grader.store.extensions import ExtensionRepository
         from grader.store.lti import LtiRepository
+        from grader.store.overrides import OverrideRepository
         from grader.store.regrades import RegradeRepository
+        from grader.store.sign_ins import SignInRepository
         from grader.store.webhooks import WebhookRepository
 
         self.engine = make_engine(url)
@@ -96,6 +115,9 @@ class Store:
         self.content = ContentRepository(self.sessions)
         self.regrades = RegradeRepository(self.sessions)
         self.lti = LtiRepository(self.sessions)
+        self.overrides = OverrideRepository(self.sessions)
+        self.extensions = ExtensionRepository(self.sessions)
+        self.sign_ins = SignInRepository(self.sessions)
 
     def upgrade(self) -> tuple[str | None, str]:
         """Bring the schema to the newest revision (Alembic; see :mod:`grader.store.migrate`),
@@ -216,9 +238,20 @@ class Store:
             return changed
 
     def apply_regrade(self, submission_id: str, score: float, max_score: float, results: list,
-                      versions: dict) -> bool:
+                      versions: dict,
+                      adjust: Callable[[list, dict[str, ScoreOverride]], tuple[list, float, float]]
+                      | None = None) -> bool:
         """Store a regrade beside the earlier results and make it current. Only a graded
-        submission is regraded; a failed run never reaches here, so it never replaces a score."""
+        submission is regraded; a failed run never reaches here, so it never replaces a score.
+        ``adjust(results, overrides in force)`` -> ``(results, score, max_score)``, when given,
+        makes the stored results from the regrade's under the same lock as an override is
+        written with (:meth:`rewrite_graded`), so no override made meanwhile is lost."""
+        if adjust is not None:
+            def rewrite(_row, overrides):
+                adjusted, new_score, new_max = adjust(results, overrides)
+                return Rewrite(adjusted, new_score, new_max, versions=versions)
+
+            return self.rewrite_graded(submission_id, rewrite, "regrade") is not None
         with self.sessions.begin() as session:
             changed = session.execute(
                 update(Submission)
@@ -230,6 +263,69 @@ class Store:
                                         score=score, max_score=max_score, results=results,
                                         versions=versions))
             return changed
+
+    def _lock(self, session, submission_id: str) -> Submission | None:
+        """The submission's row, locked until the transaction ends: ``SELECT ... FOR UPDATE`` on
+        PostgreSQL; on SQLite a write first, which takes the database's write lock before the
+        read, so the read sees every committed change."""
+        query = select(Submission).where(Submission.id == submission_id)
+        if self.engine.dialect.name == "sqlite":
+            session.execute(update(Submission).where(Submission.id == submission_id)
+                            .values(status=Submission.status))
+        else:
+            query = query.with_for_update()
+        return session.execute(query).scalar_one_or_none()
+
+    def rewrite_graded(self, submission_id: str,
+                       rewrite: Callable[[Submission, dict[str, ScoreOverride]], Rewrite | None],
+                       trigger: str) -> Submission | None:
+        """Change a graded submission's results in one transaction with the row locked:
+        ``rewrite(row, overrides in force by item id)`` returns the :class:`Rewrite` (or
+        ``None``: nothing to change). Stores the results and totals, one history record
+        (``trigger``: ``regrade``, ``override``) and the rewrite's override decision. Returns
+        the submission as stored, or ``None`` when it is not graded (or nothing changed)."""
+        from grader.store.overrides import in_force
+
+        with self.sessions.begin() as session:
+            row = self._lock(session, submission_id)
+            if row is None or row.status != "graded":
+                return None
+            decisions = list(session.execute(select(ScoreOverride).where(
+                ScoreOverride.submission_id == submission_id)).scalars())
+            change = rewrite(row, in_force(decisions))
+            if change is None:
+                return None
+            versions = change.versions
+            if versions is None:
+                versions = session.execute(select(GradeRecord.versions).where(
+                    GradeRecord.submission_id == submission_id).order_by(
+                    GradeRecord.id.desc()).limit(1)).scalar_one_or_none() or {}
+            row.score, row.max_score, row.results = change.score, change.max_score, change.results
+            session.add(GradeRecord(submission_id=submission_id, trigger=trigger,
+                                    created_at=utcnow(), score=change.score,
+                                    max_score=change.max_score, results=change.results,
+                                    versions=versions))
+            if change.override is not None:
+                session.add(ScoreOverride(course_id=row.course_id, submission_id=submission_id,
+                                          created_at=utcnow(), **change.override))
+        return row
+
+    def grade_timeline(self, course_id: str, assignment_id: str
+                       ) -> dict[str, list[tuple[datetime, float, dict]]]:
+        """Every history record of the assignment's submissions in the course, without results:
+        ``{submission id: [(created_at, score, versions), ...]}`` oldest first, in one query."""
+        out: dict[str, list[tuple[datetime, float, dict]]] = {}
+        with self._single() as session:
+            rows = session.execute(
+                select(GradeRecord.submission_id, GradeRecord.created_at, GradeRecord.score,
+                       GradeRecord.versions)
+                .join(Submission, Submission.id == GradeRecord.submission_id)
+                .where(Submission.course_id == course_id,
+                       Submission.assignment_id == assignment_id)
+                .order_by(GradeRecord.id))
+            for submission_id, created_at, score, versions in rows:
+                out.setdefault(submission_id, []).append((created_at, score, versions or {}))
+        return out
 
     def last_scored_at(self, submission_id: str) -> datetime | None:
         """When the submission's latest grading or regrade was stored (``None``: never): the
@@ -254,6 +350,19 @@ class Store:
                 query = query.where(Submission.status.in_(list(statuses)))
             return list(session.execute(query.order_by(Submission.received_at,
                                                        Submission.id)).scalars())
+
+    def course_learners(self, course_id: str) -> set[str]:
+        """The learners the course knows: those with a submission to any of its assignments
+        and those an LMS launched (LTI grade targets), without anonymous practice learners
+        (``practice-...``). Two queries."""
+        from grader.store.lti_models import LtiGradeTarget
+
+        with self._single() as session:
+            found = set(session.execute(select(Submission.learner_id).where(
+                Submission.course_id == course_id).distinct()).scalars())
+            found |= set(session.execute(select(LtiGradeTarget.learner_id).where(
+                LtiGradeTarget.course_id == course_id).distinct()).scalars())
+        return {learner for learner in found if not learner.startswith("practice-")}
 
     def attempts_of(self, course_id: str, assignment_id: str, learner_id: str,
                     limit: int = 100) -> list[Submission]:

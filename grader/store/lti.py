@@ -227,22 +227,6 @@ class LtiRepository:
                 LtiGradeTarget.assignment_id == assignment_id,
                 LtiGradeTarget.learner_id == learner_id).order_by(LtiGradeTarget.id)).scalars())
 
-    def is_latest_final(self, submission) -> bool:
-        """Whether ``submission`` is its learner's latest final (graded or failed) submission to
-        its assignment, by time received: the one whose score the LMS should show."""
-        from grader.store.models import Submission
-
-        with self.sessions() as session:
-            latest = session.execute(
-                select(Submission.id).where(
-                    Submission.course_id == submission.course_id,
-                    Submission.assignment_id == submission.assignment_id,
-                    Submission.learner_id == submission.learner_id,
-                    Submission.status.in_(["graded", "failed"]))
-                .order_by(Submission.received_at.desc(), Submission.id.desc()).limit(1)
-            ).scalar_one_or_none()
-        return latest == submission.id
-
     def grade_target(self, target_id: int) -> LtiGradeTarget | None:
         with self.sessions() as session:
             return session.get(LtiGradeTarget, target_id)

@@ -74,8 +74,9 @@ class GradeRecord(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     submission_id: Mapped[str] = mapped_column(ForeignKey("submissions.id"), index=True)
-    #: What stored it: "initial" (the first grading) | "regrade" (an applied regrade). The table
-    #: column and the history endpoint's field keep their name ``kind``.
+    #: What stored it: "initial" (the first grading) | "regrade" (an applied regrade) |
+    #: "override" (an instructor set or removed an item's score). The table column and the
+    #: history endpoint's field keep their name ``kind``.
     trigger: Mapped[str] = mapped_column("kind", String(16))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     score: Mapped[float] = mapped_column(Float)
@@ -93,6 +94,9 @@ class Course(Base):
     name: Mapped[str] = mapped_column(String(200))
     webhook_secret: Mapped[str] = mapped_column(String(128))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    #: The IANA time zone (``Europe/Berlin``) in which the course's dates without a UTC offset
+    #: are read (an assignment's or an extension's ``due_at``); ``None``: UTC.
+    time_zone: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
 
 class ApiKey(Base):
@@ -202,3 +206,61 @@ class RegradeRun(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     report: Mapped[list | None] = mapped_column(JSON, nullable=True)
+    #: What the run applies, per item, and what the submissions were scored with before (old ->
+    #: new rubric, key and problem versions): :func:`grader.grading.regrade.run_regrade`.
+    versions: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+
+
+class ScoreOverride(Base):
+    """One instructor decision on one item of one graded submission: the item's score set to
+    ``score`` with ``comment`` (``score`` ``None``: an earlier override removed, the engine's score
+    counts again). Rows are never changed or deleted: together they are the submission's audit
+    list; the newest row of an item is in force. ``engine_score`` is what the tests gave the item
+    then (after any late penalty), ``previous_score`` what the item scored before this row."""
+
+    __tablename__ = "score_overrides"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    course_id: Mapped[str] = mapped_column(String(64), index=True)
+    submission_id: Mapped[str] = mapped_column(String(36), index=True)
+    item_id: Mapped[str] = mapped_column(String(200))
+    score: Mapped[float | None] = mapped_column(Float, nullable=True)
+    previous_score: Mapped[float | None] = mapped_column(Float, nullable=True)
+    engine_score: Mapped[float | None] = mapped_column(Float, nullable=True)
+    comment: Mapped[str] = mapped_column(Text, default="")
+    #: who decided: ``key:<api key id>`` or the signed-in instructor's ``learner id (name)``
+    author: Mapped[str] = mapped_column(String(300))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class LateExtension(Base):
+    """A learner's own due date for one assignment (an extension): ``due_at`` as the instructor
+    wrote it, ISO 8601, read in the course's time zone when it has no UTC offset. One per
+    learner and assignment; setting it again replaces it."""
+
+    __tablename__ = "late_extensions"
+    __table_args__ = (UniqueConstraint("course_id", "assignment_id", "learner_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    course_id: Mapped[str] = mapped_column(String(64), index=True)
+    assignment_id: Mapped[str] = mapped_column(String(200))
+    learner_id: Mapped[str] = mapped_column(String(200))
+    due_at: Mapped[str] = mapped_column(String(64))
+    author: Mapped[str] = mapped_column(String(300))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class InstructorSignIn(Base):
+    """A sign-in link for the instructor pages printed by ``grader instructor-link``: single use
+    (``used_at``), expiring, for one course (and optionally one assignment). ``id`` is the
+    SHA-256 of the link's secret; the secret itself is never stored."""
+
+    __tablename__ = "instructor_sign_ins"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    course_id: Mapped[str] = mapped_column(String(64))
+    assignment_id: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    label: Mapped[str] = mapped_column(String(200), default="")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

@@ -23,9 +23,12 @@ class RegradeRepository:
         with self.sessions() as session:
             return session.get(RegradeRun, run_id)
 
-    def set_status(self, run_id: str, status: str, report: list | None = None) -> None:
+    def set_status(self, run_id: str, status: str, report: list | None = None,
+                   versions: dict | None = None) -> None:
+        """Move the run to ``status``; a final one (done, failed) stores its ``report`` and
+        ``versions`` (what it applied, old -> new)."""
         values = {"status": status}
         if status in ("done", "failed"):
-            values.update(finished_at=utcnow(), report=report)
+            values.update(finished_at=utcnow(), report=report, versions=versions)
         with self.sessions.begin() as session:
             session.execute(update(RegradeRun).where(RegradeRun.id == run_id).values(**values))

@@ -5,8 +5,11 @@ the embedded default, as practice pages anyone at the address can use.
 - ``GET /learn/<assignment>``: the learner page (prompt, contract, starter code in a code editor,
   the latest result, previous attempts); ``POST`` submits (a plain form: works without JavaScript).
 - ``GET /learn/<assignment>/submissions/<id>``: a result page; ``.../status`` its JSON long-poll.
-- ``GET /learn/<assignment>/instructor``: the instructor view (submissions, scores, regrade,
-  grades.csv).
+- ``GET /learn/<assignment>/instructor``: the instructor view (the class's analytics, each
+  learner's counted grade, publishing, regrade, grades.csv and analytics.csv);
+  ``.../instructor/submissions/<id>``: one submission with its override forms and audit list.
+- ``/instructor``, ``/instructor/sign-in[/<link>]``, ``/sign-out``: the course's assignments for
+  an instructor, and signing in without an LMS (:mod:`grader.web.sign_in`).
 - ``GET /learn``: the practice pages of the local course (embedded default).
 - ``/assets/...``: our CSS and JavaScript and the vendored libraries (no CDN).
 
@@ -27,12 +30,14 @@ from flask import Flask, redirect, render_template, request, url_for
 from flask_wtf.csrf import CSRFProtect
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from grader.web.access import PageError, log_refusal
+from grader.web.access import PageError, SignInRequired, log_refusal
 from grader.web.blueprint import bp
 from grader.web.cookies import FramedSessionInterface
 from grader.web import filters as _filters  # noqa: F401 - registers the templates' filters
 from grader.web import instructor as _instructor  # noqa: F401 - registers its routes on bp
 from grader.web import learner as _learner  # noqa: F401 - registers its routes on bp
+from grader.web import sign_in as _sign_in  # noqa: F401 - registers its routes on bp
+from grader.web import instructor_submission as _submission  # noqa: F401 - its routes
 
 #: Our pages load only what we serve. Styles may be inline: the code editor (CodeMirror) writes
 #: its own style element. The pages may be framed by any site (an LMS shows them in an iframe).
@@ -49,6 +54,10 @@ def derived_key(secret: str, purpose: str) -> str:
 
 def _page_error(error: PageError):
     log_refusal(error)
+    if isinstance(error, SignInRequired):
+        from grader.web.sign_in import render_sign_in
+
+        return render_sign_in(error.title, error.message, error.next_url, status=error.status)
     return render_template("web/error.html", title=error.title, message=error.message), \
         error.status
 
@@ -68,8 +77,8 @@ bp.after_request(security_headers)
 
 @bp.get("/learn")
 def index():
-    """The practice pages of the local course (embedded default); elsewhere a pointer to the
-    LMS."""
+    """The practice pages of the local course (embedded default): its published assignments
+    (drafts are for instructors); elsewhere a pointer to the LMS."""
     from grader.api.state import state
     from grader.web.access import practice_enabled
 
@@ -77,7 +86,7 @@ def index():
         raise PageError(404, "Open your assignments from your course",
                         "Assignments open from your course's learning platform (LMS).")
     catalog = state().catalog
-    assignments = catalog.visible(state().config["LOCAL_COURSE"])
+    assignments = [a for a in catalog.visible(state().config["LOCAL_COURSE"]) if a.published]
     return render_template("web/index.html", assignments=assignments)
 
 

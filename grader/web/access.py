@@ -8,7 +8,7 @@ never (then only an LTI launch signs a learner in).
 """
 from __future__ import annotations
 
-from flask import current_app
+from flask import current_app, request
 
 from grader.api.state import state
 from grader.config import auto_flag
@@ -24,6 +24,16 @@ class PageError(Exception):
         self.status, self.title, self.message = status, title, message
 
 
+class SignInRequired(PageError):
+    """An instructor page opened without an instructor session: answered with the sign-in page
+    (an instructor key, or a link printed by ``grader instructor-link``; :mod:`grader.web.
+    sign_in`), which then returns to ``next_url``."""
+
+    def __init__(self, status: int, title: str, message: str, next_url: str):
+        super().__init__(status, title, message)
+        self.next_url = next_url
+
+
 def practice_enabled() -> bool:
     """Whether anonymous visitors get a practice learner (see the module docstring)."""
     return auto_flag(state().config, "WEB_PRACTICE")
@@ -35,7 +45,12 @@ def signed_in(assignment_id: str, instructor: bool = False) -> LearnerSession:
     assignment's launch, or not an instructor when ``instructor``)."""
     learner = current()
     if learner is None:
-        if instructor or not practice_enabled():
+        if instructor:
+            raise SignInRequired(401, "Sign in as an instructor",
+                                 "Open this page from your course's learning platform (LMS), or "
+                                 "sign in here with an instructor key of the course.",
+                                 request.path)
+        if not practice_enabled():
             raise PageError(401, "Please open this page from your course",
                             "This page opens from your course's learning platform (LMS). Go back "
                             "to your course and follow the assignment's link again.")
@@ -46,17 +61,24 @@ def signed_in(assignment_id: str, instructor: bool = False) -> LearnerSession:
                         f"You opened assignment {learner.assignment_id!r} from your course; "
                         "follow the link of this assignment in your course to open it.")
     if instructor and not learner.is_instructor:
-        raise PageError(403, "For instructors only",
-                        "The instructor view opens from your course with an instructor role.")
+        raise SignInRequired(403, "For instructors only",
+                             "The instructor view opens from your course with an instructor "
+                             "role, or with an instructor key of the course (signing in here "
+                             "ends your learner session).", request.path)
     return learner
 
 
 def assignment_for(learner: LearnerSession, assignment_id: str):
-    """The assignment as the learner's course sees it; :class:`PageError` 404 when there is none."""
+    """The assignment as the learner's course sees it; :class:`PageError` 404 when there is
+    none, and for a learner when it is a draft (instructors open drafts to try them)."""
     assignment = state().catalog.get(learner.course_id, assignment_id)
     if assignment is None:
         raise PageError(404, "No such assignment",
                         f"There is no assignment {assignment_id!r} in this course.")
+    if not assignment.published and not learner.is_instructor:
+        raise PageError(404, "This assignment is not open yet",
+                        "Your instructor has not published this assignment yet; come back "
+                        "later, or follow the link your course gives.")
     return assignment
 
 

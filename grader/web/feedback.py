@@ -5,7 +5,8 @@ The page is for the learner: it never shows internal fields (``content_sha256``,
 pass/fail and its message; the diagnosis in plain words (the item's summary); for text items each
 criterion met or missed with its evidence highlighted in the learner's own answer (the rubric's
 character spans); for code items the heatmaps of ``extra_data["pictures"]`` (visible examples only,
-:mod:`grader.problems.pictures`). Items go through :func:`grader.api.submissions.learner_items`
+:mod:`grader.problems.pictures`); a score the instructor set by hand, with the comment; and whether
+the submission was on time or late, with what the late penalty took. Items go through :func:`grader.api.submissions.learner_items`
 first, so a test shown only after the due date stays hidden here too.
 """
 from __future__ import annotations
@@ -157,6 +158,7 @@ def item_view(item: dict, response: dict | None, public: dict | None) -> dict[st
         "pictures": _pictures(item) if kind == "code" else [],
         "code": response.get("code") if kind == "code" else None,
         "criteria": [], "answer": [], "choice": None,
+        "override": (item.get("extra_data") or {}).get("override"),
     }
     if kind == "text":
         answer = response.get("text") or ""
@@ -184,7 +186,19 @@ def submission_view(submission, items: list[dict], assignment) -> dict[str, Any]
         "score": points(submission.score), "max_score": points(submission.max_score),
         "received_at": submission.received_at,
         "failure_reason": submission.failure_reason if submission.status == "failed" else None,
+        "late": _late(submission.results),
         "items": [item_view(item, responses.get(item.get("item_id")),
                             public.get(item.get("item_id"))) for item in items],
     }
+
+
+def _late(results) -> dict[str, Any] | None:
+    """On time or late (with the penalty in points and words) as the result page says it."""
+    from grader.deadlines import late_words
+    from grader.grading.adjustments import late_summary
+
+    late = late_summary(results)
+    if late is None:
+        return None
+    return {**late, "words": late_words(late), "penalty": points(late["penalty_points"])}
 

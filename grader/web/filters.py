@@ -36,3 +36,25 @@ def array(value) -> str:
 def min_rows(rows: int, minimum: int) -> int:
     """At least ``minimum`` rows (and at most 40) for a code box."""
     return max(minimum, min(int(rows), 40))
+
+
+@bp.app_template_filter("when")
+def when(value) -> str:
+    """An ISO 8601 time with its offset (or a datetime) as people read it:
+    ``2031-06-01 23:59 (UTC+02:00)``."""
+    from datetime import datetime
+
+    if value is None or value == "":
+        return "-"
+    moment = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+    offset = moment.strftime("%z")
+    shown = f"UTC{offset[:3]}:{offset[3:]}" if offset else "UTC"
+    return f"{moment.strftime('%Y-%m-%d %H:%M')} ({shown})"
+
+
+@bp.app_template_filter("late_policy_words")
+def late_policy_words(policy: dict) -> str:
+    """An assignment's ``late_policy`` (as the public view has it) in words."""
+    from grader.deadlines import LatePolicy
+
+    return LatePolicy.from_mapping(policy).describe()

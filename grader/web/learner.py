@@ -17,11 +17,11 @@ import secrets
 from flask import (current_app, jsonify, redirect, render_template, request, url_for)
 from flask_wtf.csrf import CSRFError
 
+from grader.api.assignments import assignment_view
 from grader.api.errors import ApiError
 from grader.api.state import state
 from grader.api.submissions import FINAL, intake, learner_items
 from grader.auth import Principal
-from grader.content import public_assignment
 from grader.items import get_kind
 from grader.store.pending import replays
 from grader.web import feedback
@@ -111,7 +111,7 @@ def render_learn(learner, assignment, answers: dict | None = None, error: str | 
     optional ``error_link``, ``{"url", "text"}``) above the form."""
     attempts = state().store.attempts_of(learner.course_id, assignment.id, learner.learner_id)
     latest = next((a for a in attempts if a.status in FINAL), None)
-    public = public_assignment(assignment)
+    public = assignment_view(assignment)
     filled = answers if answers is not None else _previous_answers(attempts)
     page = render_template(
         "web/learn.html", learner=learner, assignment=public, answers=filled, error=error,

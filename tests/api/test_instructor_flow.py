@@ -129,7 +129,12 @@ def test_assignment_from_an_uploaded_rubric_and_regrade(client):
         report = client.get(dry.headers["Location"]).get_json()
     assert report["report"] == [{"submission_id": sid, "learner_id": "amy", "old_score": 4.0,
                                  "new_score": 6.0, "max_score": 16.0, "difference": 2.0,
-                                 "applied": False}]
+                                 "applied": False, "changed": [
+                                     {"item_id": "why-heads", "old": "heads-why v1",
+                                      "new": "heads-why v2"}]}]
+    why = report["versions"]["items"][0]
+    assert (why["applies"], why["was"], why["changes"]) == (
+        "heads-why v2", [{"version": "heads-why v1", "submissions": 1}], 1)
     assert client.get(f"/api/v1/submissions/{sid}").get_json()["score"] == 4.0
 
     run = client.post("/api/v1/assignments/hw-heads/regrades", json={"dry_run": False})

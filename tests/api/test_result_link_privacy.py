@@ -45,8 +45,12 @@ def test_the_links_json_has_no_internal_field_and_no_timing(client, anonymous):
                          headers={"Accept": "application/json"})
     assert resp.status_code == 200
     linked = resp.get_json()
+    # late: on time or late against the due date (a built-in assignment has none): no timing
+    # of the grading, only the learner's own submission time against a date they know
     assert set(linked) == {"id", "assignment_id", "assignment_version", "learner_id", "status",
-                           "received_at", "score", "max_score", "failure_reason", "items"}
+                           "received_at", "score", "max_score", "failure_reason", "late",
+                           "items"}
+    assert linked["late"] is None
     assert (linked["id"], linked["score"], linked["max_score"]) == (sid, 16.0, 16.0)
     keys = keys_anywhere(linked)
     assert not keys & INTERNAL

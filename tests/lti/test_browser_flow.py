@@ -26,7 +26,7 @@ from tests.web.test_browser import CORRECT, DIVIDES_BY_D_K, set_code
 pytestmark = pytest.mark.slow
 
 ASSIGNMENT = {
-    "id": "lti-attention", "title": "Attention through the LMS",
+    "id": "lti-attention", "title": "Attention through the LMS", "published": True,
     "items": [{"id": "sdpa", "kind": "code", "points": 10,
                "problem": "scaled_dot_product_attention",
                "prompt": "Implement scaled_dot_product_attention(Q, K, V, mask=None) with NumPy.",
@@ -166,7 +166,8 @@ def test_learner_launch_submit_feedback_passback_and_regrade(tool, platform, reg
     assert resp.status_code in (200, 201), resp.text
     open_in_lms(chrome, platform, instructor("teacher-1", custom={
         "assignment_id": "lti-attention"}))
-    rows = chrome.find_elements(By.CSS_SELECTOR, "table tbody tr")
+    rows = chrome.find_elements(
+        By.CSS_SELECTOR, "section[aria-labelledby=submissions-heading] table tbody tr")
     assert len(rows) == 2
     [store_button] = [b for b in chrome.find_elements(By.CSS_SELECTOR, "form button")
                       if b.text == "Regrade and store the new scores"]

@@ -266,3 +266,58 @@ def test_two_links_without_line_items_get_one_each(tool, platform, registered, b
     rows = settled_deliveries(tool[0].extensions["grader"].store, "local", 2)
     assert sorted(r.url for r in rows) == [f"{platform.url}/lineitems#resource_link=link-a",
                                            f"{platform.url}/lineitems#resource_link=link-b"]
+
+
+def _course_assignment(app, assignment_id: str, policy: str) -> None:
+    """A published course copy of attention-basics with ``policy`` (through the API)."""
+    from grader.bootstrap import KEY_FILE
+
+    key = (Path(app.config["GRADER"]["INSTANCE_PATH"]) / KEY_FILE).read_text().strip()
+    api = app.test_client()
+    api.environ_base["HTTP_AUTHORIZATION"] = f"Bearer {key}"
+    assert api.post("/api/v1/assignments/attention-basics/copy",
+                    json={"id": assignment_id, "published": True}).status_code == 201
+    assert api.patch(f"/api/v1/assignments/{assignment_id}",
+                     json={"attempt_policy": policy}).status_code == 200
+
+
+def test_under_the_best_policy_the_gradebook_keeps_the_best_attempt(tool, platform, registered,
+                                                                   browser):
+    """Issue 26.2: passback counts with the assignment's attempt policy. Attempts 1 / 16 (the
+    choice right), then 0 / 16: the second is not the best, so nothing is sent for it; a third
+    attempt with the choice right again ties the best and is sent (the newer of equal ones)."""
+    app, base = tool
+    _course_assignment(app, "best-of", "best")
+    item = platform.add_lineitem(score_maximum=16)
+    resp = launch(browser, platform, learner("learner-31", lineitem_id=item,
+                                             custom={"assignment_id": "best-of"}))
+    page_url = urljoin(base, resp.headers["Location"])
+    store = app.extensions["grader"].store
+    submit_form(browser, base, page_url, {"no-positions": "B"})  # 1
+    assert [b["scoreGiven"] for b in wait_scores(platform, 1)] == [1.0]
+    submit_form(browser, base, page_url, {"no-positions": "A"})  # 0: not the best
+    submit_form(browser, base, page_url, {"no-positions": "B"})  # 1 again: the best (newer)
+    received = wait_scores(platform, 2)
+    assert [b["scoreGiven"] for b in received] == [1.0, 1.0]
+    assert "the best of 3 attempts" in received[1]["comment"]
+    rows = settled_deliveries(store, "local", 2)
+    assert len(rows) == 2  # the 0 was never queued for the LMS
+
+
+def test_an_override_reaches_the_gradebook(tool, platform, registered, browser):
+    app, base = tool
+    item = platform.add_lineitem(score_maximum=16)
+    resp = launch(browser, platform, learner("learner-32", lineitem_id=item))
+    page_url = urljoin(base, resp.headers["Location"])
+    submit_form(browser, base, page_url, {"no-positions": "A"})  # 0 / 16
+    assert wait_scores(platform, 1)[0]["scoreGiven"] == 0.0
+    store = app.extensions["grader"].store
+    [submission] = store.submissions_of("local", "attention-basics")
+    from grader.grading.overrides import record_override
+
+    record_override(store, submission.id, "no-positions", 1.0, "both readings are fair",
+                    "teacher", notifier=app.extensions["grader"].notifier)
+    received = wait_scores(platform, 2)
+    assert (received[1]["scoreGiven"], received[1]["gradingProgress"]) == (1.0, "FullyGraded")
+    assert received[1]["comment"].startswith("Regraded: 1 / 16 points")
+    assert platform.gradebook[(item, "learner-32")]["scoreGiven"] == 1.0

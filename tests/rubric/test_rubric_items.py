@@ -115,8 +115,11 @@ def test_base_credit_is_its_own_line():
 def test_the_public_view_shows_every_length_limit():
     kind = TextKind()
     item = kind.load("q5", Q5, RUBRICS)
+    # and the rubric version it scores with (issue 26.1): a built-in file follows its file
     assert kind.public_view(item) == {"id": "q5", "kind": "text", "prompt": "Why O(n^2)?", "points": 4.0,
-                                      "max_characters": 20_000}
+                                      "max_characters": 20_000, "rubric_version": {
+                                          "rubric_id": "seed000-q5-quadratic-cost", "version": 1,
+                                          "follows": "latest"}}
     raw = {"points": 1, "rubric": {"question": "Explain.", "max_points": 1, "max_words": 50,
                                    "criteria": [{"id": "v", "description": "values", "points": 1,
                                                  "concepts": ["values"]}]}}

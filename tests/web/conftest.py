@@ -11,7 +11,8 @@ Reusable by any test of the pages (the LTI browser flow builds on them):
   ``/usr/bin/chromedriver`` (``scripts/install-system-deps.sh`` installs both), headless, with a
   fresh profile; one Chromium per test session, cookies cleared for each test.
 - ``screenshots``: a function ``screenshots(driver, name)`` saving a full-page PNG under
-  ``tests/web/screenshots/`` (ignored by git) and returning its path.
+  ``tests/web/screenshots/`` (ignored by git; ``GRADER_SCREENSHOTS`` names another folder) and
+  returning its path.
 - ``axe_violations(driver)``: runs the vendored axe-core in the page and returns its violations.
 
 Without Chromium (e.g. a laptop without the Debian packages) the browser tests skip, except under
@@ -31,7 +32,9 @@ from urllib.parse import quote
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOTS = ROOT / "tests" / "web" / "screenshots"
+#: Where screenshots go: ``GRADER_SCREENSHOTS`` (e.g. a temporary folder), else
+#: tests/web/screenshots/ (ignored by git).
+SCREENSHOTS = Path(os.environ.get("GRADER_SCREENSHOTS") or ROOT / "tests" / "web" / "screenshots")
 AXE = ROOT / "grader" / "web" / "static" / "vendor" / "axe-core" / "axe.min.js"
 CHROMIUM = os.environ.get("CHROMIUM_BINARY", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")

@@ -205,15 +205,17 @@ def test_instructor_view_lists_scores_exports_grades_and_regrades(live_server):
     view = teacher.get(live_server.sign_in_url(instructor, PAGE + "/instructor"))
     assert view.status_code == 200
     assert "Instructor view: Self-attention basics" in view.text
-    rows = re.findall(r"<tr>\s*<td>(practice-[0-9a-f]{16})</td>.*?<td>(.*?)</td>\s*<td>", view.text,
-                      re.S)
+    submissions = view.text.split('id="submissions-heading"', 1)[1]
+    rows = re.findall(r"<tr>\s*<td>(practice-[0-9a-f]{16})</td>.*?<td>(.*?)</td>\s*<td>",
+                      submissions, re.S)
     assert len(rows) == 1
     assert re.search(r"<td>8 / 16</td>", view.text)
     # grades.csv: the API's export, through the session
     csv = teacher.get(live_server.url + PAGE + "/instructor/grades.csv")
     assert csv.status_code == 200 and csv.headers["Content-Type"].startswith("text/csv")
     lines = csv.text.strip().splitlines()
-    assert lines[0] == "learner_id,score,max_score,submitted_at,graded_at,status,submission_id"
+    assert lines[0].startswith("learner_id,score,max_score,submitted_at,graded_at,status,"
+                               "submission_id,attempt_policy,")
     assert lines[1].split(",")[1:3] == ["8", "16"] and lines[1].split(",")[5] == "graded"
     # a regrade preview: same tests, same code, so the same score and nothing changes
     page = teacher.get(live_server.url + PAGE + "/instructor").text
@@ -223,11 +225,16 @@ def test_instructor_view_lists_scores_exports_grades_and_regrades(live_server):
     assert started.status_code == 303
     report = teacher.get(live_server.url + started.headers["Location"], timeout=60).text
     assert "Status: <strong>done</strong>" in report
-    cells = re.findall(r"<td>(.*?)</td>", report)
-    assert cells[1:5] == ["8", "8", "0", "no"]  # old, new, difference, would change
-    # the instructor may open the learner's result page
+    cells = re.findall(r"<td>(.*?)</td>", report.split('<table class="regrade">', 1)[1])
+    # old, new, difference, versions changed, overrides kept, would change
+    assert cells[1:7] == ["8", "8", "0", "-", "-", "no"]
+    # the instructor opens the submission (with its override forms) and the learner's view
+    own_url = re.search(r'href="(/learn/attention-basics/instructor/submissions/[^"]+)"',
+                        view.text).group(1)
+    own = teacher.get(live_server.url + own_url)
+    assert own.status_code == 200 and "Set a score by hand" in own.text
     result_url = re.search(r'href="(/learn/attention-basics/submissions/[^"]+)"',
-                           view.text).group(1)
+                           own.text).group(1)
     assert teacher.get(live_server.url + result_url).status_code == 200
     # a regrade without the CSRF token is refused
     assert teacher.post(live_server.url + PAGE + "/instructor/regrades",
