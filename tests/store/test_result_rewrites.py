@@ -60,11 +60,19 @@ def _waiting_on_a_lock(store) -> bool:
             "AND wait_event_type = 'Lock'")).scalar() > 0
 
 
-def test_an_override_waits_for_a_regrade_holding_the_row(store):
+@pytest.fixture
+def pg_store(postgres_url):
+    store = Store(postgres_url)
+    store.upgrade()
+    yield store
+    store.dispose()
+
+
+def test_an_override_waits_for_a_regrade_holding_the_row(pg_store):
     """PostgreSQL: the regrade holds the row while the override asks for it; the override goes
-    on when the regrade commits, on the regrade's results (seen waiting in pg_stat_activity)."""
-    if store.engine.dialect.name != "postgresql":
-        pytest.skip("SQLite serialises every writer; PostgreSQL shows the row lock")
+    on when the regrade commits, on the regrade's results (seen waiting in pg_stat_activity;
+    SQLite serialises every writer, so there is no row lock to see)."""
+    store = pg_store
     sid = graded(store)
     regrading, release = threading.Event(), threading.Event()
     new_b = [{**RESULTS[0]}, {**RESULTS[1], "score": 0.5,
