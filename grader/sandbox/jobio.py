@@ -1,7 +1,8 @@
 """The trusted side's view of one running job: the job stream (:class:`Job`, built by
-``forkserver.encode_job``), its wall clock (:class:`Deadline`) and its three pipes
-(:class:`JobStreams`), with the control messages and the ``poll`` that
-``ForkServerSandbox._run`` (``forkserver.py``) drives them with.
+``forkserver.encode_job``), its wall clock (:class:`Deadline`) and its four pipes
+(:class:`JobStreams`: job, results, output, and the status the job's init reports), with the
+control messages and the ``poll`` that ``ForkServerSandbox._run`` (``forkserver.py``) drives
+them with.
 
 Everything read here comes from the sandbox and is untrusted: result frames go to the
 :class:`~grader.sandbox.collect.Collector`, output is kept up to the limit and counted, control
@@ -13,6 +14,7 @@ import json
 import os
 import select
 import socket
+import struct
 import time
 from dataclasses import dataclass
 
@@ -24,6 +26,9 @@ KILL_GRACE = 2.0  # seconds the server has to confirm a kill
 DRAIN_GRACE = 1.0  # seconds a job's streams may drain after its exit
 FLOOD_FACTOR = 16  # printing this many times the output limit (at least 1 MiB) stops the job
 READ_CHUNK = 1 << 16
+#: What the job's init writes on the status pipe when the job's process ended: its raw wait
+#: status and CPU seconds (``server.STATUS_RECORD``); nothing when the init was killed first.
+STATUS_RECORD = struct.Struct("!id")
 
 
 class ServerDied(RuntimeError):
@@ -60,7 +65,8 @@ class Deadline:
         return self.exit_deadline is not None
 
     def on_exit(self) -> None:
-        """The server reported the job's exit: its streams may drain for ``DRAIN_GRACE``."""
+        """The server reported the end of the job (every process of it reaped): its streams may
+        drain for ``DRAIN_GRACE``."""
         self.exit_deadline = time.monotonic() + DRAIN_GRACE
 
     def limit(self) -> float:
@@ -92,14 +98,17 @@ class Deadline:
 
 
 class JobStreams:
-    """The trusted side's ends of one job's three pipes and what went through them: the job
+    """The trusted side's ends of one job's four pipes and what went through them: the job
     stream written (its secret part held until the collector saw the import and the calls
     before it), the result frames fed to the collector, the output kept up to
-    ``limits.output_bytes`` (``output``; ``output_total`` bytes were printed in all)."""
+    ``limits.output_bytes`` (``output``; ``output_total`` bytes were printed in all), and the
+    status pipe, which the job's init closes when the job's process ended (``ended``), after
+    writing its wait status and CPU seconds (``exit_status``, ``cpu_seconds``)."""
 
     def __init__(self, job_w: int, result_r: int, output_r: int, job: Job, collector: Collector,
-                 limits: Limits):
+                 limits: Limits, status_r: int = -1):
         self.job_w, self.result_r, self.output_r = job_w, result_r, output_r
+        self.status_r, self.status = status_r, b""
         self.pending, self.held, self.gate = memoryview(job.opening), job.held, job.gate
         self.collector, self.limits = collector, limits
         self.reader = wire.FrameReader(RESULT_TAGS, MAX_RESULT_BYTES, collector.frame_limit,
@@ -117,19 +126,38 @@ class JobStreams:
         job_r, job_w = os.pipe()
         result_r, result_w = os.pipe()
         output_r, output_w = os.pipe()
+        status_r, status_w = os.pipe()
         try:
             try:
                 control.sendmsg([json.dumps(request).encode("ascii")],
                                 [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
-                                  _fd_bytes(job_r, result_w, output_w))])
+                                  _fd_bytes(job_r, result_w, output_w, status_w))])
             except OSError as error:
-                for fd in (job_w, result_r, output_r):
+                for fd in (job_w, result_r, output_r, status_r):
                     os.close(fd)
                 raise ServerDied(f"cannot send the job: {error}") from None
         finally:
-            for fd in (job_r, result_w, output_w):
+            for fd in (job_r, result_w, output_w, status_w):
                 os.close(fd)
-        return cls(job_w, result_r, output_r, job, collector, limits)
+        return cls(job_w, result_r, output_r, job, collector, limits, status_r)
+
+    @property
+    def ended(self) -> bool:
+        """The job's init closed the status pipe: the job's process ended (or the init did)."""
+        return self.status_r < 0
+
+    def on_status(self, ending: Ending) -> None:
+        """Read the status pipe; at its end, record the job's wait status and CPU seconds in
+        ``ending`` when the init wrote them (nothing when it was killed before: then the kill
+        decided the outcome)."""
+        chunk = os.read(self.status_r, STATUS_RECORD.size + 1)
+        self.status += chunk
+        if chunk and len(self.status) <= STATUS_RECORD.size:
+            return
+        os.close(self.status_r)
+        self.status_r = -1
+        if len(self.status) == STATUS_RECORD.size:
+            ending.exit_status, ending.cpu_seconds = STATUS_RECORD.unpack(self.status)
 
     def writers(self) -> list[int]:
         """``[job_w]`` while job bytes wait to be written (releasing the held part once the
@@ -191,21 +219,19 @@ class JobStreams:
         return False
 
     def close(self) -> None:
-        for fd in (self.job_w, self.result_r, self.output_r):
+        for fd in (self.job_w, self.result_r, self.output_r, self.status_r):
             if fd >= 0:
                 os.close(fd)
 
 
-def on_control(message: dict, ending: Ending, deadline: Deadline) -> None:
-    """A control message during a job: ``exit`` (status and CPU seconds, untrusted) starts
-    the drain; ``drifted`` (the server's own settings changed) raises ``ServerDied``."""
+def on_control(message: dict, deadline: Deadline) -> None:
+    """A control message during a job: ``exit`` (the job's processes are gone) starts the
+    drain; ``drifted`` (the server's own settings changed) raises ``ServerDied``."""
     if message.get("op") == "drifted":
         raise ServerDied(f"the server's own settings drifted ({message.get('settings')}); "
                          "replaced")
     if message.get("op") == "exit":
         deadline.on_exit()
-        ending.exit_status = _int_or_none(message.get("status"))
-        ending.cpu_seconds = float(message.get("cpu") or 0.0)
 
 
 def poll(readers: list[int], writers: list[int], timeout: float) -> tuple[list[int], list[int]]:
@@ -246,6 +272,3 @@ def read_control(control: socket.socket) -> dict:
         raise ServerDied("unreadable control message")
     return message
 
-
-def _int_or_none(value) -> int | None:
-    return value if type(value) is int else None

@@ -1,4 +1,4 @@
-"""The pre-forked server that runs inside the sandbox and forks one child per job.
+"""The pre-forked server that runs inside the sandbox and starts every job.
 
 Started (by ``launcher.py``) from an empty environment, inside bubblewrap's namespaces as the
 slot's unprivileged *server* uid; with ``--seccomp-fd`` it first enters its own user namespace
@@ -6,24 +6,30 @@ slot's unprivileged *server* uid; with ``--seccomp-fd`` it first enters its own 
 and loads the server seccomp filter (``confine.py``). It imports NumPy and the runner once, then
 loops on its control socket (``--control-fd``, an ``AF_UNIX`` ``SOCK_SEQPACKET`` socket):
 
-* ``{"op": "run", "limits": {...}}`` with three descriptors attached (``SCM_RIGHTS``): job pipe
-  (read end), result pipe (write end), output pipe (write end). The server first checks that its
-  own settings (rlimits, nice value, scheduling, affinity, I/O priority, OOM score, timer slack)
-  are those it started with; if any drifted it answers ``{"op": "drifted"}`` and exits, so no
-  job inherits them. Otherwise it forks; the child gets a private mount and IPC namespace with a
-  fresh ``/tmp``, switches to the slot's *job* uid (which can act on no process of the server
-  uid), drops every capability, loads the job seccomp filter, applies the per-job rlimits,
-  starts a new session, maps the descriptors to 0 (job), 1 and 2 (output) and 3 (results),
-  closes everything else and runs ``runner.run_job``. The server never reads the job itself, so
-  no job's inputs stay in its memory for the next job's child to find.
-* ``{"op": "kill"}`` kills the running job (and everything it started).
+* ``{"op": "run", "limits": {...}}`` with four descriptors attached (``SCM_RIGHTS``): job pipe
+  (read end), result pipe, output pipe and status pipe (write ends). The server first checks
+  that its own settings (rlimits, nice value, scheduling, affinity, I/O priority, OOM score,
+  timer slack) are those it started with; if any drifted it answers ``{"op": "drifted"}`` and
+  exits, so no job inherits them. Otherwise it starts the job's *init* (:func:`init_main`): PID
+  1 of a new PID namespace with its own mount and IPC namespaces (``confine.clone_job_init``),
+  which mounts a fresh ``/tmp`` and an empty ``/proc``, forks the job's process and reports its
+  exit on the status pipe. The job's process (:func:`child_main`) switches to the slot's *job*
+  uid (which can act on no process of the server uid), drops every capability, loads the job
+  seccomp filter, applies the per-job rlimits, maps the descriptors to 0 (job), 1 and 2 (output)
+  and 3 (results), closes everything else and runs ``runner.run_job``. The server never reads
+  the job itself, so no job's inputs stay in its memory for the next job's processes to find.
+* ``{"op": "kill"}``, sent by the trusted side once the job ended (its status pipe closed) or
+  must end (a limit): the server kills the init and everything in the sandbox (``kill(-1,
+  SIGKILL)``: as PID 1 of its PID namespace, and as another uid, it is immune to signals sent
+  from a job), reaps them and replies ``{"op": "exit"}``.
 
-When the child has exited (or was killed) the server kills every other process in the sandbox
-(``kill(-1, SIGKILL)``: as PID 1 of its PID namespace, and as another uid, it is immune to
-signals sent from a job), reaps them and replies ``{"op": "exit", "status": <wait status>,
-"cpu": <seconds>}``. The job's files and IPC objects vanish with its namespaces: there is nothing
-to clean up. Nothing the server says is trusted for a verdict; the trusted side only uses it to
-pick a message and to know when the next job may start.
+The server learns nothing about a job: not the PID of its init (pids are numbered by a counter
+that every process of an earlier job moved), not its exit status, CPU time or memory, not when
+it ended: each job is the same exchange of messages. So the memory the next job's processes
+inherit from it is the same whatever earlier jobs did. The job's files and IPC objects vanish
+with its namespaces: there is nothing to clean up. Nothing the server or the init says is
+trusted for a verdict; the trusted side only uses it to pick a message and to know when the next
+job may start.
 
 Imports only the standard library, NumPy, ``wire``, ``runner`` and ``confine``.
 """
@@ -34,9 +40,9 @@ import array
 import json
 import os
 import resource
-import select
 import signal
 import socket
+import struct
 import sys
 
 MAX_CONTROL = 64 * 1024
@@ -95,8 +101,8 @@ def _address_space() -> int:
 
 
 class Confinement:
-    """How each job's child is confined: ``job_uid`` and the job seccomp program in isolated
-    mode (``None`` in development mode, where jobs run as the server's own uid)."""
+    """How each job is confined: ``job_uid`` and the job seccomp program in isolated mode
+    (``None`` in development mode, where jobs run as the server's own uid, in its namespaces)."""
 
     def __init__(self, job_uid: int | None = None, job_program: bytes | None = None,
                  bounding: tuple[int, ...] | None = None):
@@ -105,19 +111,57 @@ class Confinement:
         self.bounding = bounding  # the server's bounding set once confined (None: unknown)
 
 
-def child_main(limits: dict, job_fd: int, result_fd: int, output_fd: int,
-               confinement: Confinement) -> None:
-    """In the forked child: session, confinement (fresh /tmp, job uid, seccomp), descriptors,
-    limits, then the job. Never returns. Any failure before the runner's first frame exits with
-    status 70/71 and no frame, which the trusted side counts as an infrastructure fault."""
-    status = 70
+STATUS_RECORD = struct.Struct("!id")  # the job's raw wait status, its CPU seconds
+
+
+def init_main(limits: dict, job_fd: int, result_fd: int, output_fd: int, status_fd: int,
+              confinement: Confinement) -> None:
+    """The job's init (PID 1 of the job's own PID namespace in isolated mode): a new session,
+    the job's fresh ``/tmp`` and empty ``/proc``, then it forks the job's process, waits for it
+    and writes its wait status and CPU seconds (:data:`STATUS_RECORD`) on ``status_fd``, which
+    only the trusted side reads. Never returns: when it exits, the kernel kills whatever the job
+    left running in its namespace. A failure before the fork exits with status 70 and no record
+    (the trusted side sees no first frame: an infrastructure fault, never the learner's)."""
     try:
         os.setsid()
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        baseline = _address_space()  # read before /proc is covered
         if confinement.job_uid is not None:
             import confine
 
-            confine.confine_job(confinement.job_uid, int(limits["tmp_bytes"]),
-                                int(limits["tmp_inodes"]), confinement.job_program,
+            confine.mount_job_filesystems(int(limits["tmp_bytes"]), int(limits["tmp_inodes"]),
+                                          confinement.job_uid)
+        pid = os.fork()
+    except BaseException as error:  # noqa: BLE001 - report on the server's stderr, then exit
+        try:
+            os.write(2, f"job set-up failed: {type(error).__name__}: {error}\n".encode())
+        finally:
+            os._exit(70)
+    if pid == 0:
+        os.close(status_fd)
+        child_main(limits, job_fd, result_fd, output_fd, confinement, baseline)
+    try:
+        for fd in (job_fd, result_fd, output_fd):
+            os.close(fd)
+        _pid, status, usage = os.wait4(pid, 0)
+        os.write(status_fd, STATUS_RECORD.pack(status, usage.ru_utime + usage.ru_stime))
+    finally:
+        os._exit(0)
+
+
+def child_main(limits: dict, job_fd: int, result_fd: int, output_fd: int,
+               confinement: Confinement, baseline_address_space: int) -> None:
+    """In the job's process (forked by its init): confinement (job uid, no capabilities,
+    seccomp), descriptors, limits, then the job. Never returns. Any failure before the runner's
+    first frame exits with status 70/71 and no frame, which the trusted side counts as an
+    infrastructure fault."""
+    status = 70
+    try:
+        if confinement.job_uid is not None:
+            import confine
+
+            os.setsid()  # its own session and process group (development mode: the init's)
+            confine.confine_job(confinement.job_uid, confinement.job_program,
                                 confinement.bounding)
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # after the uid change, which clears it
     except BaseException as error:  # noqa: BLE001 - report on the server's stderr, then exit
@@ -137,7 +181,7 @@ def child_main(limits: dict, job_fd: int, result_fd: int, output_fd: int,
         sys.stdout = open(1, "w", encoding="utf-8", errors="replace", closefd=False)
         sys.stderr = open(2, "w", encoding="utf-8", errors="replace", closefd=False)
         sys.stdin = open(os.devnull)
-        apply_limits(limits, _address_space())
+        apply_limits(limits, baseline_address_space)
         import runner
 
         runner.run_job(0, 3)
@@ -148,25 +192,43 @@ def child_main(limits: dict, job_fd: int, result_fd: int, output_fd: int,
         os._exit(status)
 
 
-def _cleanup(pid1: bool, job_pid: int) -> None:
-    """Kill everything the job left behind and reap it. (Its files and IPC objects lived in the
-    job's own mount and IPC namespaces, which the kernel drops with its last process.)"""
+_P_ALL, _WEXITED, _WALL = 0, 4, 0x40000000
+
+
+def _start_init(pid1: bool) -> int:
+    """Fork the job's init; returns 0 in the init, else its PID (development mode) or -1 (in
+    isolated mode the server is told no PID: see ``confine.clone_job_init``)."""
+    if not pid1:
+        return os.fork()
+    import confine
+
+    return 0 if confine.clone_job_init() else -1
+
+
+def _end_job(pid1: bool, init_pid: int) -> None:
+    """Kill the job's init and everything the job started, and reap them, reading nothing about
+    them. In isolated mode, as PID 1 of the slot's namespace and as another uid, the server is
+    immune to the signals it sends every other process (``kill(-1)``). (The job's files and IPC
+    objects lived in its own namespaces, which the kernel drops with its last process.)"""
     if pid1:
+        import ctypes
+
         try:
             os.kill(-1, signal.SIGKILL)
         except ProcessLookupError:
             pass
-    else:  # development mode: the job's own session is all we can find
-        try:
-            os.killpg(job_pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        libc = ctypes.CDLL(None, use_errno=True)
+        while libc.waitid(_P_ALL, 0, None, _WEXITED | _WALL) == 0:
+            pass  # no siginfo buffer: nothing of the reaped processes enters this process
+        return
+    try:  # development mode: the init's session is all we can find
+        os.killpg(init_pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
     while True:
         try:
-            pid, _status = os.waitpid(-1, os.WNOHANG if not pid1 else 0)
+            pid, _status = os.waitpid(-1, 0)
         except ChildProcessError:
-            break
-        if pid == 0:
             break
 
 
@@ -208,7 +270,13 @@ def serve(control_fd: int, pid1: bool, confinement: Confinement = Confinement(),
           sock: socket.socket | None = None) -> None:
     """Answer control messages until the control socket closes. Before every fork the server
     compares its own settings with those it started with; if any drifted, it says so
-    (``{"op": "drifted", ...}``) and exits instead of forking a job that would inherit them."""
+    (``{"op": "drifted", ...}``) and exits instead of forking a job that would inherit them.
+
+    Every job is the same exchange, whatever the job did: ``run`` (four descriptors), the
+    fork of the job's init, ``kill`` (the trusted side sends it when the job ended or must end),
+    the reaping, ``exit``. The server reads nothing about the job (no PID, status, resource
+    usage or timing of it), so what it holds when it forks the next job, which that job's
+    processes inherit, is the same after every job."""
     sock = sock or socket.socket(fileno=control_fd)
     baseline = process_settings()
     _send(sock, {"op": "ready", "uid": os.getuid(), "pid": os.getpid()})
@@ -216,7 +284,7 @@ def serve(control_fd: int, pid1: bool, confinement: Confinement = Confinement(),
         message, fds = _receive(sock)
         if message is None:
             return
-        if message.get("op") != "run" or len(fds) != 3:
+        if message.get("op") != "run" or len(fds) != 4:
             for fd in fds:
                 os.close(fd)
             _send(sock, {"op": "error", "message": "bad request"})
@@ -227,35 +295,26 @@ def serve(control_fd: int, pid1: bool, confinement: Confinement = Confinement(),
                 os.close(fd)
             _send(sock, {"op": "drifted", "settings": changed})
             return
-        job_fd, result_fd, output_fd = fds
-        pid = os.fork()
-        if pid == 0:
+        try:
+            init_pid = _start_init(pid1)
+        except OSError as error:
+            init_pid = -1
+            os.write(2, f"cannot start the job's init: {error}\n".encode())
+        if init_pid == 0:
             sock.close()
-            child_main(message["limits"], job_fd, result_fd, output_fd, confinement)
+            init_main(message["limits"], *fds, confinement)
         for fd in fds:
             os.close(fd)
-        pidfd = os.pidfd_open(pid)
-        poller = select.poll()  # not select.select: it fails for descriptors above 1023
-        poller.register(sock.fileno(), select.POLLIN)
-        poller.register(pidfd, select.POLLIN)
-        status = None
-        while status is None:
-            readable = [fd for fd, _events in poller.poll()]
-            if pidfd in readable:
-                _pid, status, usage = os.wait4(pid, 0)
-                break
+        while True:  # until the trusted side ends the job
             request, extra = _receive(sock)
             for fd in extra:
                 os.close(fd)
-            if request is None:
-                os.kill(pid, signal.SIGKILL)
-                _cleanup(pid1, pid)
-                return
-            if request.get("op") == "kill":
-                os.kill(pid, signal.SIGKILL)
-        os.close(pidfd)
-        _cleanup(pid1, pid)
-        _send(sock, {"op": "exit", "status": status, "cpu": usage.ru_utime + usage.ru_stime})
+            if request is None or request.get("op") == "kill":
+                break
+        _end_job(pid1, init_pid)
+        if request is None:
+            return
+        _send(sock, {"op": "exit"})
 
 
 def main(argv: list[str] | None = None) -> None:

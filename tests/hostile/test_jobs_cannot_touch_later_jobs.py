@@ -1,10 +1,11 @@
 """One learner's job must never change what a later learner's job meets (issue 10, parts 1 and 2).
 
-Part 1, the server: every job is forked from the slot's pre-forked server (PID 1 of the sandbox),
-so anything a job could change on that process (rlimits, nice value, scheduling policy, CPU
-affinity, I/O priority, OOM score, timer slack) would be inherited by every later job. Jobs run as
-another uid than the server, so the kernel refuses all of it; each payload below tries one kind
-through Python, through raw system calls, or through /proc. The server's settings are read from
+Part 1, the server: every job is forked from the slot's pre-forked server, so anything a job
+could change on that process (rlimits, nice value, scheduling policy, CPU affinity, I/O priority,
+OOM score, timer slack) would be inherited by every later job. The server is not in a job's PID
+namespace (its PID 1 is the job's init, of the server's uid) and jobs run as another uid, so the
+kernel refuses all of it; each payload below tries one kind through Python, through raw system
+calls, or through /proc, on PID 1 and on the server's uid. The server's settings are read from
 the host (the authority here, not the payload's own report) before and after, and a correct
 submission must then earn full marks on the same sandbox.
 
@@ -72,9 +73,8 @@ attempt(lambda: libc.prlimit(1, resource.RLIMIT_NOFILE, ctypes.byref(new), None)
 os.setpriority(os.PRIO_USER, 0, 19)  # the job's own uid and group: allowed, and only the job's
 os.setpriority(os.PRIO_PGRP, 0, 19)
 attempt(lambda: os.setpriority(os.PRIO_PGRP, 1, 19))
-for line in open("/proc/1/status"):
-    if line.startswith("Uid:"):
-        attempt(lambda: os.setpriority(os.PRIO_USER, int(line.split()[1]), 19))
+server_uid = os.getuid() - 256  # the launcher's layout: job uid = server uid + 256
+attempt(lambda: os.setpriority(os.PRIO_USER, server_uid, 19))
 ''',
     "sched_setaffinity": "attempt(lambda: os.sched_setaffinity(1, {0}))",
     "sched_setscheduler": '''
@@ -181,13 +181,15 @@ def test_a_server_whose_settings_drifted_is_replaced_before_the_next_job(what, h
                                                   ("RLIMIT_AS", 1 << 40)])
 def test_an_rlimit_drift_is_caught_even_without_isolation(resource_name, value):
     """In development mode (no isolation) a job shares the server's uid and CAN lower its
-    rlimits (the server is its parent): the server's own check is then the only defence, and
-    it must hold: the next job runs on a fresh server, in full."""
+    rlimits (the server is its init's parent, found in /proc): the server's own check is then
+    the only defence, and it must hold: the next job runs on a fresh server, in full."""
     from grader.sandbox import get_sandbox
 
-    attack = (f"import os, resource\nresource.prlimit(os.getppid(), resource.{resource_name}, "
-              f"({value}, {value}))\n" + FOOTER.replace("if accepted == 0 else np.zeros_like(x)",
-                                                      ""))
+    attack = ("import os, resource\n"
+              "status = open(f'/proc/{os.getppid()}/status').read()\n"
+              "server = int(status.split('PPid:')[1].split()[0])\n"
+              f"resource.prlimit(server, resource.{resource_name}, ({value}, {value}))\n"
+              + FOOTER.replace("if accepted == 0 else np.zeros_like(x)", ""))
     sandbox = get_sandbox("unsafe-dev")
     try:
         sandbox.run(attack, make_calls(2), LIMITS)
@@ -317,26 +319,23 @@ def test_files_of_one_job_never_reach_the_next(name, hostile_sandbox):
 
 
 SPINNERS = '''
-import os, time
+import os, resource, time
 import numpy as np
 
 def softmax(x):
-    readers = []
+    children = []
     for _ in range(4):
-        r, w = os.pipe()
-        if os.fork() == 0:
-            os.close(r)
+        child = os.fork()
+        if child == 0:
             end = time.monotonic() + 1.0
             while time.monotonic() < end:
                 pass
-            os.write(w, str(time.process_time()).encode())
             os._exit(0)
-        os.close(w)
-        readers.append(r)
-    total = 0.0
-    for r in readers:
-        total += float(os.read(r, 64) or b"0")
-    return np.array([total])
+        children.append(child)
+    for child in children:
+        os.waitpid(child, 0)
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return np.array([usage.ru_utime + usage.ru_stime])
 '''
 
 
