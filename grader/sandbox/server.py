@@ -50,11 +50,24 @@ PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 
 
+_LIBC = []
+
+
+def _c_library():
+    """The C library through ctypes, loaded once: a ``ctypes.CDLL`` made per job would leave a
+    cycle of objects behind every job until the collector ran, so the server's memory would
+    differ with the number of jobs it served."""
+    if not _LIBC:
+        import ctypes
+
+        _LIBC.append(ctypes.CDLL(None, use_errno=True))
+    return _LIBC[0]
+
+
 def _prctl(option: int, value: int) -> None:
     import ctypes
 
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(option, value, 0, 0, 0) != 0:
+    if _c_library().prctl(option, value, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), f"prctl({option}) failed")
 
 
@@ -211,14 +224,11 @@ def _end_job(pid1: bool, init_pid: int) -> None:
     immune to the signals it sends every other process (``kill(-1)``). (The job's files and IPC
     objects lived in its own namespaces, which the kernel drops with its last process.)"""
     if pid1:
-        import ctypes
-
         try:
             os.kill(-1, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        libc = ctypes.CDLL(None, use_errno=True)
-        while libc.waitid(_P_ALL, 0, None, _WEXITED | _WALL) == 0:
+        while _c_library().waitid(_P_ALL, 0, None, _WEXITED | _WALL) == 0:
             pass  # no siginfo buffer: nothing of the reaped processes enters this process
         return
     try:  # development mode: the init's session is all we can find
@@ -243,10 +253,9 @@ def process_settings() -> dict:
     """This process's rlimits, nice value, scheduling policy and priority, CPU affinity, I/O
     priority, OOM score adjustment and timer slack: everything a job forked from it inherits and
     that another process could change (compared with the start-up values before every fork)."""
-    import ctypes
     import platform
 
-    libc = ctypes.CDLL(None, use_errno=True)
+    libc = _c_library()
     settings = {f"rlimit {name}": resource.getrlimit(getattr(resource, name))
                 for name in sorted(dir(resource)) if name.startswith("RLIMIT_")}
     settings["nice"] = os.getpriority(os.PRIO_PROCESS, 0)
