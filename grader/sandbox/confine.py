@@ -255,6 +255,22 @@ def mount_job_filesystems(tmp_bytes: int, tmp_inodes: int, job_uid: int) -> None
                        b"size=4096,nr_inodes=1,mode=0555"), "mount an empty tmpfs over /proc")
 
 
+def cover_packages(keep, root: str = "/sandbox/extra") -> None:
+    """In the job's init: cover every package folder under ``root`` (``launcher.SANDBOX_EXTRA``:
+    the packages some item allows) that is not in ``keep`` (the packages this job's item allows)
+    with an empty read-only tmpfs, so the job cannot import it whatever it appends to
+    ``sys.path``. Raises ``OSError``."""
+    try:
+        names = os.listdir(root)
+    except FileNotFoundError:
+        return
+    for name in names:
+        if name not in keep:
+            _check(_libc.mount(b"tmpfs", os.path.join(root, name).encode(), b"tmpfs",
+                               MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                               b"size=4096,nr_inodes=1,mode=0555"), f"cover {root}/{name}")
+
+
 def confine_job(job_uid: int, job_program: bytes, bounding=None) -> None:
     """The job process's steps (see the module docstring): job uid, no capabilities, job seccomp
     filter, working directory ``/tmp`` (its init mounted it fresh). Raises ``OSError``.

@@ -130,7 +130,8 @@ STATUS_RECORD = struct.Struct("!id")  # the job's raw wait status, its CPU secon
 def init_main(limits: dict, job_fd: int, result_fd: int, output_fd: int, status_fd: int,
               confinement: Confinement) -> None:
     """The job's init (PID 1 of the job's own PID namespace in isolated mode): a new session,
-    the job's fresh ``/tmp`` and empty ``/proc``, then it forks the job's process, waits for it
+    the job's fresh ``/tmp`` and empty ``/proc``, the packages its item does not allow covered
+    (``limits["packages"]``: those it allows), then it forks the job's process, waits for it
     and writes its wait status and CPU seconds (:data:`STATUS_RECORD`) on ``status_fd``, which
     only the trusted side reads. Never returns: when it exits, the kernel kills whatever the job
     left running in its namespace. A failure before the fork exits with status 70 and no record
@@ -144,6 +145,7 @@ def init_main(limits: dict, job_fd: int, result_fd: int, output_fd: int, status_
 
             confine.mount_job_filesystems(int(limits["tmp_bytes"]), int(limits["tmp_inodes"]),
                                           confinement.job_uid)
+            confine.cover_packages(set(limits.get("packages", ())))
         pid = os.fork()
     except BaseException as error:  # noqa: BLE001 - report on the server's stderr, then exit
         try:
