@@ -49,6 +49,13 @@ def _dims(value: Any) -> set[int]:
     return {int(n) for n in np.shape(value)} | {int(np.size(value))}
 
 
+def _shapes(value: Any) -> set[tuple[int, ...]]:
+    """The shape of every array in ``value``."""
+    if isinstance(value, (tuple, list)):
+        return set().union(*(_shapes(item) for item in value)) if value else set()
+    return {tuple(int(n) for n in np.shape(value))}
+
+
 def _signature(value: Any) -> Any:
     """What the size of a return can depend on: array shapes and the other arguments' values."""
     if isinstance(value, np.ndarray):
@@ -65,11 +72,12 @@ _MAX_CACHED_SIZES = 4096
 
 
 def reference_size(problem: CodeProblem, args: tuple, kwargs: dict,
-                   wrapped: bool = False) -> tuple[int, frozenset[int]] | None:
-    """``(bytes, dims)`` of the reference's return for this call (output and weights as
-    float64, plus the array arguments for a wrapped inputs-check call; the dimensions of its
-    arrays), or None without a reference or when it raises. Cached by the arguments' shapes
-    (nothing else changes a return's size)."""
+                   wrapped: bool = False
+                   ) -> tuple[int, frozenset[int], frozenset[tuple[int, ...]]] | None:
+    """``(bytes, dims, shapes)`` of the reference's return for this call (output and weights
+    as float64, plus the array arguments for a wrapped inputs-check call; the dimensions of its
+    arrays; their shapes), or None without a reference or when it raises. Cached by the
+    arguments' shapes (nothing else changes a return's size)."""
     key = (problem.id, wrapped, _signature(args), _signature(kwargs))
     if key not in _SIZES:
         if len(_SIZES) >= _MAX_CACHED_SIZES:
@@ -89,7 +97,7 @@ def _reference_size(problem: CodeProblem, args: tuple, kwargs: dict, wrapped: bo
     size = _float64_bytes(expected)
     if wrapped:
         size += _float64_bytes([a for a in args if isinstance(a, np.ndarray)])
-    return size, frozenset(_dims(expected))
+    return size, frozenset(_dims(expected)), frozenset(_shapes(expected))
 
 
 def result_cap(problem: CodeProblem, args: tuple, kwargs: dict, wrapped: bool = False) -> int:
@@ -208,8 +216,9 @@ def hidden_context(problem: CodeProblem, case: Case, source: str) -> disclosure.
     """What a hidden ``case``'s feedback may mention (:mod:`grader.problems.disclosure`)."""
     sizes = [reference_size(problem, args, kwargs, case.wrapped) for args, kwargs in case.calls]
     sizes = [size for size in sizes if size is not None]
-    return disclosure.context(case.calls, source, max([0, *(b // 8 for b, _ in sizes)]),
-                              set().union(*(dims for _, dims in sizes)) if sizes else ())
+    return disclosure.context(case.calls, source, max([0, *(b // 8 for b, _, _ in sizes)]),
+                              set().union(*(dims for _, dims, _ in sizes)) if sizes else (),
+                              set().union(*(shapes for _, _, shapes in sizes)) if sizes else ())
 
 
 def _failure_text(problem: CodeProblem, result: CaseResult, source: str) -> tuple[str, str]:
