@@ -37,8 +37,7 @@ log = logging.getLogger(__name__)
 
 START_TIMEOUT = 15.0
 SERVER_MEMORY_ALLOWANCE = 192 << 20  # the pre-imported interpreter itself, on top of the job's
-SERVER_PROCESSES = 4  # sh/bwrap on the host side of the cgroup, the server, the job's init, and
-#                      one to spare (the job's own processes are counted by max_processes)
+SERVER_PROCESSES = 3  # sh/bwrap on the host side of the cgroup, the server, the job's child
 JOB_TMP_INODES = 4096  # files and directories a job may create in its fresh /tmp
 MIN_SEGMENT_SECONDS = 0.25  # a fresh process after a stopped test needs at least this much time
 MAX_JOB_BYTES = 256 << 20  # runner.MAX_JOB_BYTES
@@ -298,9 +297,8 @@ class ForkServerSandbox:
              run_deadline: float, allowed_packages: list[str]) -> RunResult:
         """One job on the running server: hand it the pipes, then poll the control socket and
         the job's streams until the job exited and its streams drained (or ``jobio.DRAIN_GRACE``
-        passed). The server is asked to end the job (``kill``) once: when the job's init
-        reports its end, at the wall-clock limit, on an output flood or a broken result stream.
-        Raises ``ServerDied`` and ``JobNotStarted``."""
+        passed), asking the server to kill the job at the wall-clock limit, on an output flood
+        or a broken result stream. Raises ``ServerDied`` and ``JobNotStarted``."""
         control = self._started.control
         streams = JobStreams.open(control, self._job_request(limits, collector.calls,
                                                              allowed_packages), job,
@@ -322,20 +320,13 @@ class ForkServerSandbox:
                     unresponsive = True
                     break
                 readers = list(streams.open_fds) + ([] if deadline.exited else [control.fileno()])
-                readers += [] if streams.ended else [streams.status_r]
                 readable, writable = poll(readers, streams.writers(), deadline.next_wait(now))
                 if writable:
                     streams.write_some()
-                if control.fileno() in readable:  # first: a drifted server sends no status
-                    on_control(read_control(control), deadline)
                 for fd in readable:
-                    if fd == streams.status_r:
-                        streams.on_status(ending)
-                        if streams.ended and deadline.kill_sent_at is None:
-                            # the job's process ended: the server ends the job (its leftovers)
-                            deadline.kill_sent_at = self._request_kill(control)
-                    elif (fd != control.fileno()
-                          and streams.on_readable(fd, ending, deadline.kill_sent_at is not None)
+                    if fd == control.fileno():
+                        on_control(read_control(control), deadline)
+                    elif (streams.on_readable(fd, ending, deadline.kill_sent_at is not None)
                           and deadline.kill_sent_at is None):
                         deadline.kill_sent_at = self._request_kill(control)
         finally:
@@ -346,12 +337,11 @@ class ForkServerSandbox:
     def _job_request(self, limits: Limits, calls: Sequence[Call],
                      allowed_packages: list[str]) -> dict:
         """The ``run`` control message: the job's limits and the packages it may import."""
-        # RLIMIT_NPROC counts the job uid's processes; in development mode the server and the
-        # job's init share it.
+        # RLIMIT_NPROC counts the job uid's processes; in development mode the server shares it.
         if self.isolated:
             nproc = limits.max_processes if self.cgroup is not None else 1
         else:
-            nproc = limits.max_processes + 2  # the server and the job's init
+            nproc = limits.max_processes + 1
         return {"op": "run", "limits": {
             "memory_bytes": limits.memory_bytes, "cpu_seconds": cpu_budget(limits, calls),
             "file_bytes": limits.file_bytes, "nproc": nproc, "tmp_bytes": limits.tmp_bytes,

@@ -1,6 +1,6 @@
 """The trusted side's view of one running job: the job stream (:class:`Job`, built by
 ``forkserver.encode_job``), its wall clock (:class:`Deadline`) and its four pipes
-(:class:`JobStreams`: job, results, output, and the status the job's init reports), with the
+(:class:`JobStreams`: job, results, output, and the status of its end), with the
 control messages and the ``poll`` that ``ForkServerSandbox._run`` (``forkserver.py``) drives
 them with.
 
@@ -26,9 +26,29 @@ KILL_GRACE = 2.0  # seconds the server has to confirm a kill
 DRAIN_GRACE = 1.0  # seconds a job's streams may drain after its exit
 FLOOD_FACTOR = 16  # printing this many times the output limit (at least 1 MiB) stops the job
 READ_CHUNK = 1 << 16
-#: What the job's init writes on the status pipe when the job's process ended: its raw wait
-#: status and CPU seconds (``server.STATUS_RECORD``); nothing when the init was killed first.
-STATUS_RECORD = struct.Struct("!id")
+#: What the server writes on the status pipe when it reaped the job: the kernel's ``siginfo``
+#: of the job's end and its ``struct rusage`` (``server._Job.reap``), as the kernel wrote them.
+SIGINFO_BYTES, RUSAGE_BYTES = 128, 144
+_SIGINFO = struct.Struct("=iii4xiii")  # si_signo, si_errno, si_code, si_pid, si_uid, si_status
+_TIMEVALS = struct.Struct("=qqqq")  # ru_utime, ru_stime (seconds, microseconds)
+CLD_EXITED, CLD_KILLED, CLD_DUMPED = 1, 2, 3
+
+
+def wait_status(siginfo: bytes) -> int | None:
+    """The ``waitpid``-style status of a child's end from its ``siginfo`` (None if it is not
+    one: the job did not end, or the server wrote nothing)."""
+    _signo, _errno, code, _pid, _uid, value = _SIGINFO.unpack_from(siginfo)
+    if code == CLD_EXITED:
+        return (value & 0xFF) << 8
+    if code in (CLD_KILLED, CLD_DUMPED):
+        return (value & 0x7F) | (0x80 if code == CLD_DUMPED else 0)
+    return None
+
+
+def cpu_seconds(rusage: bytes) -> float:
+    """User plus system CPU seconds of a ``struct rusage``."""
+    user_s, user_us, system_s, system_us = _TIMEVALS.unpack_from(rusage)
+    return user_s + system_s + (user_us + system_us) / 1e6
 
 
 class ServerDied(RuntimeError):
@@ -65,8 +85,7 @@ class Deadline:
         return self.exit_deadline is not None
 
     def on_exit(self) -> None:
-        """The server reported the end of the job (every process of it reaped): its streams may
-        drain for ``DRAIN_GRACE``."""
+        """The server reported the job's exit: its streams may drain for ``DRAIN_GRACE``."""
         self.exit_deadline = time.monotonic() + DRAIN_GRACE
 
     def limit(self) -> float:
@@ -102,8 +121,8 @@ class JobStreams:
     stream written (its secret part held until the collector saw the import and the calls
     before it), the result frames fed to the collector, the output kept up to
     ``limits.output_bytes`` (``output``; ``output_total`` bytes were printed in all), and the
-    status pipe, which the job's init closes when the job's process ended (``ended``), after
-    writing its wait status and CPU seconds (``exit_status``, ``cpu_seconds``)."""
+    status pipe, on which the server writes the kernel's report of the job's end when it reaped
+    it (read into ``Ending.exit_status`` and ``Ending.cpu_seconds``)."""
 
     def __init__(self, job_w: int, result_r: int, output_r: int, job: Job, collector: Collector,
                  limits: Limits, status_r: int = -1):
@@ -115,7 +134,7 @@ class JobStreams:
                                        sink=collector.feed)
         self.output = bytearray()
         self.output_total = 0
-        self.open_fds = {result_r, output_r}  # still open for reading
+        self.open_fds = {result_r, output_r, status_r} - {-1}  # still open for reading
         os.set_blocking(job_w, False)
 
     @classmethod
@@ -141,23 +160,17 @@ class JobStreams:
                 os.close(fd)
         return cls(job_w, result_r, output_r, job, collector, limits, status_r)
 
-    @property
-    def ended(self) -> bool:
-        """The job's init closed the status pipe: the job's process ended (or the init did)."""
-        return self.status_r < 0
-
     def on_status(self, ending: Ending) -> None:
         """Read the status pipe; at its end, record the job's wait status and CPU seconds in
-        ``ending`` when the init wrote them (nothing when it was killed before: then the kill
-        decided the outcome)."""
-        chunk = os.read(self.status_r, STATUS_RECORD.size + 1)
+        ``ending`` when the server wrote the kernel's report (untrusted: it picks a message)."""
+        chunk = os.read(self.status_r, SIGINFO_BYTES + RUSAGE_BYTES + 1)
         self.status += chunk
-        if chunk and len(self.status) <= STATUS_RECORD.size:
+        if chunk and len(self.status) <= SIGINFO_BYTES + RUSAGE_BYTES:
             return
-        os.close(self.status_r)
-        self.status_r = -1
-        if len(self.status) == STATUS_RECORD.size:
-            ending.exit_status, ending.cpu_seconds = STATUS_RECORD.unpack(self.status)
+        self.open_fds.discard(self.status_r)
+        if len(self.status) == SIGINFO_BYTES + RUSAGE_BYTES:
+            ending.exit_status = wait_status(self.status[:SIGINFO_BYTES])
+            ending.cpu_seconds = cpu_seconds(self.status[SIGINFO_BYTES:])
 
     def writers(self) -> list[int]:
         """``[job_w]`` while job bytes wait to be written (releasing the held part once the
@@ -186,6 +199,9 @@ class JobStreams:
         was already asked for, ``killing``)."""
         if fd == self.result_r:
             return self._on_results(ending)
+        if fd == self.status_r:
+            self.on_status(ending)
+            return False
         chunk = os.read(fd, READ_CHUNK)
         if not chunk:
             self.open_fds.discard(fd)
@@ -225,8 +241,8 @@ class JobStreams:
 
 
 def on_control(message: dict, deadline: Deadline) -> None:
-    """A control message during a job: ``exit`` (the job's processes are gone) starts the
-    drain; ``drifted`` (the server's own settings changed) raises ``ServerDied``."""
+    """A control message during a job: ``exit`` (the job's processes are gone and reaped)
+    starts the drain; ``drifted`` (the server's own settings changed) raises ``ServerDied``."""
     if message.get("op") == "drifted":
         raise ServerDied(f"the server's own settings drifted ({message.get('settings')}); "
                          "replaced")

@@ -4,12 +4,12 @@ Two filters, both loaded by ``confine.py`` (filters stack: a job runs under both
 
 * the **server** filter, loaded by the server before it imports anything or accepts a job. It is
   the job filter minus ``mount`` and ``clone`` with ``CLONE_NEWPID | CLONE_NEWNS |
-  CLONE_NEWIPC``, which the server needs to start each job's init in a PID, mount and IPC
-  namespace of its own, with a fresh ``/tmp`` and an empty ``/proc`` (still inside the server's
-  own user namespace: no host privilege is involved);
-* the **job** filter, loaded by the job's process after its init mounted the job's ``/tmp``, and
-  after it switched to the job's uid and dropped every capability, just before the learner's code
-  is imported. It is inherited by every process the job starts.
+  CLONE_NEWIPC | CLONE_PIDFD``, which the server needs to start each job in a PID, mount and IPC
+  namespace of its own, where the job mounts a fresh ``/tmp`` and an empty ``/proc`` (still
+  inside the server's own user namespace: no host privilege is involved);
+* the **job** filter, loaded by the job's process after it mounted its ``/tmp``, switched to the
+  job's uid and dropped every capability, just before the learner's code is imported. It is
+  inherited by every process the job starts.
 
 A deny-list, following docs/references.md, "Sandbox" ("made every ctypes system-call attack fail
 with EPERM"): tracing and cross-process memory access, every mount and namespace call, BPF,
@@ -90,10 +90,10 @@ JOB_DENIED_FCNTL = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)
 #: number is the machine-wide count of processes ever started).
 JOB_DENIED_CLONE_FLAGS = (0x00001000,)
 RWF_NOWAIT = 0x00000008  # preadv2/pwritev2: fail instead of reading from disk (a residency probe)
-#: What the server (and each job's init, which it clones) may still do: mount the job's /tmp and
-#: cover /proc (server filter only).
+#: What the server's child may still do before it becomes the job: mount the job's /tmp and cover
+#: /proc (server filter only).
 SERVER_ALLOWED = ("mount",)
-#: Namespaces the server may create for a job's init with ``clone`` (``unshare`` is denied).
+#: Namespaces the server may create for a job with ``clone`` (``unshare`` is denied).
 JOB_NAMESPACE_FLAGS = (0x20000000, 0x00020000, 0x08000000)  # CLONE_NEWPID, NEWNS, NEWIPC
 
 

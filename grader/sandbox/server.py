@@ -10,26 +10,27 @@ loops on its control socket (``--control-fd``, an ``AF_UNIX`` ``SOCK_SEQPACKET``
   (read end), result pipe, output pipe and status pipe (write ends). The server first checks
   that its own settings (rlimits, nice value, scheduling, affinity, I/O priority, OOM score,
   timer slack) are those it started with; if any drifted it answers ``{"op": "drifted"}`` and
-  exits, so no job inherits them. Otherwise it starts the job's *init* (:func:`init_main`): PID
-  1 of a new PID namespace with its own mount and IPC namespaces (``confine.clone_job_init``),
-  which mounts a fresh ``/tmp`` and an empty ``/proc``, forks the job's process and reports its
-  exit on the status pipe. The job's process (:func:`child_main`) switches to the slot's *job*
-  uid (which can act on no process of the server uid), drops every capability, loads the job
-  seccomp filter, applies the per-job rlimits, maps the descriptors to 0 (job), 1 and 2 (output)
-  and 3 (results), closes everything else and runs ``runner.run_job``. The server never reads
-  the job itself, so no job's inputs stay in its memory for the next job's processes to find.
-* ``{"op": "kill"}``, sent by the trusted side once the job ended (its status pipe closed) or
-  must end (a limit): the server kills the init and everything in the sandbox (``kill(-1,
-  SIGKILL)``: as PID 1 of its PID namespace, and as another uid, it is immune to signals sent
-  from a job), reaps them and replies ``{"op": "exit"}``.
+  exits, so no job inherits them. Otherwise it forks the job (``confine.clone_job``): PID 1 of
+  a new PID namespace with its own mount and IPC namespaces, which (:func:`child_main`) mounts a
+  fresh ``/tmp`` and an empty ``/proc``, covers the packages its item does not allow, switches
+  to the slot's *job* uid (which can act on no process of the server uid), drops every
+  capability, loads the job seccomp filter, applies the per-job rlimits, maps the descriptors
+  to 0 (job), 1 and 2 (output) and 3 (results), closes everything else and runs
+  ``runner.run_job``. The server never reads the job itself, so no job's inputs stay in its
+  memory for the next job's process to find.
+* ``{"op": "kill"}`` kills the running job (and, as it is PID 1 of its namespace, everything it
+  started).
 
-The server learns nothing about a job: not the PID of its init (pids are numbered by a counter
-that every process of an earlier job moved), not its exit status, CPU time or memory, not when
-it ended: each job is the same exchange of messages. So the memory the next job's processes
-inherit from it is the same whatever earlier jobs did. The job's files and IPC objects vanish
-with its namespaces: there is nothing to clean up. Nothing the server or the init says is
-trusted for a verdict; the trusted side only uses it to pick a message and to know when the next
-job may start.
+When the job has ended (or was killed) the server reaps it, copies the kernel's siginfo and
+resource usage of it to the status pipe (read by the trusted side only) without making Python
+values of them, zeroes them, kills anything else in the sandbox (``kill(-1, SIGKILL)``: as PID 1
+of its PID namespace, and as another uid, it is immune to signals sent from a job) and replies
+``{"op": "exit"}``. So the server learns nothing of a job that the next one could read: not its
+PID (pids are numbered by a counter that every process of an earlier job moved), not its exit
+status, CPU time or memory; a job's variables live in :func:`_serve_job`'s frame, gone before
+the next job is forked. The job's files and IPC objects vanish with its namespaces: there is
+nothing to clean up. Nothing the server says is trusted for a verdict; the trusted side only
+uses it to pick a message and to know when the next job may start.
 
 Imports only the standard library, NumPy, ``wire``, ``runner`` and ``confine``.
 """
@@ -41,8 +42,8 @@ import json
 import os
 import resource
 import signal
+import select
 import socket
-import struct
 import sys
 
 MAX_CONTROL = 64 * 1024
@@ -124,21 +125,36 @@ class Confinement:
         self.bounding = bounding  # the server's bounding set once confined (None: unknown)
 
 
-STATUS_RECORD = struct.Struct("!id")  # the job's raw wait status, its CPU seconds
+def _exit_on(*numbers: int) -> None:
+    """End the process at once with exit status ``number`` when it gets one of these signals:
+    a C-level handler (the C library's ``_exit``), because the job is PID 1 of its namespace,
+    where the kernel ignores a signal whose action is the default one (SIGPROF, the runner's
+    per-test CPU timer, and SIGXCPU, the soft RLIMIT_CPU), and because a Python handler would
+    wait for a long NumPy call to return. The trusted side reads exit status SIGPROF or SIGXCPU
+    as the CPU limit (``collect.Collector._cpu_killed``)."""
+    import ctypes
+
+    libc = _c_library()
+    libc.signal.argtypes = (ctypes.c_int, ctypes.c_void_p)
+    libc.signal.restype = ctypes.c_void_p
+    failed = ctypes.c_void_p(-1).value  # SIG_ERR
+    for number in numbers:
+        if libc.signal(int(number), ctypes.cast(libc._exit, ctypes.c_void_p)) == failed:
+            raise OSError(ctypes.get_errno(), f"signal({number}) failed")
 
 
-def init_main(limits: dict, job_fd: int, result_fd: int, output_fd: int, status_fd: int,
-              confinement: Confinement) -> None:
-    """The job's init (PID 1 of the job's own PID namespace in isolated mode): a new session,
-    the job's fresh ``/tmp`` and empty ``/proc``, the packages its item does not allow covered
-    (``limits["packages"]``: those it allows), then it forks the job's process, waits for it
-    and writes its wait status and CPU seconds (:data:`STATUS_RECORD`) on ``status_fd``, which
-    only the trusted side reads. Never returns: when it exits, the kernel kills whatever the job
-    left running in its namespace. A failure before the fork exits with status 70 and no record
-    (the trusted side sees no first frame: an infrastructure fault, never the learner's)."""
+def child_main(limits: dict, job_fd: int, result_fd: int, output_fd: int,
+               confinement: Confinement) -> None:
+    """In the job's process (isolated: PID 1 of its own PID, mount and IPC namespace): a new
+    session, the job's fresh ``/tmp``, an empty ``/proc`` and the packages its item does not
+    allow covered (``limits["packages"]``: those it allows), confinement (job uid, no
+    capabilities, seccomp), descriptors, limits, then the job. Never returns. Any failure before
+    the runner's first frame exits with status 70/71 and no frame, which the trusted side counts
+    as an infrastructure fault. When it exits, the kernel kills whatever the job left running in
+    its namespace."""
+    status = 70
     try:
         os.setsid()
-        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         baseline = _address_space()  # read before /proc is covered
         if confinement.job_uid is not None:
             import confine
@@ -146,36 +162,6 @@ def init_main(limits: dict, job_fd: int, result_fd: int, output_fd: int, status_
             confine.mount_job_filesystems(int(limits["tmp_bytes"]), int(limits["tmp_inodes"]),
                                           confinement.job_uid)
             confine.cover_packages(set(limits.get("packages", ())))
-        pid = os.fork()
-    except BaseException as error:  # noqa: BLE001 - report on the server's stderr, then exit
-        try:
-            os.write(2, f"job set-up failed: {type(error).__name__}: {error}\n".encode())
-        finally:
-            os._exit(70)
-    if pid == 0:
-        os.close(status_fd)
-        child_main(limits, job_fd, result_fd, output_fd, confinement, baseline)
-    try:
-        for fd in (job_fd, result_fd, output_fd):
-            os.close(fd)
-        _pid, status, usage = os.wait4(pid, 0)
-        os.write(status_fd, STATUS_RECORD.pack(status, usage.ru_utime + usage.ru_stime))
-    finally:
-        os._exit(0)
-
-
-def child_main(limits: dict, job_fd: int, result_fd: int, output_fd: int,
-               confinement: Confinement, baseline_address_space: int) -> None:
-    """In the job's process (forked by its init): confinement (job uid, no capabilities,
-    seccomp), descriptors, limits, then the job. Never returns. Any failure before the runner's
-    first frame exits with status 70/71 and no frame, which the trusted side counts as an
-    infrastructure fault."""
-    status = 70
-    try:
-        if confinement.job_uid is not None:
-            import confine
-
-            os.setsid()  # its own session and process group (development mode: the init's)
             confine.confine_job(confinement.job_uid, confinement.job_program,
                                 confinement.bounding)
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # after the uid change, which clears it
@@ -185,18 +171,19 @@ def child_main(limits: dict, job_fd: int, result_fd: int, output_fd: int,
         finally:
             os._exit(status)
     try:
-        for number in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGPROF):
+        for number in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE):
             signal.signal(number, signal.SIG_DFL)
+        _exit_on(signal.SIGPROF, signal.SIGXCPU)
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # RLIMIT_FSIZE shows as OSError(EFBIG)
         os.dup2(job_fd, 0)
         os.dup2(output_fd, 1)
         os.dup2(output_fd, 2)
         os.dup2(result_fd, 3)
-        os.closerange(4, max(1 << 16, os.sysconf("SC_OPEN_MAX")))
+        os.closerange(4, max(1 << 16, os.sysconf("SC_OPEN_MAX")))  # the status pipe too
         sys.stdout = open(1, "w", encoding="utf-8", errors="replace", closefd=False)
         sys.stderr = open(2, "w", encoding="utf-8", errors="replace", closefd=False)
         sys.stdin = open(os.devnull)
-        apply_limits(limits, baseline_address_space)
+        apply_limits(limits, baseline)
         import runner
 
         runner.run_job(0, 3)
@@ -207,41 +194,83 @@ def child_main(limits: dict, job_fd: int, result_fd: int, output_fd: int,
         os._exit(status)
 
 
-_P_ALL, _WEXITED, _WALL = 0, 4, 0x40000000
+# What the kernel reports of the job when the server reaps it: its siginfo and its resource
+# usage, written by the kernel into these buffers, copied to the status pipe as they are and
+# zeroed: never a Python object, so the next job's process inherits none of it.
+_SIGINFO_BYTES, _RUSAGE_BYTES = 128, 144
+_P_ALL, _P_PIDFD, _WEXITED, _WALL = 0, 3, 4, 0x40000000
+_WAITID = {"x86_64": 247, "aarch64": 95, "arm64": 95}
+_PIDFD_SEND_SIGNAL = 424
 
 
-def _start_init(pid1: bool) -> int:
-    """Fork the job's init; returns 0 in the init, else its PID (development mode) or -1 (in
-    isolated mode the server is told no PID: see ``confine.clone_job_init``)."""
-    if not pid1:
-        return os.fork()
-    import confine
+class _Job:
+    """The running job as the server holds it: a pidfd (a descriptor number, the same for every
+    job) and the kernel's buffers for its end; in development mode also its PID."""
 
-    return 0 if confine.clone_job_init() else -1
+    def __init__(self):
+        import ctypes
 
+        self.pidfd = ctypes.c_int(-1)
+        self.pid = 0
+        self.siginfo = (ctypes.c_char * _SIGINFO_BYTES)()
+        self.rusage = (ctypes.c_char * _RUSAGE_BYTES)()
 
-def _end_job(pid1: bool, init_pid: int) -> None:
-    """Kill the job's init and everything the job started, and reap them, reading nothing about
-    them. In isolated mode, as PID 1 of the slot's namespace and as another uid, the server is
-    immune to the signals it sends every other process (``kill(-1)``). (The job's files and IPC
-    objects lived in its own namespaces, which the kernel drops with its last process.)"""
-    if pid1:
-        try:
-            os.kill(-1, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        while _c_library().waitid(_P_ALL, 0, None, _WEXITED | _WALL) == 0:
-            pass  # no siginfo buffer: nothing of the reaped processes enters this process
-        return
-    try:  # development mode: the init's session is all we can find
-        os.killpg(init_pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    while True:
-        try:
-            pid, _status = os.waitpid(-1, 0)
-        except ChildProcessError:
-            break
+    def start(self, pid1: bool) -> bool:
+        """Fork the job; True in the job's process. Isolated: ``confine.clone_job`` (a new
+        PID, mount and IPC namespace; the server is told no PID, only a pidfd)."""
+        if not pid1:
+            self.pid = os.fork()
+            if self.pid:
+                self.pidfd.value = os.pidfd_open(self.pid)
+            return self.pid == 0
+        import confine
+
+        return confine.clone_job(self.pidfd)
+
+    def kill(self) -> None:
+        """SIGKILL the job (isolated: PID 1 of its namespace, so everything in it dies)."""
+        if self.pidfd.value >= 0:
+            _c_library().syscall(_PIDFD_SEND_SIGNAL, self.pidfd, signal.SIGKILL, None, 0)
+        if self.pid:  # development mode: what is left of its session too
+            try:
+                os.killpg(self.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def reap(self, status_fd: int, pid1: bool) -> None:
+        """Wait for the job's end, copy the kernel's siginfo and resource usage of it to
+        ``status_fd`` (read by the trusted side only) and zero them; then kill and reap anything
+        else (in isolated mode nothing: the job's namespace died with it)."""
+        import ctypes
+        import platform
+
+        if self.pidfd.value >= 0:
+            _c_library().syscall(_WAITID[platform.machine()], _P_PIDFD, self.pidfd, self.siginfo,
+                                 _WEXITED, self.rusage)
+            try:
+                os.write(status_fd, self.siginfo)
+                os.write(status_fd, self.rusage)
+            except OSError:
+                pass  # the trusted side gave up on the job: nothing to tell
+            ctypes.memset(self.siginfo, 0, _SIGINFO_BYTES)
+            ctypes.memset(self.rusage, 0, _RUSAGE_BYTES)
+            os.close(self.pidfd.value)
+            self.pidfd.value = -1
+        if pid1:
+            try:
+                os.kill(-1, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            while _c_library().waitid(_P_ALL, 0, None, _WEXITED | _WALL) == 0:
+                pass  # no siginfo buffer: nothing of the reaped processes enters this process
+            return
+        self.kill()
+        while True:  # development mode: its leftovers, if they are still the server's children
+            try:
+                if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                    break
+            except ChildProcessError:
+                break
 
 
 # -- drift: the server's own settings must be exactly what they were at start ----------------
@@ -282,12 +311,8 @@ def serve(control_fd: int, pid1: bool, confinement: Confinement = Confinement(),
     """Answer control messages until the control socket closes. Before every fork the server
     compares its own settings with those it started with; if any drifted, it says so
     (``{"op": "drifted", ...}``) and exits instead of forking a job that would inherit them.
-
-    Every job is the same exchange, whatever the job did: ``run`` (four descriptors), the
-    fork of the job's init, ``kill`` (the trusted side sends it when the job ended or must end),
-    the reaping, ``exit``. The server reads nothing about the job (no PID, status, resource
-    usage or timing of it), so what it holds when it forks the next job, which that job's
-    processes inherit, is the same after every job."""
+    Each job is handled by :func:`_serve_job`, whose variables are gone before the next job is
+    forked: the server keeps nothing of one job when it forks the next."""
     sock = sock or socket.socket(fileno=control_fd)
     baseline = process_settings()
     _send(sock, {"op": "ready", "uid": os.getuid(), "pid": os.getpid()})
@@ -295,6 +320,8 @@ def serve(control_fd: int, pid1: bool, confinement: Confinement = Confinement(),
         message, fds = _receive(sock)
         if message is None:
             return
+        if message.get("op") == "kill" and not fds:
+            continue  # it crossed the end of the job it was meant for
         if message.get("op") != "run" or len(fds) != 4:
             for fd in fds:
                 os.close(fd)
@@ -306,26 +333,46 @@ def serve(control_fd: int, pid1: bool, confinement: Confinement = Confinement(),
                 os.close(fd)
             _send(sock, {"op": "drifted", "settings": changed})
             return
-        try:
-            init_pid = _start_init(pid1)
-        except OSError as error:
-            init_pid = -1
-            os.write(2, f"cannot start the job's init: {error}\n".encode())
-        if init_pid == 0:
-            sock.close()
-            init_main(message["limits"], *fds, confinement)
-        for fd in fds:
-            os.close(fd)
-        while True:  # until the trusted side ends the job
-            request, extra = _receive(sock)
-            for fd in extra:
-                os.close(fd)
-            if request is None or request.get("op") == "kill":
-                break
-        _end_job(pid1, init_pid)
-        if request is None:
+        if not _serve_job(sock, message["limits"], fds, pid1, confinement):
             return
+
+
+def _serve_job(sock: socket.socket, limits: dict, fds: list[int], pid1: bool,
+               confinement: Confinement) -> bool:
+    """One job: fork it, wait for its end or a ``kill`` (then kill it), reap it (its status
+    goes to the status pipe, ``fds[3]``), reply ``exit``. False when the control socket closed."""
+    job = _Job()
+    try:
+        started = job.start(pid1)
+    except OSError as error:
+        started = False
+        os.write(2, f"cannot start the job: {error}\n".encode())
+    if started:
+        sock.close()
+        os.close(fds[3])
+        child_main(limits, *fds[:3], confinement)
+    for fd in fds[:3]:
+        os.close(fd)
+    poller = select.poll()  # not select.select: it fails for descriptors above 1023
+    poller.register(sock.fileno(), select.POLLIN)
+    if job.pidfd.value >= 0:
+        poller.register(job.pidfd.value, select.POLLIN)
+    alive = True
+    while job.pidfd.value >= 0 and not any(fd == job.pidfd.value for fd, _ in poller.poll()):
+        request, extra = _receive(sock)
+        for fd in extra:
+            os.close(fd)
+        if request is None:
+            alive = False
+            job.kill()
+            break
+        if request.get("op") == "kill":
+            job.kill()
+    job.reap(fds[3], pid1)
+    os.close(fds[3])
+    if alive:
         _send(sock, {"op": "exit"})
+    return alive
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -30,11 +30,14 @@ from tests.hostile.payload_support import CORRECT, LIMITS, make_calls, points
 IOPRIO_SYSCALLS = {"x86_64": (251, 252), "aarch64": (30, 31)}  # (ioprio_set, ioprio_get)
 LIBC = ctypes.CDLL(None, use_errno=True)
 
-# The header every payload shares: the slot's server is PID 1; ``attempt`` counts the calls the
-# kernel accepted (it must stay 0).
+# The header every payload shares: ``OTHERS`` are the PIDs the server could have in the job's
+# PID namespace (it was PID 1 when the slot's jobs shared the server's; now the job is PID 1 of
+# its own and no other process exists there); ``attempt`` counts the calls the kernel accepted
+# (it must stay 0).
 HEADER = '''
 import ctypes, os, resource, signal
 libc = ctypes.CDLL(None, use_errno=True)
+OTHERS = [pid for pid in range(1, 4097) if pid != os.getpid()]
 accepted = 0
 def attempt(action):
     global accepted
@@ -56,51 +59,67 @@ def softmax(x):
 
 SERVER_ATTACKS = {
     # The issue's reproduction: a zero file-size limit on the server made every later job exit 71.
-    "prlimit_fsize": "attempt(lambda: resource.prlimit(1, resource.RLIMIT_FSIZE, (0, 0)))",
+    "prlimit_fsize": '''
+for pid in OTHERS:
+    attempt(lambda: resource.prlimit(pid, resource.RLIMIT_FSIZE, (0, 0)))
+''',
     "prlimit_every_resource": '''
 for name in dir(resource):
     if name.startswith("RLIMIT_"):
-        attempt(lambda: resource.prlimit(1, getattr(resource, name), (1, 1)))
+        for pid in OTHERS[:64]:
+            attempt(lambda: resource.prlimit(pid, getattr(resource, name), (1, 1)))
 ''',
     "prlimit_raw_syscall": '''
 class Rlimit(ctypes.Structure):
     _fields_ = [("cur", ctypes.c_ulong), ("max", ctypes.c_ulong)]
 new = Rlimit(16, 16)
-attempt(lambda: libc.prlimit(1, resource.RLIMIT_NOFILE, ctypes.byref(new), None))
+for pid in OTHERS:
+    attempt(lambda: libc.prlimit(pid, resource.RLIMIT_NOFILE, ctypes.byref(new), None))
 ''',
-    "setpriority_process": "attempt(lambda: os.setpriority(os.PRIO_PROCESS, 1, 19))",
+    "setpriority_process": '''
+for pid in OTHERS:
+    attempt(lambda: os.setpriority(os.PRIO_PROCESS, pid, 19))
+''',
     "setpriority_group_and_user": '''
 os.setpriority(os.PRIO_USER, 0, 19)  # the job's own uid and group: allowed, and only the job's
 os.setpriority(os.PRIO_PGRP, 0, 19)
-attempt(lambda: os.setpriority(os.PRIO_PGRP, 1, 19))
+for pid in OTHERS:
+    attempt(lambda: os.setpriority(os.PRIO_PGRP, pid, 19))
 server_uid = os.getuid() - 256  # the launcher's layout: job uid = server uid + 256
 attempt(lambda: os.setpriority(os.PRIO_USER, server_uid, 19))
 ''',
-    "sched_setaffinity": "attempt(lambda: os.sched_setaffinity(1, {0}))",
+    "sched_setaffinity": '''
+for pid in OTHERS:
+    attempt(lambda: os.sched_setaffinity(pid, {0}))
+''',
     "sched_setscheduler": '''
-attempt(lambda: os.sched_setscheduler(1, os.SCHED_IDLE, os.sched_param(0)))
-attempt(lambda: os.sched_setscheduler(1, os.SCHED_BATCH, os.sched_param(0)))
-attempt(lambda: os.sched_setparam(1, os.sched_param(0)))
+for pid in OTHERS:
+    attempt(lambda: os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0)))
+    attempt(lambda: os.sched_setscheduler(pid, os.SCHED_BATCH, os.sched_param(0)))
+    attempt(lambda: os.sched_setparam(pid, os.sched_param(0)))
 ''',
     "ioprio_set": f'''
 import platform
 numbers = {IOPRIO_SYSCALLS!r}.get(platform.machine())
 idle = (3 << 13)  # IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0)
 if numbers:
-    attempt(lambda: libc.syscall(numbers[0], 1, 1, idle))      # IOPRIO_WHO_PROCESS, pid 1
-    attempt(lambda: libc.syscall(numbers[0], 2, 1, idle))      # IOPRIO_WHO_PGRP, pgrp 1
+    for pid in OTHERS:
+        attempt(lambda: libc.syscall(numbers[0], 1, pid, idle))      # IOPRIO_WHO_PROCESS
+        attempt(lambda: libc.syscall(numbers[0], 2, pid, idle))      # IOPRIO_WHO_PGRP
 ''',
     "proc_files_of_the_server": '''
 for name, value in (("oom_score_adj", "1000"), ("timerslack_ns", "50000000"),
                     ("comm", "owned"), ("coredump_filter", "0")):
-    def write(name=name, value=value):
-        with open(f"/proc/1/{name}", "w") as handle:
-            handle.write(value)
-    attempt(write)
+    for pid in OTHERS[:64]:
+        def write(name=name, value=value, pid=pid):
+            with open(f"/proc/{pid}/{name}", "w") as handle:
+                handle.write(value)
+        attempt(write)
 ''',
     "signals_to_the_server": '''
 for number in (signal.SIGSTOP, signal.SIGTERM, signal.SIGKILL, signal.SIGXFSZ):
-    attempt(lambda: os.kill(1, number))
+    for pid in OTHERS:
+        attempt(lambda: os.kill(pid, number))
 try:
     os.kill(-1, signal.SIGSTOP)  # every process it may signal: the job's own only (none here)
 except OSError:
@@ -181,15 +200,13 @@ def test_a_server_whose_settings_drifted_is_replaced_before_the_next_job(what, h
                                                   ("RLIMIT_AS", 1 << 40)])
 def test_an_rlimit_drift_is_caught_even_without_isolation(resource_name, value):
     """In development mode (no isolation) a job shares the server's uid and CAN lower its
-    rlimits (the server is its init's parent, found in /proc): the server's own check is then
-    the only defence, and it must hold: the next job runs on a fresh server, in full."""
+    rlimits (the server is its parent): the server's own check is then the only defence, and
+    it must hold: the next job runs on a fresh server, in full."""
     from grader.sandbox import get_sandbox
 
-    attack = ("import os, resource\n"
-              "status = open(f'/proc/{os.getppid()}/status').read()\n"
-              "server = int(status.split('PPid:')[1].split()[0])\n"
-              f"resource.prlimit(server, resource.{resource_name}, ({value}, {value}))\n"
-              + FOOTER.replace("if accepted == 0 else np.zeros_like(x)", ""))
+    attack = (f"import os, resource\nresource.prlimit(os.getppid(), resource.{resource_name}, "
+              f"({value}, {value}))\n" + FOOTER.replace("if accepted == 0 else np.zeros_like(x)",
+                                                      ""))
     sandbox = get_sandbox("unsafe-dev")
     try:
         sandbox.run(attack, make_calls(2), LIMITS)

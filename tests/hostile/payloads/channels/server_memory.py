@@ -34,8 +34,8 @@ def _shown(namespace):
 
 
 def decode():
-    """The server's and the job init's frames (every local variable), the server module's
-    globals, and how many objects the collector tracks: all inherited from the server. (Not
+    """The server's frames (every local variable), the server module's globals, and how many
+    objects the collector tracks: all inherited from the server. (Not
     ``sys.getallocatedblocks()``: it moves by a few blocks with every job served, as the
     allocator's free lists fill and the collector runs, whatever the jobs did.)"""
     frames = []
