@@ -71,8 +71,8 @@ def _locks(seen: dict) -> bool:
 EXPECTED = {
     "pids.py": (("encode_forks", "encode_threads"), _pids),
     "cpu.py": (("encode_spin", "encode_children"), _cpu),
-    "server_memory.py": (("encode_exit_status", "encode_memory", "encode_context_switches"),
-                         _server_memory),
+    "server_memory.py": (("encode_exit_status", "encode_memory", "encode_context_switches",
+                          "encode_killed"), _server_memory),
     "machine_counters.py": (("encode_objects", "encode_memory_held"), _machine_counters),
     "file_times.py": (("encode_utime", "encode_io"), _file_times),
     "locks.py": (("encode_python", "encode_raw"), _locks),
