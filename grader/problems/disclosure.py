@@ -50,117 +50,19 @@ _EXCEPTIONS = frozenset(name for name, value in vars(builtins).items()
     "UFuncTypeError", "numpy.core._exceptions._UFuncNoLoopError", "_UFuncOutputCastingError",
     "ComplexWarning"}
 
-#: Messages shown as they are (they have no variable part).
-FIXED = frozenset({
-    "division by zero", "float division by zero", "integer division or modulo by zero",
-    "integer modulo by zero", "float modulo", "list index out of range",
-    "tuple index out of range", "string index out of range", "math domain error",
-    "math range error", "maximum recursion depth exceeded",
-    "maximum recursion depth exceeded while calling a Python object",
-    "maximum recursion depth exceeded in comparison",
-    "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()",
-    "cannot unpack non-iterable NoneType object", "too many indices for array",
-    "Singular matrix", "array must not contain infs or NaNs", "axes don't match array",
-    "repeated axis in transpose", "setting an array element with a sequence.",
-    "object too deep for desired array", "assignment destination is read-only",
-    "output array is read-only", "only integer scalar arrays can be converted to a scalar index",
-    "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or boolean "
-    "arrays are valid indices", "need at least one array to concatenate",
-    "need at least one array to stack", "all input arrays must have the same shape",
-    "cannot convert float NaN to integer", "cannot convert float infinity to integer",
-    "Cannot mask with non-boolean array containing NA / NaN values",
-    "matmul: Input operand 0 does not have enough dimensions (has 0, gufunc core with signature "
-    "(n?,k),(k,m?)->(n?,m?) requires 1)",
-    "matmul: Input operand 1 does not have enough dimensions (has 0, gufunc core with signature "
-    "(n?,k),(k,m?)->(n?,m?) requires 1)",
-    "not implemented", "NotImplemented",
-})
-
-# Templates of Python's and NumPy's usual errors. A message matching one is shown as the
-# template's fixed text with every placeholder as "…" (:func:`_compile`): {INT} an integer,
-# {SHAPE} a tuple of integers, {NAME} an identifier, {DTYPE} a dtype name, {OP} an operator,
-# {SIZE} an allocation size. None of their values is ever shown.
-_TEMPLATES = [
-    "operands could not be broadcast together with shapes {SHAPES}",
-    "matmul: Input operand {INT} has a mismatch in its core dimension {INT}, with gufunc signature "
-    "(n?,k),(k,m?)->(n?,m?) (size {INT} is different from {INT})",
-    "shapes {SHAPE} and {SHAPE} not aligned: {INT} (dim {INT}) != {INT} (dim {INT})",
-    "cannot reshape array of size {INT} into shape {SHAPE}",
-    "axis {INT} is out of bounds for array of dimension {INT}",
-    "index {INT} is out of bounds for axis {INT} with size {INT}",
-    "index {INT} is out of bounds for size {INT}",
-    "too many indices for array: array is {INT}-dimensional, but {INT} were indexed",
-    "all the input array dimensions except for the concatenation axis must match exactly, but "
-    "along dimension {INT}, the array at index {INT} has size {INT} and the array at index {INT} "
-    "has size {INT}",
-    "all the input arrays must have same number of dimensions, but the array at index {INT} has "
-    "{INT} dimension(s) and the array at index {INT} has {INT} dimension(s)",
-    "all input arrays must have the same shape",
-    "could not broadcast input array from shape {SHAPE} into shape {SHAPE}",
-    "shape mismatch: value array of shape {SHAPE} could not be broadcast to indexing result of "
-    "shape {SHAPE}",
-    "boolean index did not match indexed array along dimension {INT}; dimension is {INT} but "
-    "corresponding boolean dimension is {INT}",
-    "boolean index did not match indexed array along axis {INT}; size of axis is {INT} but size "
-    "of corresponding boolean axis is {INT}",  # NumPy 2
-    "setting an array element with a sequence. The requested array has an inhomogeneous shape "
-    "after {INT} dimensions. The detected shape was {SHAPE} + inhomogeneous part.",  # NumPy 2
-    "non-broadcastable output operand with shape {SHAPE} doesn't match the broadcast shape {SHAPE}",
-    "zero-size array to reduction operation {NAME} which has no identity",
-    "not enough values to unpack (expected {INT}, got {INT})",
-    "too many values to unpack (expected {INT})",
-    "{NAME}() missing {INT} required positional argument: '{NAME}'",
-    "{NAME}() missing {INT} required positional arguments: '{NAME}' and '{NAME}'",
-    "{NAME}() takes {INT} positional argument but {INT} were given",
-    "{NAME}() takes {INT} positional arguments but {INT} were given",
-    "{NAME}() takes from {INT} to {INT} positional arguments but {INT} were given",
-    "{NAME}() got an unexpected keyword argument '{NAME}'",
-    "{NAME}() got multiple values for argument '{NAME}'",
-    "name '{NAME}' is not defined",
-    "local variable '{NAME}' referenced before assignment",
-    "cannot access local variable '{NAME}' where it is not associated with a value",
-    "free variable '{NAME}' referenced before assignment in enclosing scope",
-    "'{NAME}' object has no attribute '{NAME}'",
-    "module '{NAME}' has no attribute '{NAME}'",
-    "'{NAME}' object is not callable", "'{NAME}' object is not subscriptable",
-    "'{NAME}' object is not iterable", "'{NAME}' object does not support item assignment",
-    "object of type '{NAME}' has no len()",
-    "unsupported operand type(s) for {OP}: '{NAME}' and '{NAME}'",
-    "bad operand type for unary {OP}: '{NAME}'",
-    "can only concatenate {NAME} (not \"{NAME}\") to {NAME}",
-    "unhashable type: '{NAME}'",
-    "No module named '{MODULE}'",
-    "Cannot cast ufunc '{NAME}' output from dtype('{DTYPE}') to dtype('{DTYPE}') with casting "
-    "rule 'same_kind'",
-    "Cannot cast array data from dtype('{DTYPE}') to dtype('{DTYPE}') according to the rule "
-    "'{NAME}'",
-    "ufunc '{NAME}' not supported for the input types, and the inputs could not be safely coerced "
-    "to any supported types according to the casting rule ''{NAME}''",
-    "'{NAME}' is an invalid keyword argument for {NAME}()",
-    "{NAME} expected {INT} arguments, got {INT}",
-    "{NAME} expected at most {INT} arguments, got {INT}",
-    "Unable to allocate {SIZE} for an array with shape {SHAPE} and data type {DTYPE}",
-    "array split does not result in an equal division",
-    "Input operand {INT} does not have enough dimensions",
-    "{NAME} must be {NAME}, not {NAME}",
-    "'{NAME}' must be {NAME}",
-    # the sandbox's own refusal of an import (grader/sandbox/runner.py: import_refusal)
-    "import of '{MODULE}' refused: this item's code may import only NumPy and the Python "
-    "standard library",
-    "import of '{MODULE}' refused: this item's code may import only NumPy, the Python standard "
-    "library and {NAMES}",
-]
-#: The exceptions Python and NumPy raise each fixed message and template with: a message is
-#: shown only with one of them, so the type and the message are one choice, not two. (A name
-#: and its qualified form are both listed: the runner gives ``type(error).__name__``.)
-_LOOKUP = ("IndexError",)
-_VALUE = ("ValueError",)
-_TYPE_ERROR = ("TypeError",)
+#: The messages a hidden test may show, by the exceptions Python and NumPy raise them as: a
+#: message is shown only with one of them, so the type and the message are one choice, not two.
+#: (A name and its qualified form are both listed: the runner gives ``type(error).__name__``.)
+#: A message without placeholders is shown as it is (:data:`FIXED`); one with placeholders is a
+#: template (:data:`_TEMPLATES`), shown as its fixed text with every placeholder as "…": {INT}
+#: an integer, {SHAPE} a tuple of integers, {SHAPES} several, {NAME} an identifier, {MODULE} a
+#: module, {NAMES} a list of modules, {DTYPE} a dtype name, {OP} an operator, {SIZE} an
+#: allocation size. None of their values is ever shown.
 _RAISED_AS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("ZeroDivisionError",): (
         "division by zero", "float division by zero", "integer division or modulo by zero",
         "integer modulo by zero", "float modulo"),
-    _LOOKUP: (
+    ("IndexError",): (
         "list index out of range", "tuple index out of range", "string index out of range",
         "too many indices for array", "only integers, slices (`:`), ellipsis (`...`), "
         "numpy.newaxis (`None`) and integer or boolean arrays are valid indices",
@@ -176,7 +78,7 @@ _RAISED_AS: dict[tuple[str, ...], tuple[str, ...]] = {
         "maximum recursion depth exceeded",
         "maximum recursion depth exceeded while calling a Python object",
         "maximum recursion depth exceeded in comparison"),
-    _VALUE: (
+    ("ValueError",): (
         "The truth value of an array with more than one element is ambiguous. Use a.any() or "
         "a.all()", "array must not contain infs or NaNs", "axes don't match array",
         "repeated axis in transpose", "setting an array element with a sequence.",
@@ -216,7 +118,7 @@ _RAISED_AS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("LinAlgError", "numpy.linalg.LinAlgError"): ("Singular matrix",),
     ("OverflowError",): ("cannot convert float infinity to integer",),
     ("NotImplementedError",): ("not implemented", "NotImplemented"),
-    _TYPE_ERROR: (
+    ("TypeError",): (
         "cannot unpack non-iterable NoneType object",
         "only integer scalar arrays can be converted to a scalar index",
         "{NAME}() missing {INT} required positional argument: '{NAME}'",
@@ -260,10 +162,13 @@ _RAISED_AS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("MemoryError", "_ArrayMemoryError", "numpy.core._exceptions._ArrayMemoryError"): (
         "Unable to allocate {SIZE} for an array with shape {SHAPE} and data type {DTYPE}",),
 }
-_RAISED_WITH = {message: kinds for kinds, messages in _RAISED_AS.items() for message in messages}
+_RAISED_WITH: dict[str, tuple[str, ...]] = {}
 for _kinds, _messages in _RAISED_AS.items():  # a message in two groups: its types combined
     for _message in _messages:
-        _RAISED_WITH[_message] = tuple(dict.fromkeys(_RAISED_WITH[_message] + _kinds))
+        _RAISED_WITH[_message] = tuple(dict.fromkeys(_RAISED_WITH.get(_message, ()) + _kinds))
+#: Messages shown as they are (they have no variable part).
+FIXED = frozenset(message for message in _RAISED_WITH if "{" not in message)
+_TEMPLATES = [message for message in _RAISED_WITH if "{" in message]
 
 _PLACEHOLDERS = {
     "INT": f"({_INT})", "SHAPE": f"({_SHAPE})", "SHAPES": rf"({_SHAPE}(?: {_SHAPE})*)",

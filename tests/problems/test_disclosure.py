@@ -383,10 +383,44 @@ def test_no_slot_of_any_template_carries_what_an_input_picked(template):
         f"{other} ({disclosure.WITHHELD})"
 
 
-def test_every_fixed_message_and_template_has_the_types_it_is_raised_as():
-    assert set(disclosure._RAISED_WITH) == set(disclosure.FIXED) | set(disclosure._TEMPLATES)
+def _one_argument(a):
+    return a
+
+
+REAL_ERRORS = {  # what Python and NumPy raise, with the type they raise it as
+    "broadcast": lambda: np.zeros((2, 3)) + np.zeros((4, 5)),
+    "matmul": lambda: np.zeros((2, 3)) @ np.zeros((4, 5)),
+    "dot": lambda: np.dot(np.zeros((2, 3)), np.zeros((4, 5))),
+    "reshape": lambda: np.zeros(6).reshape(4, 5),
+    "axis": lambda: np.zeros((2, 3)).sum(axis=5),
+    "index": lambda: np.zeros((2, 3))[5],
+    "too many indices": lambda: np.zeros(3)[1, 2],
+    "concatenate": lambda: np.concatenate([np.zeros((2, 3)), np.zeros((2, 4))]),
+    "boolean index": lambda: np.zeros(5)[np.array([True, False])],
+    "inhomogeneous": lambda: np.array([[1], [1, 2]], dtype=float),
+    "cast": lambda: np.add(np.zeros(3, dtype=np.int64), 1.5, out=np.zeros(3, dtype=np.int64)),
+    "singular": lambda: np.linalg.inv(np.zeros((2, 2))),
+    "list index": lambda: [][1],
+    "name": lambda: undefined_name,  # noqa: F821
+    "attribute": lambda: np.zeros(3).foo,
+    "arguments": lambda: _one_argument(),  # pylint: disable=no-value-for-parameter
+    "division": lambda: 1 / 0,
+    "unpack": lambda: [(a, b) for a, b in [(1, 2, 3)]],
+}
+
+
+@pytest.mark.parametrize("name", sorted(REAL_ERRORS))
+def test_the_usual_errors_are_recognised_with_the_type_they_are_raised_as(name):
+    with pytest.raises(Exception) as raised:
+        REAL_ERRORS[name]()
+    error = raised.value
+    shown = disclosure.exception_message(f"{type(error).__name__}: {error} (line 3 of your code)")
+    assert shown.startswith(f"{type(error).__name__}: ") and shown.endswith(NOTE), shown
+    assert disclosure.WITHHELD not in shown
+
+
+def test_what_a_hidden_exception_can_show_is_a_fixed_set_of_about_eight_bits():
     assert all(set(kinds) <= disclosure._EXCEPTIONS for kinds in disclosure._RAISED_WITH.values())
-    # what a hidden test's exception can show is a fixed set: about 8 bits in all
     assert 200 < len(disclosure.shown_exceptions()) < 300
 
 
