@@ -90,7 +90,8 @@ def package_folders(roots: list[str]) -> list[str]:
     found = []
     for root in roots:
         for pattern in ("*-packages", "python*/*-packages", "lib*/python*/*-packages",
-                        "ensurepip/_bundled", "lib*/python*/ensurepip/_bundled"):
+                        "ensurepip/_bundled", "python*/ensurepip/_bundled",
+                        "lib*/python*/ensurepip/_bundled"):
             for path in sorted(glob.glob(os.path.join(root, pattern))):
                 if os.path.isdir(path) and not os.path.islink(path) and path not in found:
                     found.append(path)

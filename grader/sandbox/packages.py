@@ -64,9 +64,11 @@ def resolve(names: tuple[str, ...]) -> tuple[Package, ...]:
     """The distributions providing the modules ``names`` and those they require, in the order
     found (cached: installed packages do not change while the grader runs). Raises
     ``ValueError`` naming :data:`FIELD` and the module."""
+    if not validate(names):
+        return ()
     provided = metadata.packages_distributions()
     found: dict[str, Package] = {}
-    for name in validate(names):
+    for name in names:
         if name in sys.stdlib_module_names or name in ALWAYS:
             raise ValueError(f"{FIELD}: {name!r} is always importable (NumPy and the Python "
                              "standard library): list only other packages")

@@ -41,8 +41,8 @@ import array
 import json
 import os
 import resource
-import signal
 import select
+import signal
 import socket
 import sys
 

@@ -40,7 +40,8 @@ def test_a_requirement_applies_without_extras_when_its_marker_holds(requirement,
 
 def test_the_folders_of_installed_packages_are_found_under_every_root(tmp_path):
     for folder in ("lib/python3.11/site-packages", "lib/python3.11/ensurepip/_bundled",
-                   "python3/dist-packages", "lib/python3.11/lib-dynload"):
+                   "python3/dist-packages", "lib/python3.11/lib-dynload",
+                   "python3.11/ensurepip/_bundled"):
         (tmp_path / folder).mkdir(parents=True)
     (tmp_path / "lib" / "python3.12").mkdir()
     os.symlink(tmp_path / "lib/python3.11/site-packages", tmp_path / "lib/python3.12/site-packages")
@@ -49,5 +50,6 @@ def test_the_folders_of_installed_packages_are_found_under_every_root(tmp_path):
     found = package_folders([str(tmp_path), str(stdlib)])
     assert found == [str(tmp_path / "python3/dist-packages"),
                      str(tmp_path / "lib/python3.11/site-packages"),
+                     str(tmp_path / "python3.11/ensurepip/_bundled"),
                      str(tmp_path / "lib/python3.11/ensurepip/_bundled"),
                      str(stdlib / "site-packages")]
