@@ -46,13 +46,14 @@ def test_every_kind_of_pattern_is_found():
     # a module global, every compiled template of a list, a bytes pattern, a marshmallow
     # validator inside a schema's field, and a literal written inline in a function's call
     assert disclosure._LINE.pattern in patterns
-    assert {pattern.pattern for pattern, _ in disclosure._COMPILED} <= patterns
+    assert {pattern.pattern for pattern, *_ in disclosure._COMPILED} <= patterns
+    assert {pattern.pattern for pattern, _ in disclosure._REWORDED} <= patterns
     assert wire._NPY_HEADER.pattern in patterns
     regexp = next(v for v in PlatformCreateSchema._declared_fields["learner_prefix"].validators
                   if hasattr(v, "regex"))
     assert regexp.regex.pattern == r"^[A-Za-z0-9_.:-]*$" and regexp.regex.pattern in patterns
     assert HTTP_URL._regex(relative=False, absolute=True, require_tld=False).pattern in patterns
-    assert r"[<>|=]?[USa]\d+" in patterns  # re.fullmatch(...) in disclosure.learner_failure
+    assert r"U\+([0-9A-Fa-f]{4,6})" in patterns  # re.search(...) inline in sandbox.runner
     assert len(FOUND) >= 80
 
 

@@ -38,6 +38,9 @@ for _name, (_low, _high) in LIMIT_RANGES.items():
     LimitsSchema._declared_fields[_name] = fields.Float(
         validate=validate.Range(min=_low, max=_high),
         metadata={"description": f"{_low:g} to {_high:g}"})
+LimitsSchema._declared_fields["imports"] = fields.List(fields.String(), metadata={
+    "description": "top-level modules learner code may import besides NumPy and the standard "
+                   "library (e.g. [scipy]; installed where the workers run; default none)"})
 
 
 class _ItemBase(Schema):
@@ -108,6 +111,8 @@ class CodeItemViewSchema(_ItemViewBase):
     starter = fields.String(metadata={"description": "a starter file"})
     visible_tests = fields.List(fields.Dict(), metadata={"description": "examples with inputs "
                                                                         "and expected values"})
+    imports = fields.List(fields.String(), metadata={
+        "description": "modules the code may import besides NumPy and the standard library"})
 
 
 class RubricVersionSchema(Schema):

@@ -1,7 +1,9 @@
 """The ``code`` item kind: a learner implements one function of :data:`grader.problems.PROBLEMS`.
 
-Item YAML: ``{id, kind: code, points, problem: <problem id>, limits: {wall_seconds: 5, ...},
-prompt: optional}``. Grading runs every call of the problem's visible and hidden cases in one run of
+Item YAML: ``{id, kind: code, points, problem: <problem id>, limits: {wall_seconds: 5, ...,
+imports: [scipy]}, prompt: optional}`` (``limits.imports``: modules the learner's code may import
+besides NumPy and the standard library, checked against what is installed when the item is
+loaded). Grading runs every call of the problem's visible and hidden cases in one run of
 ``ctx.sandbox`` and judges the values in the trusted process (:mod:`grader.problems.scoring`).
 """
 from __future__ import annotations
@@ -51,11 +53,13 @@ class CodeKind(BaseKind):
                     points=points, spec={"problem": problem_id, "limits": limits})
 
     def public_fields(self, item: Item) -> dict[str, Any]:
-        """Function name, contract, starter and the visible examples (inputs and expected values);
-        never hidden inputs or expected values."""
+        """Function name, contract, starter, the visible examples (inputs and expected values)
+        and the modules the code may import besides NumPy and the standard library; never hidden
+        inputs or expected values."""
         problem = PROBLEMS[item.spec["problem"]]
         return {"problem": problem.id, "function": problem.function, "contract": problem.contract,
-                "starter": problem.starter, "visible_tests": examples.public_examples(problem)}
+                "starter": problem.starter, "visible_tests": examples.public_examples(problem),
+                "imports": list(item.spec["limits"].imports)}
 
     def validate_response(self, item: Item, response: dict[str, Any]) -> str | None:
         if not isinstance(response, dict) or set(response) != {"code"}:

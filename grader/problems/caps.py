@@ -25,15 +25,22 @@ def _dims(value: Any) -> set[int]:
     return {int(n) for n in np.shape(value)} | {int(np.size(value))}
 
 
+def _shapes(value: Any) -> set[tuple[int, ...]]:
+    """The shape of every array in ``value``."""
+    if isinstance(value, (tuple, list)):
+        return set().union(*(_shapes(item) for item in value)) if value else set()
+    return {tuple(int(n) for n in np.shape(value))}
+
+
 def reference_size(expected: Any, call: tuple[tuple, dict], wrapped: bool = False
-                   ) -> tuple[int, frozenset[int]]:
-    """``(bytes, dims)`` of the reference's return ``expected`` for ``call`` (output and weights
-    as float64, plus the array arguments for a wrapped inputs-check call; the dimensions of its
-    arrays)."""
+                   ) -> tuple[int, frozenset[int], frozenset[tuple[int, ...]]]:
+    """``(bytes, dims, shapes)`` of the reference's return ``expected`` for ``call`` (output and
+    weights as float64, plus the array arguments for a wrapped inputs-check call; the dimensions
+    of its arrays; their shapes)."""
     size = _float64_bytes(expected)
     if wrapped:
         size += _float64_bytes([a for a in call[0] if isinstance(a, np.ndarray)])
-    return size, frozenset(_dims(expected))
+    return size, frozenset(_dims(expected)), frozenset(_shapes(expected))
 
 
 def result_cap(expected: Any, call: tuple[tuple, dict], wrapped: bool = False) -> int:

@@ -154,8 +154,9 @@ def hidden_context(result: CaseResult, source: str) -> disclosure.Context:
     case = result.case
     sizes = [reference_size(value, call, case.wrapped)
              for call, value in zip(case.calls, result.expected)]
-    return disclosure.context(case.calls, source, max([0, *(b // 8 for b, _ in sizes)]),
-                              set().union(*(dims for _, dims in sizes)) if sizes else ())
+    return disclosure.context(case.calls, source, max([0, *(b // 8 for b, _, _ in sizes)]),
+                              set().union(*(dims for _, dims, _ in sizes)) if sizes else (),
+                              set().union(*(shapes for _, _, shapes in sizes)) if sizes else ())
 
 
 def _failure_text(problem: CodeProblem, result: CaseResult, source: str) -> tuple[str, str]:
@@ -171,7 +172,9 @@ def _failure_text(problem: CodeProblem, result: CaseResult, source: str) -> tupl
         failure = disclosure.learner_failure(first.status, first.error, problem.function, ctx)
     else:
         failure = disclosure.numbers(result.failure, ctx)
-    return failure, disclosure.numbers(result.signals, ctx)
+    # signals read off a law's two learner outputs are the learner's choice (see numbers())
+    signals = "" if result.case.basis == "property" else result.signals
+    return failure, disclosure.numbers(signals, ctx)
 
 
 def _test_output(problem: CodeProblem, result: CaseResult, failure: str, signals: str) -> str:

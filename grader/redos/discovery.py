@@ -39,6 +39,8 @@ NOT_IMPORTED = {
 DYNAMIC_SITES = {
     "problems/disclosure.py:_compile": "the templates' patterns, kept in disclosure._COMPILED "
                                        "(found among the module's globals)",
+    "problems/disclosure.py:<module>": "the rewordings' patterns, kept in disclosure._REWORDED "
+                                       "(found among the module's globals)",
     "rubric/compiler.py:regex": "an instructor's regex: refused at upload by "
                                 "rubric/regex_safety.py when it can backtrack exponentially (a "
                                 "warning when polynomial), and searched under the answer's time "

@@ -37,7 +37,11 @@ class Limits:
     stops its process (time or memory limit, a crash, an oversized return) costs that test only:
     the tests after it run in a fresh process, until ``max_stopped_tests`` tests have stopped or
     ``run_wall_seconds`` (the whole run, every process included) have passed; the tests left are
-    then reported as not run, with the reason."""
+    then reported as not run, with the reason.
+
+    ``imports`` lists top-level modules the learner's code may import besides NumPy and the
+    standard library (e.g. ``("scipy",)``; what they require comes with them): the sandbox binds
+    those packages for this item's jobs only (:mod:`grader.sandbox.packages`)."""
 
     wall_seconds: float = 5.0
     cpu_seconds: float = 4.0
@@ -48,11 +52,15 @@ class Limits:
     tmp_bytes: int = 16 << 20
     max_stopped_tests: int = 3
     run_wall_seconds: float = 30.0
+    imports: tuple[str, ...] = ()
 
     def __post_init__(self):
-        """Every limit must be a number inside :data:`LIMIT_RANGES`; ``ValueError`` names the
-        limit otherwise (a limit outside them could starve or break the sandbox for the next
-        learner)."""
+        """Every limit must be a number inside :data:`LIMIT_RANGES` and ``imports`` a list of
+        top-level module names; ``ValueError`` names the limit otherwise (a limit outside them
+        could starve or break the sandbox for the next learner)."""
+        from grader.sandbox.packages import validate
+
+        object.__setattr__(self, "imports", validate(self.imports))
         for name, (low, high) in LIMIT_RANGES.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
@@ -63,13 +71,18 @@ class Limits:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> "Limits":
-        """Build limits from an item's ``limits`` mapping; unknown keys or values outside
-        :data:`LIMIT_RANGES` raise ``ValueError`` naming the limit."""
+        """Build limits from an item's ``limits`` mapping; unknown keys, values outside
+        :data:`LIMIT_RANGES` and ``imports`` this grader cannot provide raise ``ValueError``
+        naming the limit."""
+        from grader.sandbox.packages import resolve
+
         data = dict(data or {})
         unknown = set(data) - set(cls.__dataclass_fields__)
         if unknown:
             raise ValueError(f"unknown limit(s): {', '.join(sorted(unknown))}")
-        return cls(**data)
+        limits = cls(**data)
+        resolve(limits.imports)
+        return limits
 
 
 #: Allowed range of each limit (inclusive): generous for instructors, safe for the sandbox.

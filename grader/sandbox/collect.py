@@ -243,10 +243,15 @@ class Collector:
 
     def _cpu_killed(self, ending: Ending) -> bool:
         """A CPU limit ended the process: the runner's per-test timer (SIGPROF), or the
-        process-wide backstop (RLIMIT_CPU: SIGXCPU, then SIGKILL at the hard limit)."""
+        process-wide backstop (RLIMIT_CPU: SIGXCPU, then SIGKILL at the hard limit). The job is
+        PID 1 of its namespace, so SIGPROF and SIGXCPU end it with that number as its exit
+        status (``server._exit_on``) rather than as a signal."""
         status = ending.exit_status
-        if status is None or not _signaled(status):
+        if status is None:
             return False
+        if not _signaled(status):
+            return (status & 0x7F) == 0 and (status >> 8) & 0xFF in (signal.SIGXCPU,
+                                                                     signal.SIGPROF)
         number = status & 0x7F
         if number in (signal.SIGXCPU, signal.SIGPROF):
             return True

@@ -14,16 +14,28 @@ The server (``confine_server``), before it imports anything or accepts a job:
    its fresh ``/tmp``) and ``CAP_KILL`` (kill every job process after the job);
 3. loads the *server* seccomp filter (``seccomp_policy.py``).
 
-Each job's child (``confine_job``), after the fork and before the learner's code:
+Each job (``clone_job``, then ``mount_job_filesystems``, ``cover_packages`` and ``confine_job``,
+all in the job's own process) is PID 1 of a new **PID namespace** with its own **mount and IPC
+namespaces**, where it mounts a fresh, size- and inode-limited tmpfs on ``/tmp`` and an empty
+read-only tmpfs over ``/proc``, and covers the packages its item does not allow. It and
+everything it starts see only the job's own processes (PID 1 is the job itself in every job),
+no counter or statistic of the machine or of the server (``/proc/1/stat``, ``/proc/loadavg``,
+``/proc/stat``, ``/proc/uptime`` ...), no file and no System V or POSIX IPC object of an earlier
+job; the kernel drops it all with the job, whatever permissions it set, and there is nothing to
+clean up. (A fresh ``procfs`` for the job's PID namespace is not possible here: in a mount
+namespace owned by an unprivileged user namespace the kernel refuses a new ``proc`` mount while
+bubblewrap's ``/proc`` has locked submounts, and the job needs none.) The server learns nothing
+about the job as a Python value: not its PID (a number that the processes of earlier jobs
+moved), only a pidfd; the kernel writes the job's status and resource usage into buffers that
+the server copies to the trusted side and zeroes.
 
-1. unshares a **mount and IPC namespace** and mounts a fresh, size- and inode-limited tmpfs on
-   ``/tmp`` (its working directory): nothing a job writes, and no System V or POSIX IPC object,
-   can outlive it, whatever permissions it set, and there is nothing to clean up;
-2. switches to the **job uid**, which differs from the server's: the kernel then refuses every
+Then the job's process (``confine_job``), before the learner's code:
+
+1. switches to the **job uid**, which differs from the server's: the kernel then refuses every
    call that would act on the server (``prlimit``, ``setpriority``, ``sched_setaffinity``,
-   ``sched_setscheduler``, ``ioprio_set``, ``kill``, ``/proc/1/*`` ...), so no job can change the
-   server that later jobs are forked from;
-3. empties every capability set and loads the *job* seccomp filter on top of the server's.
+   ``sched_setscheduler``, ``ioprio_set``, ``kill``, ...), and the server is not even in the
+   job's PID namespace, so no job can change the server that later jobs are forked from;
+2. empties every capability set and loads the *job* seccomp filter on top of the server's.
 
 ``no_new_privs`` was already set by ``setpriv``. Any failure raises ``OSError``: the server then
 exits (the trusted side sees no "ready" and refuses to grade), or the child exits before sending
@@ -38,7 +50,11 @@ import struct
 CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
-MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 16384, 1 << 18
+CLONE_NEWPID = 0x20000000
+CLONE_CHILD_SETTID = 0x01000000
+CLONE_PIDFD = 0x00001000
+SIGCHLD = 17
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 16384, 1 << 18
 PR_CAPBSET_READ = 23
 PR_CAPBSET_DROP = 24
 PR_CAP_AMBIENT = 47
@@ -54,6 +70,12 @@ EINVAL = 22
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.mount.argtypes = (ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong,
                         ctypes.c_char_p)
+#: ``syscall(2)`` returning nothing: the parent of :func:`clone_job` never sees the child's PID
+#: (ctypes would otherwise make it a Python int, which the next job's process inherits).
+_syscall_void = ctypes.CDLL(None, use_errno=True).syscall
+_syscall_void.restype = None
+#: ``clone``'s number and whether its child-TID pointer is its 4th or 5th argument.
+_CLONE = {"x86_64": (56, 3), "aarch64": (220, 4), "arm64": (220, 4)}
 
 
 class _CapHeader(ctypes.Structure):
@@ -189,27 +211,77 @@ def confine_server(request_map, server_uid: int, job_uid: int, server_program: b
 # -- each job --------------------------------------------------------------------------------
 
 
-def mount_job_tmp(tmp_bytes: int, tmp_inodes: int, job_uid: int) -> None:
-    """A private mount and IPC namespace for this process, with a fresh tmpfs of ``tmp_bytes``
-    bytes and ``tmp_inodes`` inodes on ``/tmp``, owned by ``job_uid`` (mode 0700). Raises
+def clone_job(pidfd) -> bool:
+    """Fork the job's process in a new PID, mount and IPC namespace (``clone`` with
+    ``CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_PIDFD``), like ``fork()`` otherwise.
+    Returns True in the child (PID 1 of its namespace), False in the parent, which gets a pidfd
+    in ``pidfd`` (a ``ctypes.c_int``) and nothing else: no PID, so the server's memory, which
+    the next job's process inherits, holds no number that earlier jobs' processes moved.
+    Raises ``OSError``.
+
+    A raw ``clone`` from Python: the server is single-threaded and holds no lock here, so the
+    bookkeeping ``os.fork()`` adds (re-initialising locks and threads, at-fork hooks) has nothing
+    to do; the C library's cached thread id stays right because the server and the child are
+    both thread 1 of their namespaces."""
+    import platform
+
+    number, tid_argument = _CLONE.get(platform.machine(), (None, None))
+    if number is None:
+        raise OSError(EINVAL, f"no clone system call number for {platform.machine()}")
+    child_tid = ctypes.c_int(0)
+    arguments = [ctypes.c_ulong(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_PIDFD
+                                | CLONE_CHILD_SETTID | SIGCHLD), None, ctypes.byref(pidfd),
+                 None, None]
+    arguments[tid_argument] = ctypes.byref(child_tid)  # written in the child's memory only
+    ctypes.set_errno(0)
+    _syscall_void(number, *arguments)
+    if child_tid.value == 1:
+        return True
+    error = ctypes.get_errno()
+    if error or pidfd.value < 0:
+        raise OSError(error, f"clone(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC): "
+                             f"{os.strerror(error)}")
+    return False
+
+
+def mount_job_filesystems(tmp_bytes: int, tmp_inodes: int, job_uid: int) -> None:
+    """In the job's process (its own mount namespace), before it drops its capabilities: every
+    mount private, a fresh tmpfs of ``tmp_bytes`` bytes and ``tmp_inodes`` inodes on ``/tmp``
+    owned by ``job_uid`` (mode 0700), and an empty read-only tmpfs over ``/proc``. Raises
     ``OSError``."""
-    _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWIPC), "unshare(CLONE_NEWNS | CLONE_NEWIPC)")
     _check(_libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate /")
     options = (f"size={int(tmp_bytes)},nr_inodes={int(tmp_inodes)},mode=0700,"
                f"uid={job_uid},gid={job_uid}")
     _check(_libc.mount(b"tmpfs", b"/tmp", b"tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
                        options.encode("ascii")), "mount tmpfs on /tmp")
+    _check(_libc.mount(b"tmpfs", b"/proc", b"tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                       b"size=4096,nr_inodes=1,mode=0555"), "mount an empty tmpfs over /proc")
 
 
-def confine_job(job_uid: int, tmp_bytes: int, tmp_inodes: int, job_program: bytes,
-                bounding=None) -> None:
-    """The child's three steps (see the module docstring): fresh /tmp (also its working
-    directory), job uid, no capabilities, job seccomp filter. Raises ``OSError``.
+def cover_packages(keep, root: str = "/sandbox/extra") -> None:
+    """In the job's process, before it drops its capabilities: cover every package folder
+    under ``root`` (``launcher.SANDBOX_EXTRA``:
+    the packages some item allows) that is not in ``keep`` (the packages this job's item allows)
+    with an empty read-only tmpfs, so the job cannot import it whatever it appends to
+    ``sys.path``. Raises ``OSError``."""
+    try:
+        names = os.listdir(root)
+    except FileNotFoundError:
+        return
+    for name in names:
+        if name not in keep:
+            _check(_libc.mount(b"tmpfs", os.path.join(root, name).encode(), b"tmpfs",
+                               MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                               b"size=4096,nr_inodes=1,mode=0555"), f"cover {root}/{name}")
+
+
+def confine_job(job_uid: int, job_program: bytes, bounding=None) -> None:
+    """The job process's last steps (see the module docstring): job uid, no capabilities, job
+    seccomp filter, working directory ``/tmp`` (mounted fresh just before). Raises ``OSError``.
 
     ``bounding``: the server's bounding set as it was after :func:`confine_server` (a bounding
-    set only ever shrinks, so the child's holds at most these); without it every capability
+    set only ever shrinks, so the job's holds at most these); without it every capability
     number is dropped, 64 system calls instead of about 5."""
-    mount_job_tmp(tmp_bytes, tmp_inodes, job_uid)
     present = range(LAST_CAPABILITY + 1) if bounding is None else bounding
     drop_bounding(present)  # needs CAP_SETPCAP: before giving it up
     os.setresgid(job_uid, job_uid, job_uid)

@@ -25,12 +25,13 @@ import subprocess
 import time
 from typing import Sequence
 
-from grader.sandbox import wire
+from grader.sandbox import packages, wire
 from grader.sandbox.api import (Call, CallOutcome, Limits, RunResult, SandboxUnavailable,
                                 StoppedTest)
 from grader.sandbox.collect import Collector, Ending, cpu_budget, format_bytes
 from grader.sandbox.jobio import (Deadline, Job, JobStreams, ServerDied, on_control, poll,
                                   read_control)
+from grader.sandbox.launcher import SANDBOX_EXTRA
 
 log = logging.getLogger(__name__)
 
@@ -132,6 +133,13 @@ class ForkServerSandbox:
             self.cgroup.kill_all()
         return stderr.strip()
 
+    def server_host_pid(self) -> int | None:
+        """The host PID of the isolated server (PID 1 of the sandbox), for checks made from the
+        host (the self-test reads its user-namespace mapping); None in development mode or when
+        no server runs."""
+        started = self._started
+        return started.sandbox_pid if self.isolated and started is not None else None
+
     def restart(self) -> None:
         """Replace the server with a fresh one (used by the self-test, and after faults)."""
         with self._lock:
@@ -172,7 +180,9 @@ class ForkServerSandbox:
         if self._closed:
             raise SandboxUnavailable("this sandbox was closed (its slot may belong to another now)")
         calls = list(calls)
-        job = encode_job(source, calls, limits.cpu_seconds)  # unencodable: refused before it runs
+        allowed = packages.resolve(limits.imports)
+        imports = self._imports(allowed)
+        job = encode_job(source, calls, limits.cpu_seconds, imports)  # unencodable: refused
         started = time.monotonic()
         run_deadline = started + limits.run_wall_seconds
         outcomes: list[CallOutcome] = []
@@ -181,9 +191,10 @@ class ForkServerSandbox:
         final: RunResult | None = None  # the last process's result, when it ran to its end
         gave_up = ""
         with self._lock:
+            self._provide(allowed)
             while True:
                 segment = calls[len(outcomes):]
-                result = self._run_segment(source, segment, limits, run_deadline,
+                result = self._run_segment(source, segment, limits, run_deadline, imports,
                                            job if not outcomes else None)
                 stdout.append(result.stdout)
                 if result.status == "infrastructure_error":
@@ -223,12 +234,34 @@ class ForkServerSandbox:
                          stopped_test=summary.stopped_test, limit=summary.limit,
                          line=summary.line, broken_stream=summary.broken_stream)
 
+    def _imports(self, allowed: tuple) -> dict:
+        """What a job needs to import the packages ``allowed`` (``packages.resolve``): the
+        folders to keep (``packages``, isolated mode: their binds under ``/sandbox/extra``), the
+        paths to add to ``sys.path`` and the top-level modules its import rule allows."""
+        if self.isolated:
+            paths = [f"{SANDBOX_EXTRA}/{package.name}" for package in allowed]
+        else:  # development mode: the host's own folders
+            paths = list(dict.fromkeys(str(entry.parent) for package in allowed
+                                       for entry in package.entries))
+        return {"packages": [package.name for package in allowed], "paths": paths,
+                "modules": list(packages.allowed_modules(allowed))}
+
+    def _provide(self, allowed: tuple) -> None:
+        """Make sure the server binds the packages ``allowed``: if it does not, the launcher
+        binds them (with those bound before) and the next job starts a fresh server."""
+        provides = getattr(self.launcher, "provides", None)
+        if provides is None or provides(allowed):
+            return
+        self.launcher.add_packages(allowed)
+        self._stop_server()
+
     def _run_segment(self, source: str, calls: list[Call], limits: Limits,
-                     run_deadline: float, job: bytes | None = None) -> RunResult:
+                     run_deadline: float, imports: dict, job: bytes | None = None) -> RunResult:
         """One sandbox process for ``calls`` (retried once on a fresh server when the job did
-        not start, then an infrastructure error). ``job``: ``calls`` already encoded."""
+        not start, then an infrastructure error). ``imports``: :meth:`_imports`; ``job``:
+        ``calls`` already encoded."""
         if job is None:
-            job = encode_job(source, calls, limits.cpu_seconds)
+            job = encode_job(source, calls, limits.cpu_seconds, imports)
         for attempt in (1, 2):
             self._ensure_server()
             oom_before = 0
@@ -238,7 +271,8 @@ class ForkServerSandbox:
                 oom_before = self.cgroup.oom_kills()
             collector = Collector(calls, limits)
             try:
-                return self._run(job, collector, limits, oom_before, run_deadline)
+                return self._run(job, collector, limits, oom_before, run_deadline,
+                                 imports["packages"])
             except (ServerDied, JobNotStarted) as error:
                 stderr = self._stop_server()
                 self.restarts += 1
@@ -260,13 +294,14 @@ class ForkServerSandbox:
         return self.cgroup is not None and self.cgroup.oom_kills() > before
 
     def _run(self, job: Job, collector: Collector, limits: Limits, oom_before: int,
-             run_deadline: float) -> RunResult:
+             run_deadline: float, allowed_packages: list[str]) -> RunResult:
         """One job on the running server: hand it the pipes, then poll the control socket and
         the job's streams until the job exited and its streams drained (or ``jobio.DRAIN_GRACE``
         passed), asking the server to kill the job at the wall-clock limit, on an output flood
         or a broken result stream. Raises ``ServerDied`` and ``JobNotStarted``."""
         control = self._started.control
-        streams = JobStreams.open(control, self._job_request(limits, collector.calls), job,
+        streams = JobStreams.open(control, self._job_request(limits, collector.calls,
+                                                             allowed_packages), job,
                                    collector, limits)
         ending = Ending()
         deadline = Deadline(limits.wall_seconds, run_deadline, collector)
@@ -290,7 +325,7 @@ class ForkServerSandbox:
                     streams.write_some()
                 for fd in readable:
                     if fd == control.fileno():
-                        on_control(read_control(control), ending, deadline)
+                        on_control(read_control(control), deadline)
                     elif (streams.on_readable(fd, ending, deadline.kill_sent_at is not None)
                           and deadline.kill_sent_at is None):
                         deadline.kill_sent_at = self._request_kill(control)
@@ -299,8 +334,9 @@ class ForkServerSandbox:
         return self._conclude(collector, streams, ending, unresponsive, limits, oom_before,
                               run_deadline)
 
-    def _job_request(self, limits: Limits, calls: Sequence[Call]) -> dict:
-        """The ``run`` control message: the job child's limits."""
+    def _job_request(self, limits: Limits, calls: Sequence[Call],
+                     allowed_packages: list[str]) -> dict:
+        """The ``run`` control message: the job's limits and the packages it may import."""
         # RLIMIT_NPROC counts the job uid's processes; in development mode the server shares it.
         if self.isolated:
             nproc = limits.max_processes if self.cgroup is not None else 1
@@ -309,7 +345,7 @@ class ForkServerSandbox:
         return {"op": "run", "limits": {
             "memory_bytes": limits.memory_bytes, "cpu_seconds": cpu_budget(limits, calls),
             "file_bytes": limits.file_bytes, "nproc": nproc, "tmp_bytes": limits.tmp_bytes,
-            "tmp_inodes": JOB_TMP_INODES}}
+            "tmp_inodes": JOB_TMP_INODES, "packages": allowed_packages}}
 
     def _conclude(self, collector: Collector, streams: "JobStreams", ending: Ending,
                   unresponsive: bool, limits: Limits, oom_before: int,
@@ -347,14 +383,18 @@ class ForkServerSandbox:
         return time.monotonic()
 
 
-def encode_job(source: str, calls: Sequence[Call], test_cpu_seconds: float = 4.0) -> Job:
-    """The job stream: a ``JOB_`` frame (source, call names, each test's CPU seconds) and one
-    ``ARGS`` frame per call, split at the first secret call (:class:`Job`). Raises
-    ``wire.EncodeError`` for arguments that cannot cross the boundary and ``ValueError`` for a
-    job larger than :data:`MAX_JOB_BYTES`."""
-    meta = {"source": source, "test_cpu_seconds": float(test_cpu_seconds), "calls": [
-        {"test": call.test, "function": call.function, "kwnames": list(call.kwargs)}
-        for call in calls]}
+def encode_job(source: str, calls: Sequence[Call], test_cpu_seconds: float = 4.0,
+               imports: dict | None = None) -> Job:
+    """The job stream: a ``JOB_`` frame (source, call names, each test's CPU seconds, the
+    ``paths`` and ``modules`` of the packages it may import) and one ``ARGS`` frame per call,
+    split at the first secret call (:class:`Job`). Raises ``wire.EncodeError`` for arguments
+    that cannot cross the boundary and ``ValueError`` for a job larger than
+    :data:`MAX_JOB_BYTES`."""
+    imports = imports or {}
+    meta = {"source": source, "test_cpu_seconds": float(test_cpu_seconds),
+            "paths": list(imports.get("paths", ())), "modules": list(imports.get("modules", ())),
+            "calls": [{"test": call.test, "function": call.function, "kwnames": list(call.kwargs)}
+                      for call in calls]}
     parts = [wire.frame(b"JOB_", json.dumps(meta).encode("utf-8"))]
     for call in calls:
         values = tuple(call.args) + tuple(call.kwargs.values())

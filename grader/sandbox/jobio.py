@@ -1,7 +1,8 @@
 """The trusted side's view of one running job: the job stream (:class:`Job`, built by
-``forkserver.encode_job``), its wall clock (:class:`Deadline`) and its three pipes
-(:class:`JobStreams`), with the control messages and the ``poll`` that
-``ForkServerSandbox._run`` (``forkserver.py``) drives them with.
+``forkserver.encode_job``), its wall clock (:class:`Deadline`) and its four pipes
+(:class:`JobStreams`: job, results, output, and the status of its end), with the
+control messages and the ``poll`` that ``ForkServerSandbox._run`` (``forkserver.py``) drives
+them with.
 
 Everything read here comes from the sandbox and is untrusted: result frames go to the
 :class:`~grader.sandbox.collect.Collector`, output is kept up to the limit and counted, control
@@ -13,6 +14,7 @@ import json
 import os
 import select
 import socket
+import struct
 import time
 from dataclasses import dataclass
 
@@ -24,6 +26,29 @@ KILL_GRACE = 2.0  # seconds the server has to confirm a kill
 DRAIN_GRACE = 1.0  # seconds a job's streams may drain after its exit
 FLOOD_FACTOR = 16  # printing this many times the output limit (at least 1 MiB) stops the job
 READ_CHUNK = 1 << 16
+#: What the server writes on the status pipe when it reaped the job: the kernel's ``siginfo``
+#: of the job's end and its ``struct rusage`` (``server._Job.reap``), as the kernel wrote them.
+SIGINFO_BYTES, RUSAGE_BYTES = 128, 144
+_SIGINFO = struct.Struct("=iii4xiii")  # si_signo, si_errno, si_code, si_pid, si_uid, si_status
+_TIMEVALS = struct.Struct("=qqqq")  # ru_utime, ru_stime (seconds, microseconds)
+CLD_EXITED, CLD_KILLED, CLD_DUMPED = 1, 2, 3
+
+
+def wait_status(siginfo: bytes) -> int | None:
+    """The ``waitpid``-style status of a child's end from its ``siginfo`` (None if it is not
+    one: the job did not end, or the server wrote nothing)."""
+    _signo, _errno, code, _pid, _uid, value = _SIGINFO.unpack_from(siginfo)
+    if code == CLD_EXITED:
+        return (value & 0xFF) << 8
+    if code in (CLD_KILLED, CLD_DUMPED):
+        return (value & 0x7F) | (0x80 if code == CLD_DUMPED else 0)
+    return None
+
+
+def cpu_seconds(rusage: bytes) -> float:
+    """User plus system CPU seconds of a ``struct rusage``."""
+    user_s, user_us, system_s, system_us = _TIMEVALS.unpack_from(rusage)
+    return user_s + system_s + (user_us + system_us) / 1e6
 
 
 class ServerDied(RuntimeError):
@@ -92,21 +117,24 @@ class Deadline:
 
 
 class JobStreams:
-    """The trusted side's ends of one job's three pipes and what went through them: the job
+    """The trusted side's ends of one job's four pipes and what went through them: the job
     stream written (its secret part held until the collector saw the import and the calls
     before it), the result frames fed to the collector, the output kept up to
-    ``limits.output_bytes`` (``output``; ``output_total`` bytes were printed in all)."""
+    ``limits.output_bytes`` (``output``; ``output_total`` bytes were printed in all), and the
+    status pipe, on which the server writes the kernel's report of the job's end when it reaped
+    it (read into ``Ending.exit_status`` and ``Ending.cpu_seconds``)."""
 
     def __init__(self, job_w: int, result_r: int, output_r: int, job: Job, collector: Collector,
-                 limits: Limits):
+                 limits: Limits, status_r: int = -1):
         self.job_w, self.result_r, self.output_r = job_w, result_r, output_r
+        self.status_r, self.status = status_r, b""
         self.pending, self.held, self.gate = memoryview(job.opening), job.held, job.gate
         self.collector, self.limits = collector, limits
         self.reader = wire.FrameReader(RESULT_TAGS, MAX_RESULT_BYTES, collector.frame_limit,
                                        sink=collector.feed)
         self.output = bytearray()
         self.output_total = 0
-        self.open_fds = {result_r, output_r}  # still open for reading
+        self.open_fds = {result_r, output_r, status_r} - {-1}  # still open for reading
         os.set_blocking(job_w, False)
 
     @classmethod
@@ -117,19 +145,32 @@ class JobStreams:
         job_r, job_w = os.pipe()
         result_r, result_w = os.pipe()
         output_r, output_w = os.pipe()
+        status_r, status_w = os.pipe()
         try:
             try:
                 control.sendmsg([json.dumps(request).encode("ascii")],
                                 [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
-                                  _fd_bytes(job_r, result_w, output_w))])
+                                  _fd_bytes(job_r, result_w, output_w, status_w))])
             except OSError as error:
-                for fd in (job_w, result_r, output_r):
+                for fd in (job_w, result_r, output_r, status_r):
                     os.close(fd)
                 raise ServerDied(f"cannot send the job: {error}") from None
         finally:
-            for fd in (job_r, result_w, output_w):
+            for fd in (job_r, result_w, output_w, status_w):
                 os.close(fd)
-        return cls(job_w, result_r, output_r, job, collector, limits)
+        return cls(job_w, result_r, output_r, job, collector, limits, status_r)
+
+    def on_status(self, ending: Ending) -> None:
+        """Read the status pipe; at its end, record the job's wait status and CPU seconds in
+        ``ending`` when the server wrote the kernel's report (untrusted: it picks a message)."""
+        chunk = os.read(self.status_r, SIGINFO_BYTES + RUSAGE_BYTES + 1)
+        self.status += chunk
+        if chunk and len(self.status) <= SIGINFO_BYTES + RUSAGE_BYTES:
+            return
+        self.open_fds.discard(self.status_r)
+        if len(self.status) == SIGINFO_BYTES + RUSAGE_BYTES:
+            ending.exit_status = wait_status(self.status[:SIGINFO_BYTES])
+            ending.cpu_seconds = cpu_seconds(self.status[SIGINFO_BYTES:])
 
     def writers(self) -> list[int]:
         """``[job_w]`` while job bytes wait to be written (releasing the held part once the
@@ -158,6 +199,9 @@ class JobStreams:
         was already asked for, ``killing``)."""
         if fd == self.result_r:
             return self._on_results(ending)
+        if fd == self.status_r:
+            self.on_status(ending)
+            return False
         chunk = os.read(fd, READ_CHUNK)
         if not chunk:
             self.open_fds.discard(fd)
@@ -191,21 +235,19 @@ class JobStreams:
         return False
 
     def close(self) -> None:
-        for fd in (self.job_w, self.result_r, self.output_r):
+        for fd in (self.job_w, self.result_r, self.output_r, self.status_r):
             if fd >= 0:
                 os.close(fd)
 
 
-def on_control(message: dict, ending: Ending, deadline: Deadline) -> None:
-    """A control message during a job: ``exit`` (status and CPU seconds, untrusted) starts
-    the drain; ``drifted`` (the server's own settings changed) raises ``ServerDied``."""
+def on_control(message: dict, deadline: Deadline) -> None:
+    """A control message during a job: ``exit`` (the job's processes are gone and reaped)
+    starts the drain; ``drifted`` (the server's own settings changed) raises ``ServerDied``."""
     if message.get("op") == "drifted":
         raise ServerDied(f"the server's own settings drifted ({message.get('settings')}); "
                          "replaced")
     if message.get("op") == "exit":
         deadline.on_exit()
-        ending.exit_status = _int_or_none(message.get("status"))
-        ending.cpu_seconds = float(message.get("cpu") or 0.0)
 
 
 def poll(readers: list[int], writers: list[int], timeout: float) -> tuple[list[int], list[int]]:
@@ -246,6 +288,3 @@ def read_control(control: socket.socket) -> dict:
         raise ServerDied("unreadable control message")
     return message
 
-
-def _int_or_none(value) -> int | None:
-    return value if type(value) is int else None

@@ -4,9 +4,12 @@ Isolated start (``BwrapLauncher``), run by the (root) worker:
 
 ``sh`` (joins the slot's memory + pids cgroup, then execs) -> ``bwrap`` as root with new PID, network,
 IPC, UTS and cgroup namespaces, a new mount namespace whose root is a read-only tmpfs holding only
-read-only binds of the C libraries, the Python installation, NumPy and the sandbox files, an
-empty ``/tmp`` mount point (each job mounts its own fresh tmpfs there), a fresh ``/proc``, a
-minimal ``/dev``, ``--new-session``, ``--die-with-parent``, ``--as-pid-1`` -> ``setpriv`` drops
+read-only binds of the C libraries, the Python installation (every folder of installed packages
+in it covered by an empty one: :func:`package_folders`), NumPy, the packages an item may allow
+(``packages.py``, under ``/sandbox/extra/<name>``; each job covers those its item does not allow)
+and the sandbox files, an empty ``/tmp`` mount point (each job mounts its own fresh tmpfs there),
+a fresh ``/proc`` (the server's; each job covers it with an empty one), a minimal ``/dev``,
+``--new-session``, ``--die-with-parent``, ``--as-pid-1`` -> ``setpriv`` drops
 to the slot's unprivileged *server* uid/gid (never root: bwrap run by root with ``--uid`` would
 map to host root, see sandbox.md), clears groups, the inheritable and bounding capability sets,
 sets no-new-privs -> ``python -I -S server.py --pid1``, which enters a user namespace of its own
@@ -33,6 +36,7 @@ from typing import Iterator
 SANDBOX_FILES = ("wire.py", "runner.py", "server.py", "confine.py")
 SANDBOX_LIB = "/sandbox/lib"
 SANDBOX_SITE = "/sandbox/site"
+SANDBOX_EXTRA = "/sandbox/extra"  # packages an item may allow: /sandbox/extra/<name>/<entry>
 BASE_ENV = {
     "OPENBLAS_NUM_THREADS": "1",
     "OMP_NUM_THREADS": "1",
@@ -72,6 +76,25 @@ def numpy_dirs() -> list[Path]:
     libs = package.parent / "numpy.libs"
     if libs.is_dir():
         found.append(libs)
+    return found
+
+
+def package_folders(roots: list[str]) -> list[str]:
+    """The folders of installed packages (``site-packages``, ``dist-packages``) under the bound
+    directories ``roots``, and the wheels ``ensurepip`` bundles (pip, setuptools): the sandbox
+    covers each with an empty folder, so that only NumPy and the standard library can be
+    imported whatever a job appends to ``sys.path``. Symbolic links are left out (the folder
+    they lead to is found under its own root)."""
+    import glob
+
+    found = []
+    for root in roots:
+        for pattern in ("*-packages", "python*/*-packages", "lib*/python*/*-packages",
+                        "ensurepip/_bundled", "python*/ensurepip/_bundled",
+                        "lib*/python*/ensurepip/_bundled"):
+            for path in sorted(glob.glob(os.path.join(root, pattern))):
+                if os.path.isdir(path) and not os.path.islink(path) and path not in found:
+                    found.append(path)
     return found
 
 
@@ -179,6 +202,7 @@ class BwrapLauncher:
         self.uid = uid
         self.job_uid = job_uid
         self.cgroup = cgroup
+        self.packages: dict[str, object] = {}  # name -> packages.Package bound at the next start
         for tool in ("bwrap", "setpriv"):
             if shutil.which(tool, path="/usr/bin:/bin") is None:
                 raise FileNotFoundError(f"{tool} is not installed (scripts/install-system-deps.sh)")
@@ -203,28 +227,46 @@ class BwrapLauncher:
         for directory in ("/usr/lib", "/usr/lib64", "/usr/lib32"):
             if os.path.isdir(directory) and not os.path.islink(directory):
                 bind(directory, directory)
+        roots = [d for d in ("/usr/lib", "/usr/lib64", "/usr/lib32") if d in made]
         for link in ("/lib", "/lib64", "/lib32"):
             if os.path.islink(link):
                 args.extend(["--symlink", os.readlink(link), link])
             elif os.path.isdir(link):
                 bind(link, link)
+                roots.append(link)
         bind("/etc/ld.so.cache", "/etc/ld.so.cache")
         bind("/usr/bin/setpriv", "/usr/bin/setpriv")
         prefix = os.path.realpath(sys.base_prefix)
         if prefix in ("/usr", "/usr/local", "/"):
             bind(interpreter(), interpreter())
             for key in ("stdlib", "platstdlib"):
-                path = os.path.realpath(sysconfig.get_paths()[key])
+                path = os.path.realpath(sysconfig.get_paths(vars={"base": prefix,
+                                                                   "platbase": prefix})[key])
                 if path not in made:
                     bind(path, path)
+                    roots.append(path)
         else:
             bind(prefix, prefix)
+            roots.append(prefix)
+        for folder in package_folders(roots):
+            args.extend(["--tmpfs", folder, "--remount-ro", folder])
         for directory in numpy_dirs():
             bind(directory, f"{SANDBOX_SITE}/{directory.name}")
+        for name, package in sorted(self.packages.items()):
+            for entry in package.entries:
+                bind(entry, f"{SANDBOX_EXTRA}/{name}/{entry.name}")
         here = Path(__file__).resolve().parent
         for name in SANDBOX_FILES:
             bind(here / name, f"{SANDBOX_LIB}/{name}")
         return args
+
+    def provides(self, packages) -> bool:
+        """Whether the running (or next) server binds every one of ``packages``."""
+        return all(package.name in self.packages for package in packages)
+
+    def add_packages(self, packages) -> None:
+        """Bind ``packages`` too from the next start on (the caller restarts the server)."""
+        self.packages.update((package.name, package) for package in packages)
 
     def command(self, control_fd: int, seccomp_fd: int, info_fd: int) -> list[str]:
         """The full argv (with the cgroup-joining shell in front when there is a cgroup)."""

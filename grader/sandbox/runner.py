@@ -1,7 +1,9 @@
 """Runs one job inside the sandbox: import the learner's source, make each call, stream results.
 
 This file is bind-mounted read-only into the sandbox next to ``wire.py`` and runs in a child
-forked by ``server.py`` after isolation and limits are applied. It never decides a verdict: it
+forked by ``server.py`` after isolation and limits are applied. Learner code may import NumPy,
+the standard library and the packages its item allows (:class:`ImportRule` words the refusal
+of anything else; the sandbox holds nothing else). It never decides a verdict: it
 only reports, in order: ``LIVE {}`` once the job's description is read (before any of the learner's
 code runs), ``IMPD {}`` once the learner's code is imported, then for call ``i`` (its arguments
 read just before it): ``STRT {"i": i}`` then either ``VALU`` (JSON-length-prefixed
@@ -280,6 +282,38 @@ def add_numpy_1_aliases() -> list[str]:
 
 _PREPARED: ModuleGuard | None = None
 
+#: Top-level modules every job may import besides the standard library (the learner's own
+#: module is made by the runner, never found on a path).
+ALWAYS_IMPORTABLE = frozenset({"numpy", "submission"})
+
+
+def import_refusal(module: str, allowed=()) -> str:
+    """The sentence a learner reads when an import is refused: the module and the rule, e.g.
+    ``import of 'scipy' refused: this item's code may import only NumPy and the Python
+    standard library``."""
+    what = "NumPy and the Python standard library"
+    if allowed:
+        what = f"NumPy, the Python standard library and {', '.join(sorted(allowed))}"
+    return f"import of '{module}' refused: this item's code may import only {what}"
+
+
+class ImportRule:
+    """First on ``sys.meta_path`` in every job: importing a module whose top-level name is not
+    in the standard library, not NumPy and not one the item allows (``allowed``: the top-level
+    names of ``limits.imports`` and of what they require) raises ``ModuleNotFoundError`` with
+    :func:`import_refusal`'s sentence. It only words the refusal: what enforces the rule is the
+    sandbox's mount namespace, which holds no other package (``launcher.package_folders``), so
+    a job that removes this finder gets Python's own "No module named ..." instead."""
+
+    def __init__(self, allowed=()):
+        self.allowed = frozenset(allowed)
+
+    def find_spec(self, fullname: str, path=None, target=None):
+        top = fullname.partition(".")[0]
+        if top in sys.stdlib_module_names or top in ALWAYS_IMPORTABLE or top in self.allowed:
+            return None
+        raise ModuleNotFoundError(import_refusal(top, self.allowed), name=fullname)
+
 
 #: NumPy's submodules that ``numpy.__getattr__`` imports on first use. They are imported before
 #: the snapshots: bound on ``numpy`` only later, inside a job, :meth:`ModuleGuard.restore` would
@@ -349,6 +383,8 @@ def run_job(job_fd: int, result_fd: int, *, emit_json=_emit_json) -> None:
     job = JobReader(job_fd)
     meta = job.meta()
     emit_json(result_fd, b"LIVE", {})
+    sys.path.extend(str(path) for path in meta.get("paths", ()))  # the packages it allows
+    sys.meta_path.insert(0, ImportRule(meta.get("modules", ())))
     source = meta["source"]
     linecache.cache[SOURCE_NAME] = (len(source), None, source.splitlines(True), SOURCE_NAME)
     code = _compile(source, result_fd)

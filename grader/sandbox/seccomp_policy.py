@@ -3,10 +3,11 @@
 Two filters, both loaded by ``confine.py`` (filters stack: a job runs under both):
 
 * the **server** filter, loaded by the server before it imports anything or accepts a job. It is
-  the job filter minus ``mount`` and ``unshare(CLONE_NEWNS | CLONE_NEWIPC)``, which the server's
-  forked child needs to give each job a private mount and IPC namespace with a fresh ``/tmp``
-  (still inside the server's own user namespace: no host privilege is involved);
-* the **job** filter, loaded by that child after it has mounted the job's ``/tmp``, switched to the
+  the job filter minus ``mount`` and ``clone`` with ``CLONE_NEWPID | CLONE_NEWNS |
+  CLONE_NEWIPC | CLONE_PIDFD``, which the server needs to start each job in a PID, mount and IPC
+  namespace of its own, where the job mounts a fresh ``/tmp`` and an empty ``/proc`` (still
+  inside the server's own user namespace: no host privilege is involved);
+* the **job** filter, loaded by the job's process after it mounted its ``/tmp``, switched to the
   job's uid and dropped every capability, just before the learner's code is imported. It is
   inherited by every process the job starts.
 
@@ -18,6 +19,15 @@ message queues (they would outlive a job), executing any program, sockets other 
 ``clone`` with any namespace flag is refused; ``clone3`` returns ``ENOSYS`` so the C library
 falls back to ``clone``, whose flags the filter can inspect. System calls of other
 architectures (i386 via ``int 0x80``, x32) kill the process (libseccomp's default bad-arch action).
+
+Jobs are also denied every call that reads or moves state another job could see
+(:data:`JOB_ONLY_DENIED`, :data:`JOB_DENIED_FCNTL`, :data:`JOB_DENIED_CLONE_FLAGS`): the
+machine's load, free memory and process count (``sysinfo``), the kernel's global inode counters
+(new pipes, memfds, AIO contexts and pidfds take their numbers from counters every process on the
+machine moves), file locks, leases and change notifications on the files every slot shares
+(``flock``, ``fcntl`` locks, ``inotify``), the time stamps of the shared device nodes
+(``utimensat`` on ``/dev/null`` reached the host's ``/dev/null``), and page-cache residency of
+shared files (``cachestat``, ``preadv2``/``pwritev2`` with ``RWF_NOWAIT``).
 
 Built with pyseccomp (a ctypes wrapper of libseccomp) on the trusted side and exported as raw BPF.
 """
@@ -61,13 +71,30 @@ TIOCLINUX = 0x541C
 AF_UNIX = 1
 
 
-#: Denied to jobs only: a job needs no socket, and an AF_UNIX socket lets it keep descriptors
-#: (its own result pipes, a tmpfs) alive after its processes die, in flight (SCM_RIGHTS).
-JOB_ONLY_DENIED = ("socket", "socketpair")
-#: What the server's child may still do before it drops to the job's uid (server filter only).
-SERVER_ALLOWED = ("mount", "unshare")
-#: Namespaces the server's child may create for a job (``unshare`` with any other flag is denied).
-JOB_NAMESPACE_FLAGS = (0x00020000, 0x08000000)  # CLONE_NEWNS, CLONE_NEWIPC
+#: Denied to jobs only. A job needs no socket, and an AF_UNIX socket lets it keep descriptors
+#: (its own result pipes, a tmpfs) alive after its processes die, in flight (SCM_RIGHTS). The
+#: others read or move state that another job (later in the slot, or in another slot at the same
+#: time) could observe: see the module docstring.
+JOB_ONLY_DENIED = (
+    "socket", "socketpair",
+    "sysinfo",  # load averages, free memory, number of processes, uptime: the whole machine's
+    "pipe", "pipe2", "memfd_create", "io_setup", "pidfd_open",  # numbered by global counters
+    "flock", "inotify_init", "inotify_init1",  # locks and watches on files every slot shares
+    "utime", "utimes", "utimensat", "futimesat",  # time stamps of /dev/null & co. (the host's)
+    "cachestat",  # page-cache residency of shared files
+)
+#: ``fcntl`` commands denied to jobs: record locks (``F_GETLK`` reports another process's lock),
+#: open-file-description locks, leases and directory notifications.
+JOB_DENIED_FCNTL = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)
+#: ``clone`` flags denied to jobs on top of the namespace flags: ``CLONE_PIDFD`` (a pidfd's inode
+#: number is the machine-wide count of processes ever started).
+JOB_DENIED_CLONE_FLAGS = (0x00001000,)
+RWF_NOWAIT = 0x00000008  # preadv2/pwritev2: fail instead of reading from disk (a residency probe)
+#: What the server's child may still do before it becomes the job: mount the job's /tmp and cover
+#: /proc (server filter only).
+SERVER_ALLOWED = ("mount",)
+#: Namespaces the server may create for a job with ``clone`` (``unshare`` is denied).
+JOB_NAMESPACE_FLAGS = (0x20000000, 0x00020000, 0x08000000)  # CLONE_NEWPID, NEWNS, NEWIPC
 
 
 def build_filter(kind: str = "job"):
@@ -87,10 +114,17 @@ def build_filter(kind: str = "job"):
         except (OSError, ValueError, RuntimeError):
             pass  # a system call this kernel/architecture does not have
     for flag in CLONE_NAMESPACE_FLAGS:
-        policy.add_rule(deny, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
-        if kind == "server" and flag not in JOB_NAMESPACE_FLAGS:
-            policy.add_rule(deny, "unshare", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
+        if kind == "job" or flag not in JOB_NAMESPACE_FLAGS:
+            policy.add_rule(deny, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
     policy.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
+    if kind == "job":
+        for flag in JOB_DENIED_CLONE_FLAGS:
+            policy.add_rule(deny, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
+        for command in JOB_DENIED_FCNTL:
+            policy.add_rule(deny, "fcntl",  # the kernel reads an int: compare the low 32 bits
+                            seccomp.Arg(1, seccomp.MASKED_EQ, 0xFFFFFFFF, command))
+        for name in ("preadv2", "pwritev2"):
+            policy.add_rule(deny, name, seccomp.Arg(5, seccomp.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT))
     policy.add_rule(seccomp.ERRNO(errno.EAFNOSUPPORT), "socket",
                     seccomp.Arg(0, seccomp.NE, AF_UNIX))
     for request in (TIOCSTI, TIOCLINUX):

@@ -4,10 +4,12 @@ learner code is graded (fail closed: a non-empty problem list means "do not grad
 It plants canaries outside the sandbox (a world-readable file in the host's /tmp, an environment
 variable in this process, set *before* a fresh server is started so that inheritance would show),
 then runs a probe submission that tries to reach them, to connect to Redis and PostgreSQL on
-127.0.0.1, and reports its uid (and the server's), capabilities, seccomp mode, no-new-privs flag,
-visible processes, user-namespace mapping, whether it can execute a program, whether it can change
-the server's limits, priority or affinity, and whether its /tmp starts empty and writable. The probe only
-returns integers; every judgement is made here.
+127.0.0.1, and reports its uid, capabilities, seccomp mode and no-new-privs flag (from system
+calls: a job has no ``/proc``), its PID and the processes it can find (itself only: PID 1 of its
+own namespace, so the server cannot even be named), whether ``/proc`` is empty, whether it can
+execute a program, and whether its /tmp starts empty and writable. The probe only returns
+integers; every judgement is made here, with the host's view of the server's user-namespace
+mapping and uid.
 """
 from __future__ import annotations
 
@@ -21,8 +23,8 @@ from grader.sandbox.api import Call, Limits
 CHECKS = (
     "uid", "euid", "network_redis", "network_postgres", "network_outside", "canary_file",
     "canary_env", "canary_proc1_environ", "project_file", "shadow", "cap_eff", "cap_bnd",
-    "seccomp", "no_new_privs", "visible_processes", "uid_map_size", "exec", "server_uid",
-    "act_on_server", "tmp_entries", "tmp_writable",
+    "seccomp", "no_new_privs", "pid", "visible_processes", "proc_entries", "exec",
+    "tmp_entries", "tmp_writable",
 )
 
 PROBE = '''
@@ -45,27 +47,36 @@ def _readable(path):
     except OSError:
         return 0
 
-def _status(key):
-    try:
-        for line in open("/proc/self/status"):
-            if line.startswith(key + ":"):
-                return int(line.split()[1], 16 if key.startswith("Cap") else 10)
-    except OSError:
-        pass
-    return -1
+import ctypes
+_libc = ctypes.CDLL(None, use_errno=True)
+
+def _capabilities():
+    """(effective, bounding) capability masks, from capget and PR_CAPBSET_READ."""
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)
+    data = (ctypes.c_uint32 * 6)()
+    if _libc.capget(header, data) != 0:
+        return -1, -1
+    bounding = sum(1 << n for n in range(64) if _libc.prctl(23, n, 0, 0, 0) == 1)
+    return data[0] | data[3] << 32, bounding
+
+def _processes():
+    """PIDs 1..4096 that exist in this PID namespace (signal 0: allowed or EPERM)."""
+    found = 0
+    for pid in range(1, 4097):
+        try:
+            os.kill(pid, 0)
+            found += 1
+        except PermissionError:
+            found += 1
+        except OSError:
+            pass
+    return found
 
 def _environ_has(path, needle):
     try:
         return int(needle.encode() in open(path, "rb").read())
     except OSError:
         return 0
-
-def _uid_map_size():
-    try:
-        lines = open("/proc/self/uid_map").read().splitlines()
-        return sum(int(line.split()[2]) for line in lines if line.strip())
-    except (OSError, ValueError, IndexError):
-        return -1
 
 def _can_exec():
     try:
@@ -74,30 +85,6 @@ def _can_exec():
         return 1
     except Exception:
         return 0
-
-def _server_uid():
-    try:
-        for line in open("/proc/1/status"):
-            if line.startswith("Uid:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return -1
-
-def _act_on_server():
-    """How many of prlimit/setpriority/sched_setaffinity on PID 1 succeed (each a no-op)."""
-    import resource
-    done = 0
-    for attempt in (lambda: resource.prlimit(1, resource.RLIMIT_NOFILE,
-                                             resource.prlimit(1, resource.RLIMIT_NOFILE)),
-                    lambda: os.setpriority(os.PRIO_PROCESS, 1, os.getpriority(os.PRIO_PROCESS, 1)),
-                    lambda: os.sched_setaffinity(1, os.sched_getaffinity(1))):
-        try:
-            attempt()
-            done += 1
-        except OSError:
-            pass
-    return done
 
 def _tmp_writable():
     try:
@@ -109,6 +96,7 @@ def _tmp_writable():
         return 0
 
 def probe():
+    effective, bounding = _capabilities()
     return (
         os.getuid(), os.geteuid(),
         _connect("127.0.0.1", 6379), _connect("127.0.0.1", 5432), _connect("1.1.1.1", 53),
@@ -116,9 +104,8 @@ def probe():
         int(CANARY_NAME in os.environ) | _environ_has("/proc/self/environ", CANARY_NAME),
         _environ_has("/proc/1/environ", CANARY_NAME),
         _readable(PROJECT_FILE), _readable("/etc/shadow"),
-        _status("CapEff"), _status("CapBnd"), _status("Seccomp"), _status("NoNewPrivs"),
-        len([p for p in os.listdir("/proc") if p.isdigit()]),
-        _uid_map_size(), _can_exec(), _server_uid(), _act_on_server(),
+        effective, bounding, _libc.prctl(21, 0, 0, 0, 0), _libc.prctl(39, 0, 0, 0, 0),
+        os.getpid(), _processes(), len(os.listdir("/proc")), _can_exec(),
         len(os.listdir("/tmp")), _tmp_writable(),
     )
 '''
@@ -175,18 +162,32 @@ def self_test(sandbox) -> list[str]:
         problems.append("no seccomp filter is loaded")
     if report["no_new_privs"] != 1:
         problems.append("no_new_privs is not set")
-    if report["visible_processes"] > 3:
-        problems.append(f"sandboxed code sees {report['visible_processes']} processes "
-                        "(no private PID namespace)")
+    if report["pid"] != 1 or report["visible_processes"] != 1:
+        problems.append(f"sandboxed code runs as PID {report['pid']} and finds "
+                        f"{report['visible_processes']} processes (no PID namespace of its own)")
+    if report["proc_entries"]:
+        problems.append("sandboxed code sees /proc (counters of the machine and of other jobs)")
     if report["exec"]:
         problems.append("sandboxed code can execute programs")
-    if report["uid_map_size"] != 2:
+    id_map = _server_id_map(sandbox)
+    if id_map is not None and id_map != 2:
         problems.append("sandboxed code is not in a user namespace mapping only its own uid "
                         "and the server's")
-    if report["server_uid"] in (report["uid"], 0):
+    if report["uid"] in (getattr(sandbox, "server_uid", None), 0):
         problems.append("sandboxed code runs as the same uid as the server it was forked from")
-    if report["act_on_server"]:
-        problems.append("sandboxed code can change the server's limits, priority or affinity")
     if report["tmp_entries"] != 0 or not report["tmp_writable"]:
         problems.append("a job does not start with an empty, writable /tmp")
     return problems
+
+
+def _server_id_map(sandbox) -> int | None:
+    """How many ids the server's user namespace maps (read from the host, where the server's
+    ``/proc`` entry is), or None when the sandbox has no isolated server to look at."""
+    pid = getattr(sandbox, "server_host_pid", lambda: None)()
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/uid_map") as handle:
+            return sum(int(line.split()[2]) for line in handle if line.strip())
+    except (OSError, ValueError, IndexError):
+        return -1

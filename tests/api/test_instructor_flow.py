@@ -213,6 +213,20 @@ def test_assignment_mistakes_are_422_naming_the_field(client, item, field):
     assert "/rubrics/" not in body["message"]  # no server paths
 
 
+def test_an_import_the_grader_cannot_provide_is_422_naming_limits_imports(client):
+    item = {"id": "x", "kind": "code", "points": 1, "problem": "softmax",
+            "limits": {"imports": ["no_such_module_here"]}}
+    resp = client.post("/api/v1/assignments", json={**ASSIGNMENT, "items": [item]})
+    body = resp.get_json()
+    assert resp.status_code == 422, body
+    assert body["field"] == "items[0]"
+    assert "limits.imports: no package provides the module 'no_such_module_here'" in \
+        body["message"]
+    allowed = {**item, "limits": {"imports": ["scipy"]}}
+    resp = client.post("/api/v1/assignments", json={**ASSIGNMENT, "items": [allowed]})
+    assert resp.status_code == 201, resp.get_json()
+
+
 def test_built_in_rubrics_can_be_tried(client):
     model = (EXAMPLES / "quadratic_cost_model_answer.txt").read_text()
     resp = client.post("/api/v1/rubrics/seed000-q5-quadratic-cost/trial",

@@ -33,6 +33,7 @@ EXPECTED = {
     "read_canary_file.py": {"ok"},
     "read_project_files.py": {"ok"},
     "import_hidden_tests.py": {"ok"},
+    "import_host_packages.py": {"ok"},
     "read_database.py": {"ok"},
     "env_os_environ.py": {"ok"},
     "env_proc_environ.py": {"ok"},

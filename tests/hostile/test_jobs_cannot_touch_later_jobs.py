@@ -1,10 +1,11 @@
 """One learner's job must never change what a later learner's job meets (issue 10, parts 1 and 2).
 
-Part 1, the server: every job is forked from the slot's pre-forked server (PID 1 of the sandbox),
-so anything a job could change on that process (rlimits, nice value, scheduling policy, CPU
-affinity, I/O priority, OOM score, timer slack) would be inherited by every later job. Jobs run as
-another uid than the server, so the kernel refuses all of it; each payload below tries one kind
-through Python, through raw system calls, or through /proc. The server's settings are read from
+Part 1, the server: every job is forked from the slot's pre-forked server, so anything a job
+could change on that process (rlimits, nice value, scheduling policy, CPU affinity, I/O priority,
+OOM score, timer slack) would be inherited by every later job. The server is not in a job's PID
+namespace (its PID 1 is the job's init, of the server's uid) and jobs run as another uid, so the
+kernel refuses all of it; each payload below tries one kind through Python, through raw system
+calls, or through /proc, on PID 1 and on the server's uid. The server's settings are read from
 the host (the authority here, not the payload's own report) before and after, and a correct
 submission must then earn full marks on the same sandbox.
 
@@ -29,11 +30,14 @@ from tests.hostile.payload_support import CORRECT, LIMITS, make_calls, points
 IOPRIO_SYSCALLS = {"x86_64": (251, 252), "aarch64": (30, 31)}  # (ioprio_set, ioprio_get)
 LIBC = ctypes.CDLL(None, use_errno=True)
 
-# The header every payload shares: the slot's server is PID 1; ``attempt`` counts the calls the
-# kernel accepted (it must stay 0).
+# The header every payload shares: ``OTHERS`` are the PIDs the server could have in the job's
+# PID namespace (it was PID 1 when the slot's jobs shared the server's; now the job is PID 1 of
+# its own and no other process exists there); ``attempt`` counts the calls the kernel accepted
+# (it must stay 0).
 HEADER = '''
 import ctypes, os, resource, signal
 libc = ctypes.CDLL(None, use_errno=True)
+OTHERS = [pid for pid in range(1, 4097) if pid != os.getpid()]
 accepted = 0
 def attempt(action):
     global accepted
@@ -55,52 +59,67 @@ def softmax(x):
 
 SERVER_ATTACKS = {
     # The issue's reproduction: a zero file-size limit on the server made every later job exit 71.
-    "prlimit_fsize": "attempt(lambda: resource.prlimit(1, resource.RLIMIT_FSIZE, (0, 0)))",
+    "prlimit_fsize": '''
+for pid in OTHERS:
+    attempt(lambda: resource.prlimit(pid, resource.RLIMIT_FSIZE, (0, 0)))
+''',
     "prlimit_every_resource": '''
 for name in dir(resource):
     if name.startswith("RLIMIT_"):
-        attempt(lambda: resource.prlimit(1, getattr(resource, name), (1, 1)))
+        for pid in OTHERS[:64]:
+            attempt(lambda: resource.prlimit(pid, getattr(resource, name), (1, 1)))
 ''',
     "prlimit_raw_syscall": '''
 class Rlimit(ctypes.Structure):
     _fields_ = [("cur", ctypes.c_ulong), ("max", ctypes.c_ulong)]
 new = Rlimit(16, 16)
-attempt(lambda: libc.prlimit(1, resource.RLIMIT_NOFILE, ctypes.byref(new), None))
+for pid in OTHERS:
+    attempt(lambda: libc.prlimit(pid, resource.RLIMIT_NOFILE, ctypes.byref(new), None))
 ''',
-    "setpriority_process": "attempt(lambda: os.setpriority(os.PRIO_PROCESS, 1, 19))",
+    "setpriority_process": '''
+for pid in OTHERS:
+    attempt(lambda: os.setpriority(os.PRIO_PROCESS, pid, 19))
+''',
     "setpriority_group_and_user": '''
 os.setpriority(os.PRIO_USER, 0, 19)  # the job's own uid and group: allowed, and only the job's
 os.setpriority(os.PRIO_PGRP, 0, 19)
-attempt(lambda: os.setpriority(os.PRIO_PGRP, 1, 19))
-for line in open("/proc/1/status"):
-    if line.startswith("Uid:"):
-        attempt(lambda: os.setpriority(os.PRIO_USER, int(line.split()[1]), 19))
+for pid in OTHERS:
+    attempt(lambda: os.setpriority(os.PRIO_PGRP, pid, 19))
+server_uid = os.getuid() - 256  # the launcher's layout: job uid = server uid + 256
+attempt(lambda: os.setpriority(os.PRIO_USER, server_uid, 19))
 ''',
-    "sched_setaffinity": "attempt(lambda: os.sched_setaffinity(1, {0}))",
+    "sched_setaffinity": '''
+for pid in OTHERS:
+    attempt(lambda: os.sched_setaffinity(pid, {0}))
+''',
     "sched_setscheduler": '''
-attempt(lambda: os.sched_setscheduler(1, os.SCHED_IDLE, os.sched_param(0)))
-attempt(lambda: os.sched_setscheduler(1, os.SCHED_BATCH, os.sched_param(0)))
-attempt(lambda: os.sched_setparam(1, os.sched_param(0)))
+for pid in OTHERS:
+    attempt(lambda: os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0)))
+    attempt(lambda: os.sched_setscheduler(pid, os.SCHED_BATCH, os.sched_param(0)))
+    attempt(lambda: os.sched_setparam(pid, os.sched_param(0)))
 ''',
     "ioprio_set": f'''
 import platform
 numbers = {IOPRIO_SYSCALLS!r}.get(platform.machine())
 idle = (3 << 13)  # IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0)
 if numbers:
-    attempt(lambda: libc.syscall(numbers[0], 1, 1, idle))      # IOPRIO_WHO_PROCESS, pid 1
-    attempt(lambda: libc.syscall(numbers[0], 2, 1, idle))      # IOPRIO_WHO_PGRP, pgrp 1
+    for pid in OTHERS:
+        attempt(lambda: libc.syscall(numbers[0], 1, pid, idle))      # IOPRIO_WHO_PROCESS
+        attempt(lambda: libc.syscall(numbers[0], 2, pid, idle))      # IOPRIO_WHO_PGRP
 ''',
     "proc_files_of_the_server": '''
 for name, value in (("oom_score_adj", "1000"), ("timerslack_ns", "50000000"),
                     ("comm", "owned"), ("coredump_filter", "0")):
-    def write(name=name, value=value):
-        with open(f"/proc/1/{name}", "w") as handle:
-            handle.write(value)
-    attempt(write)
+    for pid in OTHERS[:64]:
+        def write(name=name, value=value, pid=pid):
+            with open(f"/proc/{pid}/{name}", "w") as handle:
+                handle.write(value)
+        attempt(write)
 ''',
     "signals_to_the_server": '''
 for number in (signal.SIGSTOP, signal.SIGTERM, signal.SIGKILL, signal.SIGXFSZ):
-    attempt(lambda: os.kill(1, number))
+    for pid in OTHERS:
+        attempt(lambda: os.kill(pid, number))
 try:
     os.kill(-1, signal.SIGSTOP)  # every process it may signal: the job's own only (none here)
 except OSError:
@@ -317,26 +336,23 @@ def test_files_of_one_job_never_reach_the_next(name, hostile_sandbox):
 
 
 SPINNERS = '''
-import os, time
+import os, resource, time
 import numpy as np
 
 def softmax(x):
-    readers = []
+    children = []
     for _ in range(4):
-        r, w = os.pipe()
-        if os.fork() == 0:
-            os.close(r)
+        child = os.fork()
+        if child == 0:
             end = time.monotonic() + 1.0
             while time.monotonic() < end:
                 pass
-            os.write(w, str(time.process_time()).encode())
             os._exit(0)
-        os.close(w)
-        readers.append(r)
-    total = 0.0
-    for r in readers:
-        total += float(os.read(r, 64) or b"0")
-    return np.array([total])
+        children.append(child)
+    for child in children:
+        os.waitpid(child, 0)
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return np.array([usage.ru_utime + usage.ru_stime])
 '''
 
 

@@ -34,11 +34,22 @@ def test_load_builds_the_spec_with_problem_and_limits():
     ({"problem": "attention_v2"}, "problem"),
     ({"limits": {"wall_secs": 5}}, "limits"),
     ({"limits": 5}, "limits"),
+    ({"limits": {"imports": ["no_such_module_here"]}}, "limits"),
+    ({"limits": {"imports": "scipy"}}, "limits"),
     ({"points": -1}, "points"),
 ])
 def test_load_rejects_bad_fields_naming_them(changes, field):
     with pytest.raises(ValueError, match=rf"^{field}:"):
         load(**changes)
+
+
+def test_an_item_may_allow_imports_and_learners_see_which():
+    item = load(limits={"imports": ["scipy"]})
+    assert item.spec["limits"].imports == ("scipy",)
+    assert CodeKind().public_view(item)["imports"] == ["scipy"]
+    assert CodeKind().public_view(load())["imports"] == []
+    with pytest.raises(ValueError, match=r"^limits: limits\.imports: 'json' is always"):
+        load(limits={"imports": ["json"]})
 
 
 def test_public_view_has_contract_starter_and_examples_but_no_hidden_case():

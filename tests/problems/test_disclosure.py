@@ -1,23 +1,33 @@
-"""Hidden inputs never leak through feedback (issue 10, part 5).
+"""Hidden inputs never leak through feedback (issue 10, part 5; issue 20, part 4).
 
 End to end, through the real isolated sandbox: submissions that try to carry the hidden inputs
 out (exception messages in several alphabets, a forged NameError or broadcasting message, an
-exception class named after the data, a returned array whose shape is the data, a result frame
-forged by hand) are graded on three seeds, i.e. on three different draws of hidden inputs with the
-same shapes. The hidden tests' feedback must be the same text on all three draws: then it is a
-function of nothing but the code, and no input can be recovered from it. The encodings of the
-actual inputs are also looked for in the text, in every alphabet used.
+exception class named after the data, names and lines picked by the data among the many of the
+learner's own file, a returned array whose shape, NaN count or exit status is the data, a result
+frame forged by hand) are graded on three seeds, i.e. on three different draws of hidden inputs
+with the same shapes. The hidden tests' feedback must be the same text on all three draws: then
+it is a function of nothing but the code, and no input can be recovered from it. The encodings
+of the actual inputs are also looked for in the text, in every alphabet used.
+
+Without the sandbox, the same kind through every path a hidden test's message takes: every
+template of ``disclosure._TEMPLATES`` filled with values an input would pick (names, numbers,
+shapes, dtypes, lines, exception classes), every report from inside the sandbox, and the
+grader's own message of every hidden case of every problem on values that encode an input (in
+the shape, the place and size of a difference, the number of NaN, the dtype): each shows the
+same text whatever the value.
 """
 from __future__ import annotations
 
 import base64
 import json
+import re
 
 import numpy as np
 import pytest
 
-from grader.problems import PROBLEMS, disclosure
-from grader.problems.scoring import grade
+from grader.problems import PROBLEMS, disclosure, scoring
+from grader.problems.base import CaseResult
+from grader.problems.scoring import grade, hidden_context
 from grader.sandbox import Limits, get_sandbox
 
 SDPA = PROBLEMS["scaled_dot_product_attention"]
@@ -141,6 +151,55 @@ def scaled_dot_product_attention(Q, K, V, mask=None):
 ''',
 })
 
+# The issue's reproduction (names picked by the input among the identifiers of the learner's own
+# file, here a comment), and the kind: the raising line picked among many, an exception class
+# of the learner's file picked by the input, a shape made of the test's own sizes picked by the
+# input, a number of NaN, an exit status.
+NAMES_IN_THE_FILE = "# " + " ".join(f"q{n:02x}" for n in range(256)) + "\n"
+ATTACKS.update({
+    "attribute_error_names_from_the_file": ENCODE + NAMES_IN_THE_FILE + '''
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    b = _bytes(Q)
+    raise AttributeError(f"'q{b[0]:02x}' object has no attribute 'q{b[1]:02x}'")
+''',
+    "line_picked_by_the_input": ENCODE + "def _raise(n):\n" + "".join(
+        f"    if n == {n}:\n        raise IndexError('list index out of range')\n"
+        for n in range(64)) + '''
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    _raise(_bytes(Q)[0] % 64)
+''',
+    "exception_class_of_the_file_picked_by_the_input": ENCODE + "".join(
+        f"class E{n:02x}(Exception):\n    pass\n" for n in range(64)) + '''
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    raise globals()[f"E{_bytes(Q)[0] % 64:02x}"]("division by zero")
+''',
+    "shape_of_the_tests_own_sizes": ENCODE + '''
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    sizes = sorted({*Q.shape, *K.shape, *V.shape})
+    b = _bytes(Q)  # two axes: never larger than a return may be, so always a wrong shape
+    return np.zeros(tuple(sizes[v % len(sizes)] for v in b[:2]))
+''',
+    "nan_count_and_place": ENCODE + '''
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = np.exp(scores - scores.max(-1, keepdims=True))
+    out = (weights / weights.sum(-1, keepdims=True)) @ V
+    out[..., 0] = np.nan  # every row has NaN: the outcome is the same whatever the data
+    flat = out.reshape(-1)
+    b = _bytes(Q)
+    flat[b[0] % flat.size:(b[0] % flat.size) + 1 + b[1] % 4] = np.nan
+    flat[b[2] % flat.size] += 1 + b[3]
+    return out
+''',
+    "exit_status": ENCODE + '''
+import os
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    os._exit(_bytes(Q)[0])
+''',
+})
+
 # A shape that is the data: only the dimensions the test's own arrays have may be shown.
 SHAPE_ATTACK = ENCODE + '''
 def scaled_dot_product_attention(Q, K, V, mask=None):
@@ -184,7 +243,9 @@ def encodings(seed: int) -> list[str]:
 
 RAISES = {"letters", "base64", "hex_in_a_short_message", "cjk", "forged_name_error",
           "forged_broadcasting_error", "exception_class_named_after_the_data",
-          "remapped_shapes_template", "invalid_literal_template"}
+          "remapped_shapes_template", "invalid_literal_template",
+          "attribute_error_names_from_the_file", "line_picked_by_the_input",
+          "exception_class_of_the_file_picked_by_the_input"}
 
 
 @pytest.mark.parametrize("name", sorted(ATTACKS))
@@ -194,7 +255,10 @@ def test_what_a_learner_sees_is_the_same_on_every_draw_of_inputs(sandbox, name):
     text = "\n".join(feedback[0])
     assert not [code for code in encodings(SEEDS[0]) if code in text]
     if name in RAISES:  # the others end the run, return data, or raise at import
-        assert "message withheld for a hidden test" in text or "an exception" in text
+        assert ("message withheld for a hidden test" in text or "an exception" in text
+                or disclosure.DETAILS in text)
+    hidden = [line for line in feedback[0][3:] if not line.startswith("example:")]
+    assert not re.search(r"line \d+ of your code", "\n".join(hidden)), name
 
 
 def test_a_returned_shape_shows_only_the_tests_own_sizes(sandbox):
@@ -216,48 +280,62 @@ def test_a_returned_shape_shows_only_the_tests_own_sizes(sandbox):
 CTX = disclosure.context([((np.zeros((2, 3, 4)), np.zeros((2, 5, 4)), np.zeros((2, 5, 6))), {})],
                          "def scaled_dot_product_attention(Q, K, V, mask=None):\n"
                          "    scores = Q @ K.T\n    return scores\n", output_size=36,
-                         output_dims=(2, 3, 6))
+                         output_dims=(2, 3, 6), output_shapes=[(2, 3, 6)])
+NOTE = f" ({disclosure.DETAILS})"
 
 
-def test_common_errors_with_the_tests_own_sizes_are_shown_with_the_line():
+def test_usual_errors_show_their_fixed_text_and_no_value_or_line():
     error = ("ValueError: matmul: Input operand 1 has a mismatch in its core dimension 0, with "
              "gufunc signature (n?,k),(k,m?)->(n?,m?) (size 5 is different from 4) (line 2 of "
              "your code)\nTraceback (most recent call last): ...")
-    assert disclosure.exception_message(error, CTX) == error.split(" (line")[0] + \
-        " (line 2 of your code)"
+    assert disclosure.exception_message(error, CTX) == (
+        "ValueError: matmul: Input operand … has a mismatch in its core dimension …, with "
+        "gufunc signature (n?,k),(k,m?)->(n?,m?) (size … is different from …)" + NOTE)
     broadcast = "ValueError: operands could not be broadcast together with shapes (2,3,4) (2,4,5) "
-    assert "(2,3,4) (2,4,5)" in disclosure.exception_message(broadcast, CTX)
+    assert disclosure.exception_message(broadcast, CTX) == \
+        "ValueError: operands could not be broadcast together with shapes …" + NOTE
     assert disclosure.exception_message("NameError: name 'scores' is not defined", CTX) == \
-        "NameError: name 'scores' is not defined"
+        "NameError: name '…' is not defined" + NOTE
     assert disclosure.exception_message("ZeroDivisionError: division by zero (line 3)", CTX) == \
-        "ZeroDivisionError: division by zero (line 3 of your code)"
+        "ZeroDivisionError: division by zero" + NOTE
+    assert disclosure.exception_message("ZeroDivisionError: division by zero", CTX) == \
+        "ZeroDivisionError: division by zero" + NOTE  # with a line or without: the same
 
 
-def test_anything_else_keeps_only_the_type_and_the_line():
+def test_anything_else_keeps_only_a_built_in_type():
     assert disclosure.exception_message("ValueError: bad mask (line 2 of your code)", CTX) == \
-        f"ValueError ({disclosure.WITHHELD}) (line 2 of your code)"
+        f"ValueError ({disclosure.WITHHELD})"
     smuggled = "ValueError: operands could not be broadcast together with shapes (200,3) (2,3) "
     assert "200" not in disclosure.exception_message(smuggled, CTX)
-    invented = "NameError: name 'qabcdef' is not defined"
-    assert disclosure.exception_message(invented, CTX) == f"NameError ({disclosure.WITHHELD})"
-    assert disclosure.exception_message("Qdeadbeef: x", CTX) == "an exception"
-    # a line number beyond the learner's 3 lines is not theirs: dropped
-    assert disclosure.exception_message("KeyError (line 977 of your code)", CTX) == "KeyError"
+    assert disclosure.exception_message("Qdeadbeef: x", CTX) == "an exception" + NOTE
+    assert disclosure.exception_message("scores: division by zero", CTX) == "an exception" + NOTE
+    assert disclosure.exception_message("KeyError (line 977 of your code)", CTX) == \
+        "KeyError" + NOTE
 
 
-def test_the_graders_own_numbers_keep_sizes_and_lose_precision():
-    text = ("the output has shape (2, 3, 500), expected (2, 3, 6); largest difference 0.1234 at "
-            "index (1, 2, 3); 17 of 36 checked entries outside tolerance; 4000 of 9999")
-    assert disclosure.numbers(text, CTX) == (
-        "the output has shape (2, 3, ?), expected (2, 3, 6); largest difference 0.1 at index "
-        "(1, 2, 3); 17 of 36 checked entries outside tolerance; ? of ?")
-
-
-def test_a_range_whose_ends_round_alike_is_not_said_twice():
-    assert disclosure.numbers("slices sum to between 1.63 and 2.41 instead of 1", CTX) == \
-        "slices sum to about 2 instead of 1"  # 1.63 -> 2, 2.41 -> 2 (one significant digit)
-    assert disclosure.numbers("rows sum to between 0.12 and 3.5 instead of 1", CTX) == \
-        "rows sum to between 0.1 and 4 instead of 1"
+def test_the_graders_own_numbers_keep_only_what_the_grader_chose():
+    text = ("call 2 of 3: the output has shape (2, 3, 500), expected (2, 3, 6)")
+    assert disclosure.numbers(text, CTX) == \
+        "call 2 of 3: the output does not have the expected shape (2, 3, 6)"
+    text = ("the output differs from the expected values: largest difference 0.1234 at index "
+            "(1, 2, 3); 17 of 36 checked entries outside tolerance (rtol 0.0001, atol 1e-05)")
+    assert disclosure.numbers(text, CTX) == ("the output differs from the expected values "
+                                              "beyond the tolerance (rtol 0.0001, atol 1e-05)")
+    assert disclosure.numbers("the output contains 3 NaN and 2 inf in 5 of 36 checked entries "
+                              "(first at index (0, 1, 2))", CTX) == \
+        "the output contains NaN or inf where the expected values are finite"
+    assert disclosure.numbers("rows of the weights sum to between 0.12 and 3.5 instead of 1; "
+                              "blocked positions receive up to 12.5% of a row's weight", CTX) == \
+        "rows of the weights do not sum to 1; blocked positions receive some of a row's weight"
+    assert disclosure.numbers("this test exceeded the memory limit (256 MiB); 3 tests stopped "
+                              "in test 'shapes: 1-D input 7'", CTX) == \
+        "this test exceeded the memory limit (256 MiB); 3 tests stopped in test 'shapes: 1-D input 7'"
+    assert disclosure.numbers("4000 of 9999 and exit status 17", CTX) == "… of … and exit status …"
+    # an "expected" shape that is not the test's own (a relation's: another of the learner's
+    # returns) is the learner's: withheld too, even when made of the test's sizes
+    for other in ("(977, 3)", "(3, 2, 6)"):
+        assert disclosure.numbers(f"the output has shape (1,), expected {other}", CTX) == \
+            "the output does not have the expected shape (…)"
 
 
 def test_reports_from_inside_the_sandbox_are_rebuilt():
@@ -266,6 +344,146 @@ def test_reports_from_inside_the_sandbox_are_rebuilt():
     assert disclosure.learner_failure(
         "bad_return", "returned None; expected a NumPy array, a number, or a tuple of those; did "
         "you forget a return statement?", "f", CTX).startswith("returned None; expected")
-    assert disclosure.learner_failure("bad_return", "returned qdeadbeef", "f", CTX) == (
-        "returned a value that cannot be graded; expected a NumPy array, a number, or a tuple "
-        "of those")
+    generic = ("returned a value that cannot be graded; expected a NumPy array, a number, or a "
+               "tuple of those")
+    for text in ("returned qdeadbeef", "returned str; expected a NumPy array, a number, or a "
+                 "tuple of those", "returned ndarray of dtype <U7; expected a NumPy array, a "
+                 "number, or a tuple of those"):
+        assert disclosure.learner_failure("bad_return", text, "f", CTX) == generic
+
+
+# -- every template, every path: what an input picks shows nowhere -------------------------------
+
+def _slot(kind: str, value: int) -> str:
+    """A value an input would pick for a placeholder of ``kind`` (``value`` in 0..255)."""
+    return {"INT": str(value), "SHAPE": f"({value}, {value % 7 + 1})",
+            "SHAPES": f"({value},3) (2,{value})", "NAME": f"q{value:02x}",
+            "MODULE": f"q{value:02x}", "NAMES": f"q{value:02x}, r{value:02x}",
+            "DTYPE": ("float64", "int8", "<f4", "bool")[value % 4],
+            "OP": ("+", "*", "@", "**")[value % 4], "SIZE": f"{value}.5 MiB"}[kind]
+
+
+def _filled(template: str, value: int) -> str:
+    return re.sub(r"\{([A-Z]+)\}", lambda m: _slot(m.group(1), value), template)
+
+
+@pytest.mark.parametrize("template", disclosure._TEMPLATES)
+def test_no_slot_of_any_template_carries_what_an_input_picked(template):
+    kind = disclosure._RAISED_WITH[template][0]  # the type Python or NumPy raises it as
+    shown = set()
+    for value in (3, 77, 250):
+        for line in ("", f" (line {value} of your code)"):
+            message = f"{kind}: {_filled(template, value)}{line}"
+            shown.add(disclosure.exception_message(message, CTX))
+    assert len(shown) == 1, shown
+    (text,) = shown
+    assert text == f"{kind}: {re.sub(r'{[A-Z]+}', '…', template)}{NOTE}"  # recognised
+    assert not re.search(r"\b(3|77|250|q03|q4d|qfa)\b", text)
+    # the same message raised as another type is not the usual error: withheld
+    other = "KeyError" if kind != "KeyError" else "ValueError"
+    assert disclosure.exception_message(f"{other}: {_filled(template, 3)}", CTX) == \
+        f"{other} ({disclosure.WITHHELD})"
+
+
+def _one_argument(a):
+    return a
+
+
+REAL_ERRORS = {  # what Python and NumPy raise, with the type they raise it as
+    "broadcast": lambda: np.zeros((2, 3)) + np.zeros((4, 5)),
+    "matmul": lambda: np.zeros((2, 3)) @ np.zeros((4, 5)),
+    "dot": lambda: np.dot(np.zeros((2, 3)), np.zeros((4, 5))),
+    "reshape": lambda: np.zeros(6).reshape(4, 5),
+    "axis": lambda: np.zeros((2, 3)).sum(axis=5),
+    "index": lambda: np.zeros((2, 3))[5],
+    "too many indices": lambda: np.zeros(3)[1, 2],
+    "concatenate": lambda: np.concatenate([np.zeros((2, 3)), np.zeros((2, 4))]),
+    "boolean index": lambda: np.zeros(5)[np.array([True, False])],
+    "inhomogeneous": lambda: np.array([[1], [1, 2]], dtype=float),
+    "cast": lambda: np.add(np.zeros(3, dtype=np.int64), 1.5, out=np.zeros(3, dtype=np.int64)),
+    "singular": lambda: np.linalg.inv(np.zeros((2, 2))),
+    "list index": lambda: [][1],
+    "name": lambda: undefined_name,  # noqa: F821
+    "attribute": lambda: np.zeros(3).foo,
+    "arguments": lambda: _one_argument(),  # pylint: disable=no-value-for-parameter
+    "division": lambda: 1 / 0,
+    "unpack": lambda: [(a, b) for a, b in [(1, 2, 3)]],
+}
+
+
+@pytest.mark.parametrize("name", sorted(REAL_ERRORS))
+def test_the_usual_errors_are_recognised_with_the_type_they_are_raised_as(name):
+    with pytest.raises(Exception) as raised:
+        REAL_ERRORS[name]()
+    error = raised.value
+    shown = disclosure.exception_message(f"{type(error).__name__}: {error} (line 3 of your code)")
+    assert shown.startswith(f"{type(error).__name__}: ") and shown.endswith(NOTE), shown
+    assert disclosure.WITHHELD not in shown
+
+
+def test_what_a_hidden_exception_can_show_is_a_fixed_set_of_about_eight_bits():
+    assert all(set(kinds) <= disclosure._EXCEPTIONS for kinds in disclosure._RAISED_WITH.values())
+    assert 200 < len(disclosure.shown_exceptions()) < 300
+
+
+def test_lines_and_exception_classes_an_input_picks_show_nowhere():
+    for message in ("IndexError: list index out of range", "E{0:02x}: division by zero",
+                    "ValueError: q{0:02x}", "q{0:02x}"):
+        shown = {disclosure.exception_message(message.format(value) + f" (line {value} of your "
+                                              f"code)\nTraceback ...\n  line {value}", CTX)
+                 for value in (3, 77, 250)}
+        assert len(shown) == 1, shown
+    for status in ("exception", "bad_return", "missing_function"):
+        shown = {disclosure.learner_failure(status, f"returned q{value:02x}; E{value}: x "
+                                            f"(line {value})", "f", CTX)
+                 for value in (3, 77, 250)}
+        assert len(shown) == 1, (status, shown)
+
+
+def _encode(value, kind: str, code: int):
+    """``value`` (an expected output) altered so that the alteration encodes ``code``."""
+    if isinstance(value, tuple):
+        return tuple(_encode(item, kind, code) for item in value)
+    array = np.array(value, dtype=np.float64, copy=True)
+    flat = array.reshape(-1)
+    if kind == "shape":
+        return np.zeros(array.shape[:-1] + (array.shape[-1] + 1 + code % 5,)) if array.ndim \
+            else np.zeros(code % 5 + 2)
+    if kind == "nan" and flat.size:
+        flat[code % flat.size:code % flat.size + 1 + code % 3] = np.nan
+    if kind == "difference" and flat.size:  # where, by how much: never its kind (all above)
+        flat += 0.37 * (1 + code) * (1 + (np.arange(flat.size) + code) % 3)
+    if kind == "dtype":  # the same values in another dtype
+        exact = np.asarray(value).dtype.kind in "biu"
+        return np.asarray(value).astype((("float32", "int64", "float64") if exact else
+                                         ("float32", "float64", "longdouble"))[code % 3])
+    if kind == "scale":
+        return array * (1 + code / 100)
+    return array
+
+
+@pytest.mark.parametrize("problem_id", sorted(PROBLEMS))
+@pytest.mark.parametrize("kind", ["shape", "nan", "difference", "dtype", "scale"])
+def test_the_graders_message_of_every_hidden_case_carries_nothing_the_values_chose(problem_id,
+                                                                                   kind):
+    problem = PROBLEMS[problem_id]
+    source = "def f():\n    pass\n"
+    checked = 0
+    cases = problem.cases(7)
+    expected_values = scoring.expected_values(problem, cases)
+    for case in cases:
+        if case.visible or case.wrapped:
+            continue
+        expected = expected_values[case.name]
+        ctx = hidden_context(CaseResult(case, [], False, expected=expected), source)
+        shown = set()
+        for code in (3, 77, 250):
+            values = [_encode(value, kind, code) for value in expected]
+            failure = problem.checks[case.check](values, expected, case)
+            if not failure:  # passing or failing is the code's choice; a failure says nothing more
+                continue
+            signals = problem.describe(case, values) if problem.describe else ""
+            shown.add((disclosure.numbers(failure, ctx), disclosure.numbers(signals or "", ctx)))
+            checked += 1
+        assert len(shown) <= 1, (case.name, shown)
+    assert checked or kind in ("dtype", "scale"), "no hidden case failed: nothing was checked"

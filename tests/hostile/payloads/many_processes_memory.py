@@ -1,30 +1,21 @@
 """Attack: five processes, each under the per-process limit, together far above it.
-Earns the answer only if all five children held their memory at the same time."""
+Earns the answer only if all five children held their memory at the same time (each says so
+with a file in /tmp: a job has no pipes)."""
 import os
-import select
 import time
 import numpy as np
 
 def softmax(x):
-    read_end, write_end = os.pipe()
-    for _ in range(5):
+    for n in range(5):
         if os.fork() == 0:
             block = np.ones(200 << 20, dtype=np.uint8)  # touched: really resident
-            os.write(write_end, b"1")
+            open(f"/tmp/holding-{n}", "w").close()
             time.sleep(3)
             os._exit(int(block[0]))
-    os.close(write_end)
-    got = b""
     deadline = time.monotonic() + 1.0
-    while len(got) < 5 and time.monotonic() < deadline:
-        ready, _, _ = select.select([read_end], [], [], max(0.0, deadline - time.monotonic()))
-        if not ready:
-            break
-        chunk = os.read(read_end, 5)
-        if not chunk:
-            break
-        got += chunk
-    if len(got) == 5:
-        e = np.exp(x - x.max(axis=-1, keepdims=True))
-        return e / e.sum(axis=-1, keepdims=True)
+    while time.monotonic() < deadline:
+        if len([name for name in os.listdir("/tmp") if name.startswith("holding-")]) == 5:
+            e = np.exp(x - x.max(axis=-1, keepdims=True))
+            return e / e.sum(axis=-1, keepdims=True)
+        time.sleep(0.01)
     return np.zeros_like(x)
