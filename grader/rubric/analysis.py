@@ -406,6 +406,7 @@ def analyse(text: str) -> Analysis:
     multiword = lexicon.MULTIWORD_CUES
     negation_relevant = lexicon.NEGATION_RELEVANT_STOPWORDS
     notation_marks = _NOTATION_MARKS
+    short_cues, pronoun_objects = lexicon.SHORT_CUES, lexicon.PRONOUN_OBJECTS
     calls = 0  # open parentheses of notation ("exp(", "var(") whose ")" is notation too
     for ti, tok in enumerate(tokens):
         w = tok.text
@@ -453,6 +454,8 @@ def analyse(text: str) -> Analysis:
             remaining = 0
         elif w in cues:
             cue, remaining = len(key), lexicon.SHORT_CUES.get(w, lexicon.NEGATION_WINDOW)
+            if w in short_cues and ti + 1 < n and tokens[ti + 1].text in pronoun_objects:
+                remaining = 0  # "without it the scores grow": the cue's object is the pronoun
             scope_words = 0
             verb_pending = w in nominal_cues or (
                 ti + 1 < n and tokens[ti + 1].text in lexicon.NOMINAL_AFTER_NOT)  # "no element is removed"
