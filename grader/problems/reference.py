@@ -1,4 +1,4 @@
-"""Trusted float64 reference implementations of the five problems.
+"""Trusted float64 reference implementations of the built-in problems.
 
 Sources of the conventions: Vaswani et al., "Attention Is All You Need" (2017), eq. 1 (softmax of
 QK^T / sqrt(d_k), times V) and section 3.5 (sinusoidal encoding); weight convention ``X @ W`` with W
@@ -87,3 +87,32 @@ def positional_encoding(seq_len: int, d_model: int, base: float = 10000.0) -> np
     pe[:, 0::2] = np.sin(angle)
     pe[:, 1::2] = np.cos(angle[:, : d_model // 2])
     return pe
+
+
+def rotary_angles(seq_len: int, d: int, positions=None, base: float = 10000.0) -> np.ndarray:
+    """The rotation angles (L, d / 2) of rotary embeddings: ``angle[p, i] = pos_p *
+    base ** (-2i / d)`` (Su et al. 2021, RoFormer, eq. 15), positions ``arange(L)`` by default."""
+    pos = np.arange(seq_len, dtype=np.float64) if positions is None else \
+        np.asarray(positions, dtype=np.float64)
+    return pos[:, None] * base ** (-np.arange(0, d, 2, dtype=np.float64) / d)[None, :]
+
+
+def rotary_embedding(x: np.ndarray, positions=None, layout: str = "interleaved") -> np.ndarray:
+    """Rotary position embedding (RoFormer, Su et al. 2021): x (..., L, d), d even; each pair
+    (x[..., 2i], x[..., 2i+1]) (``layout="interleaved"``) or (x[..., i], x[..., i + d/2])
+    (``layout="halves"``, GPT-NeoX / LLaMA) of position p is rotated by the angle
+    :func:`rotary_angles` ``[p, i]``, counter-clockwise: (a cos - b sin, a sin + b cos).
+    ``positions``: None (0 .. L-1) or an int array (L,). Returns (..., L, d) in float64."""
+    x = np.asarray(x, dtype=np.float64)
+    angle = rotary_angles(x.shape[-2], x.shape[-1], positions)
+    cos, sin = np.cos(angle), np.sin(angle)
+    half = x.shape[-1] // 2
+    a, b = (x[..., 0::2], x[..., 1::2]) if layout == "interleaved" else (x[..., :half],
+                                                                          x[..., half:])
+    out = np.empty_like(x)
+    first, second = a * cos - b * sin, a * sin + b * cos
+    if layout == "interleaved":
+        out[..., 0::2], out[..., 1::2] = first, second
+    else:
+        out[..., :half], out[..., half:] = first, second
+    return out
