@@ -116,3 +116,20 @@ def rotary_embedding(x: np.ndarray, positions=None, layout: str = "interleaved")
     else:
         out[..., :half], out[..., half:] = first, second
     return out
+
+
+def repeat_kv(K: np.ndarray, num_heads: int) -> np.ndarray:
+    """K (..., G, L, d) -> (..., H, L, d), H = ``num_heads`` a multiple of G: key/value group g
+    serves the consecutive query heads g * H/G .. (g + 1) * H/G - 1 (``repeat_kv`` of the
+    reference LLaMA and Hugging Face code; Ainslie et al. 2023)."""
+    return np.repeat(np.asarray(K, dtype=np.float64), num_heads // K.shape[-3], axis=-3)
+
+
+def grouped_query_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray,
+                            mask: np.ndarray | None = None) -> np.ndarray:
+    """Grouped-query attention (Ainslie et al. 2023, GQA): Q (..., H, Lq, d_k), K (..., G, Lk, d_k),
+    V (..., G, Lk, d_v), G dividing H; query head h attends with key/value head h // (H / G)
+    (:func:`repeat_kv`); mask as :func:`attention`'s, broadcast to (..., H, Lq, Lk). Returns the
+    output (..., H, Lq, d_v) in float64."""
+    H = np.shape(Q)[-3]
+    return attention(Q, repeat_kv(K, H), repeat_kv(V, H), mask)[0]

@@ -202,3 +202,18 @@ def test_plans_are_made_once_per_problem_and_cannot_be_changed():
     sdpa = pics.plans(PROBLEMS["scaled_dot_product_attention"])
     # the first SDPA example's picture is its weight matrix (V = identity): rows sum to 1
     assert np.allclose(sdpa[0].expected.sum(axis=-1), 1.0)
+
+
+def test_the_grouped_query_picture_is_the_head_to_group_map(fake_sandbox):
+    # one key per group and V[g] = e_g: head h's output row is the one-hot vector of its group,
+    # h // (H / G) with H = 6, G = 3; np.tile's h % G draws the map 0 1 2 0 1 2 instead
+    consecutive = np.repeat(np.eye(3), 2, axis=0)
+    interleaved = np.tile(np.eye(3), (2, 1))
+    problem = "grouped_query_attention"
+    right = pictures_of(grade_file(fake_sandbox, problem, "correct_matmul"))
+    wrong = pictures_of(grade_file(fake_sandbox, problem, "bug_interleaved_groups"))
+    assert [p["example"] for p in right] == [PROBLEMS[problem].visible_cases()[0].name]
+    assert right[0]["expected"] == consecutive.tolist() == right[0]["learner"]
+    assert (right[0]["rows"], right[0]["columns"]) == ("query head", "key/value group")
+    assert wrong[0]["learner"] == interleaved.tolist()
+    assert wrong[0]["finding"].startswith("Your output differ from the expected output")

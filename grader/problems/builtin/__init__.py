@@ -11,6 +11,7 @@ PACKAGES = (
     "multi_head_attention",
     "positional_encoding",
     "rotary_embedding",
+    "grouped_query_attention",
 )
 
 #: The built-in assignment generated from :data:`PACKAGES`: one code item per built-in problem.
