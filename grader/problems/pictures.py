@@ -71,6 +71,9 @@ def _as_matrix(value: Any) -> np.ndarray | None:
 
 
 def _output(value: Any) -> Any:
+    """The output: an array, the first of (output, weights) or of three or more results."""
+    if isinstance(value, tuple) and len(value) > 2:
+        return value[0]
     return split_return(value)[0]
 
 

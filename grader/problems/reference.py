@@ -133,3 +133,16 @@ def grouped_query_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray,
     output (..., H, Lq, d_v) in float64."""
     H = np.shape(Q)[-3]
     return attention(Q, repeat_kv(K, H), repeat_kv(V, H), mask)[0]
+
+
+def kv_cache_decode_step(q: np.ndarray, k_new: np.ndarray, v_new: np.ndarray,
+                         cache_k: np.ndarray, cache_v: np.ndarray
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One step of autoregressive decoding with a key/value cache: q, k_new (..., 1, d_k), v_new
+    (..., 1, d_v), caches (..., T, d_k) and (..., T, d_v), T >= 0. The new key and value are
+    appended at the end of the caches and q attends over all T + 1 keys (no mask: every cached
+    position precedes the new one). Returns ``(output (..., 1, d_v), new_cache_k (..., T + 1,
+    d_k), new_cache_v (..., T + 1, d_v))`` in float64; the given caches are not modified."""
+    new_k = np.concatenate([np.asarray(cache_k, np.float64), np.asarray(k_new, np.float64)], -2)
+    new_v = np.concatenate([np.asarray(cache_v, np.float64), np.asarray(v_new, np.float64)], -2)
+    return attention(q, new_k, new_v)[0], new_k, new_v

@@ -12,6 +12,7 @@ PACKAGES = (
     "positional_encoding",
     "rotary_embedding",
     "grouped_query_attention",
+    "kv_cache_decode_step",
 )
 
 #: The built-in assignment generated from :data:`PACKAGES`: one code item per built-in problem.
