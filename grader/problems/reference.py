@@ -146,3 +146,18 @@ def kv_cache_decode_step(q: np.ndarray, k_new: np.ndarray, v_new: np.ndarray,
     new_k = np.concatenate([np.asarray(cache_k, np.float64), np.asarray(k_new, np.float64)], -2)
     new_v = np.concatenate([np.asarray(cache_v, np.float64), np.asarray(v_new, np.float64)], -2)
     return attention(q, new_k, new_v)[0], new_k, new_v
+
+
+def sliding_window_mask(n: int, window: int) -> np.ndarray:
+    """Boolean (n, n): query i may attend to key j exactly when i - window < j <= i (the causal
+    band of ``window`` keys, the token itself included; Beltagy et al. 2020, Longformer's
+    one-sided window as Mistral uses it)."""
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+    return (j <= i) & (j > i - window)
+
+
+def sliding_window_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray,
+                             window: int) -> np.ndarray:
+    """Causal local attention: Q, K (..., L, d_k), V (..., L, d_v); :func:`attention` under
+    :func:`sliding_window_mask` ``(L, window)``, window >= 1. Returns (..., L, d_v) in float64."""
+    return attention(Q, K, V, sliding_window_mask(np.shape(Q)[-2], int(window)))[0]

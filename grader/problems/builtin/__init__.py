@@ -13,6 +13,7 @@ PACKAGES = (
     "rotary_embedding",
     "grouped_query_attention",
     "kv_cache_decode_step",
+    "sliding_window_attention",
 )
 
 #: The built-in assignment generated from :data:`PACKAGES`: one code item per built-in problem.
