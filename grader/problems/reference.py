@@ -161,3 +161,27 @@ def sliding_window_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray,
     """Causal local attention: Q, K (..., L, d_k), V (..., L, d_v); :func:`attention` under
     :func:`sliding_window_mask` ``(L, window)``, window >= 1. Returns (..., L, d_v) in float64."""
     return attention(Q, K, V, sliding_window_mask(np.shape(Q)[-2], int(window)))[0]
+
+
+def elu_feature_map(x: np.ndarray) -> np.ndarray:
+    """phi(x) = elu(x) + 1: x + 1 for x > 0, exp(x) otherwise (Katharopoulos et al. 2020, eq. 7),
+    elementwise, positive everywhere, in float64."""
+    x = np.asarray(x, dtype=np.float64)
+    return np.where(x > 0, x + 1.0, np.exp(np.minimum(x, 0.0)))
+
+
+def linear_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray,
+                     causal: bool = False) -> np.ndarray:
+    """Linear attention (Katharopoulos et al. 2020, "Transformers are RNNs", eq. 6 and 9-12):
+    out_i = phi(q_i) . S / (phi(q_i) . z) with S = sum_j phi(k_j) v_j^T (d_k, d_v) and
+    z = sum_j phi(k_j) (d_k,) over every j, or over j <= i when ``causal`` (prefix sums: memory
+    linear in L); phi = :func:`elu_feature_map`. Q, K (..., L, d_k), V (..., L, d_v); returns
+    (..., L, d_v) in float64."""
+    q, k = elu_feature_map(Q), elu_feature_map(K)
+    V = np.asarray(V, dtype=np.float64)
+    if causal:
+        S = np.cumsum(k[..., :, :, None] * V[..., :, None, :], axis=-3)
+        z = np.cumsum(k, axis=-2)
+        return np.einsum("...ld,...ldv->...lv", q, S) / (q * z).sum(-1, keepdims=True)
+    S = np.swapaxes(k, -1, -2) @ V
+    return (q @ S) / (q @ k.sum(-2)[..., None])

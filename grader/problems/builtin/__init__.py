@@ -14,6 +14,7 @@ PACKAGES = (
     "grouped_query_attention",
     "kv_cache_decode_step",
     "sliding_window_attention",
+    "linear_attention",
 )
 
 #: The built-in assignment generated from :data:`PACKAGES`: one code item per built-in problem.
