@@ -11,6 +11,7 @@ PACKAGES = (
     "multi_head_attention",
     "positional_encoding",
     "rotary_embedding",
+    "rotary_embedding_halves",
     "grouped_query_attention",
     "kv_cache_decode_step",
     "sliding_window_attention",

@@ -2,12 +2,13 @@
 draws it.
 
 Outside ``scaling`` and ``shapes``, d_k = 1, where 1/sqrt(d_k) = 1: leaving the scores unscaled
-costs the scaling points only. Every draw has the condition its case is named after (asserted when drawn): ``1 < G < H`` in the
-``groups`` cases (so consecutive and interleaved groups differ, and so does the first group
-alone), G = 1 (multi-query) and G = H (multi-head) in the ``group sizes`` cases, d_k >= 2 with
-scores spread wider than 1 in the scaling case, masks that block and allow keys in every row.
-Values V reveal the weights (singular values >= 1, :func:`grader.problems.conditions.revealing`)
-and key/value groups differ, so a head sent to the wrong group always shows.
+costs the scaling points only. Every draw has the condition its case is named after (asserted
+when drawn): ``1 < G < H`` in the ``groups`` cases (so consecutive and interleaved groups differ,
+and so does the first group alone), G = 1 (multi-query) and G = H (multi-head) in the ``group
+sizes`` cases, scores spread over [-2, 2] in the scaling case, masks that block and allow keys in
+every row. Values V reveal the weights (singular values >= 1,
+:func:`grader.problems.conditions.revealing`) and key/value groups differ, so a head sent to the
+wrong group always shows.
 """
 from __future__ import annotations
 
