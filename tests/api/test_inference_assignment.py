@@ -29,3 +29,13 @@ def test_the_family_assignment_lists_every_registered_problem(client):
     body = client.get("/api/v1/assignments/attention-family").get_json()
     assert {item["id"] for item in body["items"]} >= set(INFERENCE)
     assert len(body["items"]) == len(PROBLEMS)
+
+
+def test_the_learner_page_shows_every_inference_problem_and_its_examples(anonymous):
+    # the decoding step's example has three expected results of different shapes
+    page = anonymous.get("/learn/attention-inference")
+    assert page.status_code == 200
+    text = page.get_data(as_text=True)
+    for problem in INFERENCE.values():
+        assert f"def {PROBLEMS[problem].function}(" in text
+    assert "example: an empty cache (T = 0)" in text
