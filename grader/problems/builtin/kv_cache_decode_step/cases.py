@@ -5,8 +5,8 @@ What isolates the categories: ``output`` cases check the output only, with d_k =
 scale costs the scaling points only), ``caches`` cases the new caches only, ``scaling`` has
 d_k = 6 and scores spread so that leaving them unscaled moves every row; T >= 3 wherever the name
 says nothing (so the cache, the new key and key 0 are all different sets), T = 0 in ``empty
-cache``. The new key's score and value differ from the cache's (its weight is at least 0.05 and V
-reveals the weights), so attending without it always shows. Every condition is asserted when
+cache``. The new key scores 0.1 to 0.5 above every cached key (so its weight exceeds
+1 / (T + 1)) and V reveals the weights, so attending without it always shows. Every condition is asserted when
 drawn.
 """
 from __future__ import annotations

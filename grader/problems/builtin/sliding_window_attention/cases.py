@@ -4,7 +4,7 @@ draws it.
 What isolates the categories: outside ``scaling``, d_k = 1 (1/sqrt(d_k) = 1, so a missing scale
 costs the scaling points only); ``band`` has 1 < window < L - 1 (so the window's both edges fall
 inside the sequence), ``window 1`` the token alone, ``long window`` window >= L (plain causal
-attention: only mistakes that see the future fail it). Scores of every row span at most 2.25
+attention: only mistakes that see the future fail it). Scores of every row span at most 4.5
 (|q| <= 1.5, keys within [-1.5, 1.5]) so every key carries weight at least e^-4.5 / L, and V
 reveals the weights (singular values >= 1): a key wrongly in or out of the band always shows.
 Every condition is asserted when drawn.
