@@ -17,6 +17,8 @@ def _plain(value: Any) -> Any:
 
 
 def _rounded(value: Any) -> Any:
+    if isinstance(value, tuple):  # several results (a decoding step's output and caches)
+        return [_rounded(v) for v in value]
     array = np.asarray(value)
     if np.issubdtype(array.dtype, np.floating):
         array = np.round(array, 6)

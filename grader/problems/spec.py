@@ -173,7 +173,8 @@ class Picture:
     ``"output"``, ``"mask"``, ``"encoding"``), ``scale`` (``"unit"`` 0..1 or ``"diverging"``),
     the axis names of its ``rows`` and ``columns``, and ``call``: ``"example"`` (the example's own
     call, its output drawn) or ``"identity_values"`` (attention called with V = the identity, so
-    the output IS the weight matrix; batched examples show batch element 0)."""
+    the output IS the weight matrix; batched examples show batch element 0) or ``"squeezed"``
+    (the example's own output without its length-1 axes)."""
 
     shows: str
     scale: str

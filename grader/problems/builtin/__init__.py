@@ -10,6 +10,12 @@ PACKAGES = (
     "causal_mask",
     "multi_head_attention",
     "positional_encoding",
+    "rotary_embedding",
+    "rotary_embedding_halves",
+    "grouped_query_attention",
+    "kv_cache_decode_step",
+    "sliding_window_attention",
+    "linear_attention",
 )
 
 #: The built-in assignment generated from :data:`PACKAGES`: one code item per built-in problem.
