@@ -133,18 +133,20 @@ def test_a_timeout_costs_only_its_own_test_and_the_rest_run_in_a_fresh_process(s
 
 
 def test_each_test_has_its_own_time_limit(sandbox):
-    """Four tests of 0.6 s each finish under a 1 s per-test limit (2.4 s in all)."""
-    source = "import time\ndef softmax(x):\n    time.sleep(0.6)\n    return x\n"
+    """Four tests of 0.5 s each finish under a 1.5 s per-test limit (2 s in all; each test has
+    1 s to spare for a busy machine)."""
+    source = "import time\ndef softmax(x):\n    time.sleep(0.5)\n    return x\n"
     work = [Call(test=f"t{i}", function="softmax", args=(np.zeros(2),)) for i in range(4)]
-    result = sandbox.run(source, work, Limits(wall_seconds=1.0, cpu_seconds=1.0))
+    result = sandbox.run(source, work, Limits(wall_seconds=1.5, cpu_seconds=1.0))
     assert result.status == "ok" and [c.status for c in result.calls] == ["ok"] * 4
 
 
 def test_calls_of_one_test_share_its_time_limit(sandbox):
-    """Two calls of 0.6 s in the same test exceed its 1 s limit together."""
-    source = "import time\ndef softmax(x):\n    time.sleep(0.6)\n    return x\n"
+    """Two calls of 0.9 s in the same test exceed its 1.5 s limit together (a sleep lasts at
+    least its time, so this holds however busy the machine is; the first has 0.6 s to spare)."""
+    source = "import time\ndef softmax(x):\n    time.sleep(0.9)\n    return x\n"
     work = [Call(test="pair", function="softmax", args=(np.zeros(2),)) for _ in range(2)]
-    result = sandbox.run(source, work, Limits(wall_seconds=1.0, cpu_seconds=1.0))
+    result = sandbox.run(source, work, Limits(wall_seconds=1.5, cpu_seconds=1.0))
     assert result.status == "timeout"
     assert [c.status for c in result.calls] == ["ok", "timeout"]
 
@@ -162,14 +164,15 @@ def test_after_too_many_stopped_tests_the_rest_are_not_run_and_the_run_says_why(
 
 
 def test_the_run_has_a_total_time_limit(sandbox):
-    source = "import time\ndef softmax(x):\n    time.sleep(0.45)\n    return x\n"
+    source = "import time\ndef softmax(x):\n    time.sleep(1.0)\n    return x\n"
     work = [Call(test=f"t{i}", function="softmax", args=(np.zeros(2),)) for i in range(6)]
-    limits = Limits(wall_seconds=1.0, cpu_seconds=1.0, run_wall_seconds=1.2)
+    limits = Limits(wall_seconds=2.0, cpu_seconds=1.0, run_wall_seconds=2.9)
     result = sandbox.run(source, work, limits)
-    # t0 and t1 finish (0.9 s); t2 is cut at 1.2 s; the rest are not run, with the reason
+    # t0 and t1 finish (2 s, with 0.9 s to spare for a busy machine); t2 cannot end before 3 s,
+    # so it is cut at 2.9 s; the rest are not run, with the reason
     assert [c.status for c in result.calls] == ["ok", "ok", "timeout"] + ["skipped"] * 3
-    assert "total time limit (1.2 s)" in result.calls[5].error
-    assert result.seconds < 2.5
+    assert "total time limit (2.9 s)" in result.calls[5].error
+    assert result.seconds < 6.0  # the six sleeps alone would take 6 s: the run was cut
 
 
 def test_cpu_limit_is_reported_as_cpu_time(sandbox):
