@@ -12,6 +12,7 @@ the learner's answers kept).
 """
 from __future__ import annotations
 
+import hashlib
 import secrets
 
 from flask import (current_app, jsonify, redirect, render_template, request, url_for)
@@ -158,20 +159,24 @@ def submit(assignment_id: str):
     nonce = str(request.form.get("form_nonce", ""))[:64]
     key = f"web:{learner.learner_id}:{nonce}"[:255] if nonce else None
     digest = request_digest(assignment.id, body) if key else None
+    # the same form posted again with other answers (Back, edit, submit) is a new attempt under
+    # a key of its own (the form's key and these answers), so a double click of it is one too
+    edited = ("web-edit:" + hashlib.sha256(f"{key}\0{digest}".encode()).hexdigest()
+              if key else None)
+    store = state().store
     cap = int(state().config.get("WEB_MAX_PENDING", 0) or 0) or None
     try:
         check_rate("submit", learner)
         with practice_admission(current_app.extensions[PRACTICE_PENDING], learner,
-                                lambda: replays(state().store, learner.course_id, key,
-                                                digest)) as admit:
+                                lambda: replays(store, learner.course_id, key, digest)
+                                or replays(store, learner.course_id, edited, digest)) as admit:
             try:
                 submission, created = intake(principal, assignment, body, key, max_pending=cap)
             except ApiError as error:
                 if error.code != "idempotency_conflict":
                     raise
-                # the same page submitted again with other answers (e.g. after Back): a new
-                # attempt, which has passed every check above as one
-                submission, created = intake(principal, assignment, body, None,
+                # a new attempt, which has passed every check above as one
+                submission, created = intake(principal, assignment, body, edited,
                                              max_pending=cap)
             if created:
                 admit(submission.id)

@@ -331,3 +331,17 @@ def test_a_spent_key_with_another_request_is_counted_against_the_learners_cap(ma
                       idempotency_key="k", request_sha256="b" * 64)
     assert busy.value.pending == [first.id]
     assert stored(app) == 1
+
+
+def test_a_double_click_of_an_edited_form_is_one_new_submission(make_app):
+    app = make_app({**NO_LIMITS, "WEB_MAX_PENDING": 5, "WEB_MAX_PENDING_PER_ADDRESS": 2})
+    client, token = browser(app, "192.0.2.14")
+    first = post(client, token, choice="B", nonce="page")
+    # Back, another answer, and a double click: one new attempt, answered twice
+    edited, again = (post(client, token, choice="C", nonce="page") for _ in range(2))
+    assert (first.status_code, edited.status_code, again.status_code) == (303, 303, 303)
+    assert edited.headers["Location"] == again.headers["Location"] != first.headers["Location"]
+    assert stored(app) == 2
+    # the address is at its cap: a third answer on the same page is refused
+    assert post(client, token, choice="A", nonce="page").status_code == 409
+    assert stored(app) == 2
