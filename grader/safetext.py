@@ -34,6 +34,19 @@ ESCAPED = re.compile(r"\\u(?:00[0189][0-9a-f]|007f|d[89a-f][0-9a-f][0-9a-f])|\\[
 MAX_DEPTH = 64
 
 
+#: Unpaired surrogates only (:func:`encodable`).
+SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def encodable(text: str) -> str:
+    """``text`` with each unpaired surrogate replaced by U+FFFD and nothing else changed (a
+    learner's own code keeps its form feeds and tabs): what a page needs to encode any value
+    as UTF-8. Linear; ``text`` itself when it holds no surrogate."""
+    if SURROGATES.search(text) is None:
+        return text
+    return SURROGATES.sub(REPLACEMENT, text)
+
+
 def _shown(match: re.Match) -> str:
     point = ord(match.group())
     return REPLACEMENT if point >= 0xD800 else f"\\x{point:02x}"

@@ -51,3 +51,11 @@ def test_every_code_point_is_judged_alike_by_the_fast_path_and_the_walk():
             cleaned = clean_tree(document)
             assert (cleaned is document) == (not unsafe), hex(point)
             json.dumps(cleaned, ensure_ascii=False).encode("utf-8")
+
+
+def test_encodable_replaces_surrogates_only():
+    from grader.safetext import encodable
+
+    assert encodable("a\udcffb\x0c\x00") == "a\ufffdb\x0c\x00"
+    text = "form\x0cfeed\ttab"
+    assert encodable(text) is text

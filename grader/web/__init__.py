@@ -31,7 +31,7 @@ from flask_wtf.csrf import CSRFProtect
 from markupsafe import Markup
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from grader.safetext import clean_text
+from grader.safetext import encodable
 from grader.web.access import PageError, SignInRequired, log_refusal
 from grader.web.blueprint import bp
 from grader.web.cookies import FramedSessionInterface
@@ -65,14 +65,14 @@ def _page_error(error: PageError):
 
 
 def shown(value):
-    """Jinja's ``finalize``: every value a template writes is valid Unicode without control
-    characters (:func:`grader.safetext.clean_text`; HTML built by the pages stays HTML), so no
-    stored value, even one stored before the sandbox boundary cleaned them, can make a page
-    fail to encode."""
+    """Jinja's ``finalize``: every value a template writes can be encoded as UTF-8 (each unpaired
+    surrogate shown as U+FFFD, :func:`grader.safetext.encodable`; nothing else changes, so a
+    learner's code in the editor keeps its form feeds; HTML built by the pages stays HTML): no
+    value, wherever it was stored from, can make a page fail to encode."""
     if isinstance(value, Markup):
-        return Markup(clean_text(str(value)))
+        return Markup(encodable(str(value)))
     if isinstance(value, str):
-        return clean_text(value)
+        return encodable(value)
     return value
 
 

@@ -116,3 +116,23 @@ def test_a_get_that_meets_text_it_cannot_encode_is_the_servers_fault_not_the_bod
     posted = client.post("/api/v1/_test/boom", data='{"a": "\\udcff"}',
                          content_type="application/json")
     assert (posted.status_code, posted.get_json()["code"]) == (400, "invalid_json")
+
+
+def test_every_value_a_template_writes_can_be_encoded(app):
+    from markupsafe import Markup
+
+    with app.test_request_context():
+        page = app.jinja_env.from_string("{{ plain }}|{{ html }}|{{ plain|upper }}").render(
+            plain="a\udcffb", html=Markup("<b>\ud800</b>"))
+    assert page == "a\ufffdb|<b>\ufffd</b>|A\ufffdB"
+    page.encode("utf-8")
+
+
+def test_a_learners_own_form_feed_is_kept_in_the_editor(app):
+    # Python accepts form feeds in source; the page shows the learner's code as they wrote it
+    code = "import numpy as np\n\x0c\ndef scaled_dot_product_attention(Q, K, V, mask=None):\n" \
+           "    return V\n"
+    browser, result_path = practice_post(app, code)
+    browser.get(result_path)
+    page = browser.get(LEARN).get_data(as_text=True)
+    assert "import numpy as np\n\x0c\ndef scaled_dot_product_attention" in page
