@@ -260,6 +260,9 @@ def test_a_spent_nonce_with_other_answers_is_counted_against_the_address(make_ap
     assert answers == [303, 303] + [409] * 7
     assert stored(app) == 2
     assert len(app.config["QUEUED"]) == 2
+    # another learner on another address is unaffected
+    assert post(*browser(app, "192.0.2.99")).status_code == 303
+    assert stored(app) == 3
 
 
 def test_the_true_replay_of_a_spent_nonce_still_answers_at_the_address_cap(make_app):
