@@ -46,6 +46,9 @@ TOKEN_MARGIN = timedelta(seconds=60)
 #: Scopes the tool asks for; a token is requested for those a launch granted.
 TOOL_SCOPES = (C.SCOPE_LINEITEM, C.SCOPE_SCORE)
 MAX_COMMENT = 250
+#: A line-item claim older than this is taken over: the process that made it died before
+#: recording the line item (a sender's whole attempt is bounded by its timeouts, well below).
+LINEITEM_CLAIM_STALE = timedelta(seconds=120)
 
 
 def record_target(store, launch, course_id: str, assignment_id: str, learner_id: str):
@@ -266,36 +269,68 @@ class ScorePublisher:
                        retry=_retryable(response.status_code))
 
     def _lineitem(self, target, platform, scopes, timeout: float) -> str:
-        """The line item of a link that came without one: found by resource link and tag in the
-        container, or created there (label, our maximum, resource id = assignment id)."""
+        """The line item of a link that came without one, made once per (platform, deployment,
+        resource link, tag) across every process (:class:`~grader.store.lti_models.LtiLineItem`):
+        the one recorded already; else, by the one sender that claims the link, found by
+        resource link and tag in the container or created there (label, our maximum, resource id
+        = assignment id). Another sender meanwhile gets a retryable :class:`PlatformError`
+        (the delivery log tries again after its backoff and finds the recorded line item)."""
         from grader.lti.deep_linking import LINEITEM_TAG
 
         if not target.lineitems_url or C.SCOPE_LINEITEM not in scopes:
             raise PlatformError("the link has no line item and the tool may not create one",
                                 None, False)
+        key = (target.platform_id, target.deployment_id, target.resource_link_id, LINEITEM_TAG)
+        known = self.repo.line_item(*key)
+        if known is not None and known.lineitem_url:
+            self.repo.set_lineitem(target.id, known.lineitem_url)
+            return known.lineitem_url
+        if not self.repo.claim_line_item(*key, stale_before=utcnow() - LINEITEM_CLAIM_STALE):
+            known = self.repo.line_item(*key)
+            if known is not None and known.lineitem_url:  # recorded since we looked
+                self.repo.set_lineitem(target.id, known.lineitem_url)
+                return known.lineitem_url
+            raise PlatformError("the line item of this link is being created by another "
+                                "sender; trying again after it is recorded", None, True)
+        try:
+            url = self._find_or_create_lineitem(target, platform, scopes, timeout, LINEITEM_TAG)
+        except BaseException:
+            self.repo.release_line_item(*key)
+            raise
+        self.repo.record_line_item(*key, url)
+        return url
+
+    def _find_or_create_lineitem(self, target, platform, scopes, timeout: float,
+                                 tag: str) -> str:
         found = self._request(platform, scopes, "GET", target.lineitems_url, timeout,
-                              params={"resource_link_id": target.resource_link_id,
-                                      "tag": LINEITEM_TAG},
+                              params={"resource_link_id": target.resource_link_id, "tag": tag},
                               headers={"Accept": LINEITEMS_TYPE})
         _check(found, "line items could not be listed")
-        items = [i for i in (found.json() or []) if isinstance(i, dict) and i.get("id")
-                 and i.get("resourceLinkId") in (None, target.resource_link_id)]
+        try:
+            listed = found.json() or []
+        except ValueError as exc:
+            raise PlatformError(f"line items unreadable: {found.text[:200]!r}", found.status_code,
+                                True) from exc
+        items = [i for i in listed if isinstance(i, dict) and i.get("id")
+                 and i.get("resourceLinkId") in (None, target.resource_link_id)
+                 and i.get("tag") in (None, "", tag)]
         if items:
-            url = items[0]["id"]
-        else:
-            assignment = self.catalog.get(target.course_id, target.assignment_id)
-            created = self._request(platform, scopes, "POST", target.lineitems_url, timeout,
-                                    data=json.dumps({
-                                        "scoreMaximum": assignment.max_score if assignment
-                                        else 1.0,
-                                        "label": assignment.title if assignment
-                                        else target.assignment_id,
-                                        "resourceId": target.assignment_id,
-                                        "resourceLinkId": target.resource_link_id,
-                                        "tag": LINEITEM_TAG}).encode(),
-                                    headers={"Content-Type": LINEITEM_TYPE,
-                                             "Accept": LINEITEM_TYPE})
-            _check(created, "the line item could not be created")
-            url = created.json()["id"]
-        self.repo.set_lineitem(target.id, url)
-        return url
+            return str(items[0]["id"])
+        assignment = self.catalog.get(target.course_id, target.assignment_id)
+        created = self._request(platform, scopes, "POST", target.lineitems_url, timeout,
+                                data=json.dumps({
+                                    "scoreMaximum": assignment.max_score if assignment
+                                    else 1.0,
+                                    "label": assignment.title if assignment
+                                    else target.assignment_id,
+                                    "resourceId": target.assignment_id,
+                                    "resourceLinkId": target.resource_link_id,
+                                    "tag": tag}).encode(),
+                                headers={"Content-Type": LINEITEM_TYPE,
+                                         "Accept": LINEITEM_TYPE})
+        _check(created, "the line item could not be created")
+        try:
+            return str(created.json()["id"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise PlatformError(f"the created line item is unreadable: {created.text[:200]!r}",
+                                created.status_code, True) from exc

@@ -12,7 +12,7 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 
 from grader.store.lti_models import (LtiAccessToken, LtiDeepLinkPick, LtiGradeTarget,
-                                     LtiLoginState, LtiPlatform, LtiToolKey)
+                                     LtiLineItem, LtiLoginState, LtiPlatform, LtiToolKey)
 from grader.store.models import utcnow
 
 
@@ -99,7 +99,8 @@ class LtiRepository:
         """Remove a registration with its login states, picks, grade targets and cached
         tokens."""
         with self.sessions.begin() as session:
-            for model in (LtiLoginState, LtiDeepLinkPick, LtiGradeTarget, LtiAccessToken):
+            for model in (LtiLoginState, LtiDeepLinkPick, LtiGradeTarget, LtiAccessToken,
+                          LtiLineItem):
                 session.execute(delete(model).where(model.platform_id == platform_id))
             return session.execute(delete(LtiPlatform).where(
                 LtiPlatform.id == platform_id)).rowcount == 1
@@ -235,6 +236,60 @@ class LtiRepository:
         with self.sessions.begin() as session:
             session.execute(update(LtiGradeTarget).where(LtiGradeTarget.id == target_id)
                             .values(lineitem_url=lineitem_url))
+
+    # -- line items of links that came without one -------------------------------------------
+    def line_item(self, platform_id: str, deployment_id: str, resource_link_id: str,
+                  tag: str) -> LtiLineItem | None:
+        with self.sessions() as session:
+            return session.execute(select(LtiLineItem).filter_by(
+                platform_id=platform_id, deployment_id=deployment_id,
+                resource_link_id=resource_link_id, tag=tag)).scalar_one_or_none()
+
+    def claim_line_item(self, platform_id: str, deployment_id: str, resource_link_id: str,
+                        tag: str, stale_before: datetime) -> bool:
+        """Claim the making of the line item of (platform, deployment, resource link, tag):
+        True for exactly one caller among processes racing (the unique constraint decides the
+        insert), and for a caller finding a claim older than ``stale_before`` that never recorded
+        its line item (one conditional update). False while another process holds the claim or
+        when the line item is known."""
+        key = dict(platform_id=platform_id, deployment_id=deployment_id,
+                   resource_link_id=resource_link_id, tag=tag)
+        now = utcnow()
+        try:
+            with self.sessions.begin() as session:
+                session.add(LtiLineItem(**key, lineitem_url=None, claimed_at=now,
+                                        created_at=now))
+            return True
+        except IntegrityError:
+            pass
+        with self.sessions.begin() as session:
+            return session.execute(
+                update(LtiLineItem).filter_by(**key)
+                .where(LtiLineItem.lineitem_url.is_(None), LtiLineItem.claimed_at < stale_before)
+                .values(claimed_at=now)).rowcount == 1
+
+    def release_line_item(self, platform_id: str, deployment_id: str, resource_link_id: str,
+                          tag: str) -> None:
+        """Give up a claim whose platform call failed (the next sender claims again)."""
+        with self.sessions.begin() as session:
+            session.execute(delete(LtiLineItem).filter_by(
+                platform_id=platform_id, deployment_id=deployment_id,
+                resource_link_id=resource_link_id, tag=tag)
+                .where(LtiLineItem.lineitem_url.is_(None)))
+
+    def record_line_item(self, platform_id: str, deployment_id: str, resource_link_id: str,
+                         tag: str, lineitem_url: str) -> None:
+        """Record the line item of a claimed link, and give it to every grade target of that
+        link still without one."""
+        with self.sessions.begin() as session:
+            session.execute(update(LtiLineItem).filter_by(
+                platform_id=platform_id, deployment_id=deployment_id,
+                resource_link_id=resource_link_id, tag=tag).values(lineitem_url=lineitem_url))
+            session.execute(update(LtiGradeTarget).where(
+                LtiGradeTarget.platform_id == platform_id,
+                LtiGradeTarget.deployment_id == deployment_id,
+                LtiGradeTarget.resource_link_id == resource_link_id,
+                LtiGradeTarget.lineitem_url.is_(None)).values(lineitem_url=lineitem_url))
 
     # -- access tokens --------------------------------------------------------------------------
     def access_token(self, platform_id: str, scope: str, valid_after: datetime

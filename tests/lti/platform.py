@@ -131,6 +131,8 @@ class SimulatedPlatform:
         self.score_attempts = 0
         self.deep_link_responses: list[dict] = []
         self.fail_scores = 0  # answer the next N score posts with 503
+        self.lineitem_delay = 0.0  # seconds a line-item POST takes (widens a creation race)
+        self.lineitem_posts = 0  # line-item creations received
         self.refuse = None  # or a predicate on a score body: True -> 503
         self.token_lifetime = 3600
         self.jwks_fetches = 0
@@ -320,6 +322,9 @@ class SimulatedPlatform:
                     "Content-Type": "application/vnd.ims.lis.v2.lineitemcontainer+json"}
             self._bearer(SCOPE + "lineitem")
             body = request.get_json(force=True)
+            with self.lock:
+                self.lineitem_posts += 1
+            time.sleep(self.lineitem_delay)
             item_id = self.add_lineitem(body.get("label", ""), body.get("scoreMaximum", 0),
                                         body.get("resourceId", ""), body.get("resourceLinkId"))
             self.lineitems[item_id]["tag"] = body.get("tag", "")
