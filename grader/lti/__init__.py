@@ -29,14 +29,21 @@ class LtiState:
     keys: ToolKeys
     platform_keys: PlatformKeys
     verifier: LaunchVerifier
+    notifier: object = None
+    catalog: object = None
 
     def record_grade_target(self, launch: Launch, course_id: str, assignment_id: str,
                             learner_id: str) -> None:
         """Remember where this learner's scores for ``assignment_id`` go, when the launch
-        carries the AGS endpoint claim with the score scope."""
+        carries the AGS endpoint claim with the score scope. A target seen for the first time
+        gets the learner's counted grade at once, when there is one (a learner graded through
+        the REST API before launching: :func:`grader.lti.channel.publish_pending`)."""
         from grader.lti.ags import record_target
+        from grader.lti.channel import publish_pending
 
-        record_target(self.store, launch, course_id, assignment_id, learner_id)
+        recorded = record_target(self.store, launch, course_id, assignment_id, learner_id)
+        if recorded is not None and recorded[1] and self.notifier is not None:
+            publish_pending(self.notifier, self.store, self.catalog, recorded[0])
 
 
 def init_app(app: Flask, api) -> LtiState:
@@ -58,6 +65,8 @@ def init_app(app: Flask, api) -> LtiState:
         platform_keys=platform_keys,
         verifier=LaunchVerifier(grader.store, platform_keys,
                                 leeway=config["LTI_CLOCK_SKEW_SECONDS"]),
+        notifier=grader.notifier,
+        catalog=grader.catalog,
     )
     app.extensions["lti"] = state
     app.register_blueprint(bp)

@@ -54,7 +54,7 @@ LINEITEM_CLAIM_STALE = timedelta(seconds=120)
 def record_target(store, launch, course_id: str, assignment_id: str, learner_id: str):
     """Record (or refresh) the grade target of a verified resource-link launch. Only a launch
     whose AGS endpoint claim grants the score scope and names a line item (or a line-item
-    container we may add to) has one; returns the row or ``None``. Raises
+    container we may add to) has one; returns ``(row, created)`` or ``None``. Raises
     :class:`~grader.lti.refusals.LtiRefused` (400 ``unsafe_url``) when an endpoint URL is not
     one the tool may call (:mod:`grader.lti.launch_urls`)."""
     endpoint = launch.claim(C.AGS_ENDPOINT)
@@ -68,7 +68,7 @@ def record_target(store, launch, course_id: str, assignment_id: str, learner_id:
         if isinstance(endpoint.get("lineitems"), str) else None
     if C.SCOPE_SCORE not in scopes or not (lineitem or (lineitems and C.SCOPE_LINEITEM in scopes)):
         return None
-    return store.lti.record_grade_target(
+    return store.lti.upsert_grade_target(
         platform_id=launch.platform.id, deployment_id=launch.deployment_id,
         resource_link_id=launch.claims[C.RESOURCE_LINK]["id"], user_sub=launch.sub,
         course_id=course_id, assignment_id=assignment_id, learner_id=learner_id,

@@ -200,6 +200,21 @@ class LtiRepository:
                             lineitem_url: str | None, lineitems_url: str | None,
                             scopes: list[str]) -> LtiGradeTarget:
         """Insert or refresh the target of (platform, deployment, resource link, user)."""
+        return self.upsert_grade_target(
+            platform_id=platform_id, deployment_id=deployment_id,
+            resource_link_id=resource_link_id, user_sub=user_sub, course_id=course_id,
+            assignment_id=assignment_id, learner_id=learner_id, lineitem_url=lineitem_url,
+            lineitems_url=lineitems_url, scopes=scopes)[0]
+
+    def upsert_grade_target(self, *, platform_id: str, deployment_id: str,
+                            resource_link_id: str, user_sub: str, course_id: str,
+                            assignment_id: str, learner_id: str, lineitem_url: str | None,
+                            lineitems_url: str | None,
+                            scopes: list[str]) -> tuple[LtiGradeTarget, bool]:
+        """:meth:`record_grade_target`, and whether the row is new (True for exactly one of
+        two processes recording the same first launch: the unique constraint decides). A line
+        item the link got meanwhile (:meth:`record_line_item`) is kept when the launch names
+        none."""
         key = dict(platform_id=platform_id, deployment_id=deployment_id,
                    resource_link_id=resource_link_id, user_sub=user_sub)
         values = dict(course_id=course_id, assignment_id=assignment_id, learner_id=learner_id,
@@ -209,16 +224,24 @@ class LtiRepository:
             try:
                 with self.sessions.begin() as session:
                     row = session.execute(select(LtiGradeTarget).filter_by(**key)).scalar_one_or_none()
-                    if row is None:
+                    created = row is None
+                    if created:
                         row = LtiGradeTarget(**key, **values, created_at=utcnow())
                         session.add(row)
                     else:
                         for name, value in values.items():
+                            if name == "lineitem_url" and value is None:
+                                continue  # the link's line item, made since, stays
                             setattr(row, name, value)
-                return row
+                return row, created
             except IntegrityError:
                 continue
         raise RuntimeError("could not record the grade target")  # pragma: no cover
+
+    def grade_targets_of_platform(self, platform_id: str) -> list[LtiGradeTarget]:
+        with self.sessions() as session:
+            return list(session.execute(select(LtiGradeTarget).where(
+                LtiGradeTarget.platform_id == platform_id).order_by(LtiGradeTarget.id)).scalars())
 
     def grade_targets(self, course_id: str, assignment_id: str,
                       learner_id: str) -> list[LtiGradeTarget]:
