@@ -230,6 +230,13 @@ class ScorePublisher:
         if target is None or platform is None:
             return Attempt(False, None, "the grade target or its platform registration was "
                                         "removed", retry=False)
+        if target.deployment_id not in (platform.deployment_ids or []):
+            # retired from the registration: kept, and sent once the deployment is back
+            # (grader.lti.registration sends the pending score then)
+            return Attempt(False, None, f"deployment {target.deployment_id!r} is not (or no "
+                                        f"longer) registered for platform {platform.id} "
+                                        f"({platform.issuer}): the score is sent when an admin "
+                                        "adds it back to the registration", retry=True)
         scopes = [s for s in TOOL_SCOPES if s in (target.scopes or [])]
         timeout = timeout or self.timeout
         try:

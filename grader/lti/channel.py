@@ -72,6 +72,13 @@ class LtiScoreChannel:
         if event.get("type") not in EVENTS:
             return []
         rows = self._targets_of(submission)
+        if not rows and self.store.lti.platforms(submission.course_id):
+            # logged, and sent when the learner's first launch records the target
+            # (publish_pending)
+            log.info("no LTI grade target yet for learner %s on %s/%s: the score is sent when "
+                     "they launch from the LMS", submission.learner_id, submission.course_id,
+                     submission.assignment_id)
+            return []
         # news only when the submission is (part of) the learner's counted grade
         # (grader.grading.attempts: the assignment's attempt policy)
         if not rows or not counts_for(self._counted(submission), submission):

@@ -30,6 +30,11 @@ class PlatformKeys:
                 self._clients[url] = client
             return client
 
+    def forget(self, key_set_url: str) -> None:
+        """Drop what is cached for ``key_set_url`` (a registration moved to another URL)."""
+        with self._lock:
+            self._clients.pop(key_set_url, None)
+
     def signing_key(self, key_set_url: str, kid: str) -> PyJWK:
         """The platform key named ``kid``. Raises :class:`LtiRefused` (401) when the platform's
         JWKS has no such key even after a refetch, (502) when the JWKS cannot be fetched."""

@@ -79,6 +79,33 @@ class LtiRepository:
                                    f"client_id {row.client_id!r} is registered already") from None
         return row
 
+    def update_platform(self, platform_id: str, **fields) -> tuple[LtiPlatform, LtiPlatform] | None:
+        """Change a registration in place (its id, grade targets, line items and login states
+        stay): returns ``(before, after)``, or ``None`` when there is no such platform. Raises
+        :class:`PlatformConflict` when the new (issuer, client_id) is another platform's. Cached
+        access tokens are dropped when what they were issued for changes (client_id, token URL,
+        audience)."""
+        with self.sessions.begin() as session:
+            row = session.get(LtiPlatform, platform_id)
+            if row is None:
+                return None
+            before = LtiPlatform(**{c.name: getattr(row, c.name)
+                                    for c in LtiPlatform.__table__.columns})
+            issuer = fields.get("issuer", row.issuer)
+            client_id = fields.get("client_id", row.client_id)
+            if session.execute(select(LtiPlatform.id).where(
+                    LtiPlatform.issuer == issuer, LtiPlatform.client_id == client_id,
+                    LtiPlatform.id != platform_id)).first() is not None:
+                raise PlatformConflict("client_id", f"a platform with issuer {issuer!r} and "
+                                       f"client_id {client_id!r} is registered already")
+            for name, value in fields.items():
+                setattr(row, name, value)
+            if any(getattr(before, n) != getattr(row, n)
+                   for n in ("client_id", "auth_token_url", "auth_audience", "issuer")):
+                session.execute(delete(LtiAccessToken).where(
+                    LtiAccessToken.platform_id == platform_id))
+        return before, self.platform(platform_id)
+
     def platforms(self, course_id: str | None = None) -> list[LtiPlatform]:
         with self.sessions() as session:
             query = select(LtiPlatform).order_by(LtiPlatform.created_at)
