@@ -226,8 +226,20 @@ class GradingService:
         if not self.store.finish(submission_id, score, max_score, stored,
                                  versions=scored_versions(assignment, results)):
             return Outcome("skipped", reason="another run stored the result first")
+        self._follow_regrades(submission)
         self._notify(submission, assignment)
         return Outcome("graded", score=score, received_at=submission.received_at)
+
+    def _follow_regrades(self, submission) -> None:
+        """A regrade applied while this submission was queued or running covers it too: it is
+        regraded now with the current version, before its result is announced
+        (:func:`grader.grading.regrade.follow_regrades`); a fault there keeps the grade."""
+        from grader.grading.regrade import follow_regrades
+
+        try:
+            follow_regrades(self, submission)
+        except Exception:
+            log.exception("regrading %s after its grading failed", submission.id)
 
     def _infrastructure_fault(self, submission, reason: str) -> Outcome:
         if submission.attempts < self.max_attempts:
