@@ -46,6 +46,10 @@ TOKEN_MARGIN = timedelta(seconds=60)
 #: Scopes the tool asks for; a token is requested for those a launch granted.
 TOOL_SCOPES = (C.SCOPE_LINEITEM, C.SCOPE_SCORE)
 MAX_COMMENT = 250
+#: Canvas's score extension: ``submitted_at`` dates the submission (Canvas's late flag compares
+#: it with the due date; without it Canvas dates the submission by the score's ``timestamp``), and
+#: ``new_submission: false`` says a regrade is not a new attempt. Other platforms ignore it.
+CANVAS_SUBMISSION = "https://canvas.instructure.com/lti/submission"
 #: A line-item claim older than this is taken over: the process that made it died before
 #: recording the line item (a sender's whole attempt is bounded by its timeouts, well below).
 LINEITEM_CLAIM_STALE = timedelta(seconds=120)
@@ -91,11 +95,21 @@ def score_body(submission, user_sub: str, event: str, moment: datetime,
     ``event``: ``graded``, ``regraded`` or ``failed``. A graded submission gives
     ``scoreGiven``/``scoreMaximum`` in the assignment's points, ``Completed``/``FullyGraded``; a
     failed one ``Completed``/``Failed`` and no score (the platform keeps no grade from it).
+    ``timestamp`` is ``moment``, when this result was scored (AGS 2.0, 3.4.5: when the score was
+    modified in the tool; the platform keeps the newest); the submission's own time goes in
+    Canvas's extension (:data:`CANVAS_SUBMISSION` ``submitted_at``), so a regrade after the due
+    date does not make an on-time submission late.
     ``counted`` (:class:`grader.grading.attempts.Counted`): the learner's counted grade, which
     is what is sent (the best attempt, or the best per item, under those policies).
     """
     body: dict[str, Any] = {"userId": user_sub, "activityProgress": "Completed",
                             "timestamp": iso_timestamp(moment)}
+    # the counted attempt's own submission time, whatever regrade (``moment``) scored it since
+    dated = counted.primary if counted is not None and counted.primary is not None else submission
+    submitted_at = getattr(dated, "received_at", None)
+    if submitted_at is not None:
+        body[CANVAS_SUBMISSION] = {"submitted_at": iso_timestamp(submitted_at),
+                                   "new_submission": event != "regraded"}
     score, maximum = ((counted.score, counted.max_score) if counted is not None
                       else (submission.score, submission.max_score))
     if event == "failed" or score is None:
