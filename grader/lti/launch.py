@@ -39,7 +39,7 @@ class Launch:
     claims: dict[str, Any]
     message_type: str = ""
     deployment_id: str = ""
-    sub: str | None = None
+    sub: str | None = None  # None: an anonymous launch (LTI Core 1.3, 5.3.6.1)
     roles: list[str] = field(default_factory=list)
 
     def claim(self, name: str, default: Any = None) -> Any:
@@ -206,8 +206,12 @@ class LaunchVerifier:
             raise LtiRefused(400, "missing_claim", "The id_token has no roles claim (a list).",
                              C.ROLES)
         sub = claims.get("sub")
-        if not isinstance(sub, str) or not sub:
+        if "sub" in claims and (not isinstance(sub, str) or not sub):
+            raise LtiRefused(400, "missing_claim", "The id_token's sub is not a user id (a "
+                             "non-empty string).", "sub")
+        if sub is None and message_type != C.RESOURCE_LINK_REQUEST:
+            # LTI Core 1.3, 5.3.6.1: only a resource link may be launched anonymously
             raise LtiRefused(400, "missing_claim", "The id_token has no sub (an anonymous launch): "
-                             "this tool needs to know the user.", "sub")
+                             "picking assignments needs to know the instructor.", "sub")
         return Launch(platform=platform, claims=claims, message_type=message_type,
                       deployment_id=deployment_id, sub=sub, roles=roles)

@@ -8,6 +8,7 @@ and styles, forms post only to us; the deep-linking autopost page may post to th
 checked return URL as well)."""
 from __future__ import annotations
 
+import secrets
 from urllib.parse import parse_qs, urlsplit
 
 from flask import (Blueprint, Response, current_app, jsonify, redirect, render_template, request,
@@ -185,12 +186,18 @@ def _resource_link(launch: Launch) -> Response:
     if assignment is None:
         raise LtiRefused(404, "assignment_not_found", f"Course {course_id!r} has no assignment "
                          f"{assignment_id!r}.", "assignment_id")
-    learner_id = learner_id_of(launch)
+    if launch.sub is None and role != "learner":
+        raise LtiRefused(400, "missing_claim", "The id_token has no sub (an anonymous launch); "
+                         "only learners may practise anonymously.", "sub")
+    # anonymous: practice under a random id, like the embedded default's practice pages (the
+    # gradebook leaves such learners out), and no grade target: nothing is sent to the LMS
+    learner_id = learner_id_of(launch) if launch.sub is not None else \
+        f"practice-lti-{secrets.token_hex(8)}"
     presentation = launch.claim(C.LAUNCH_PRESENTATION, {})
     return_url = optional_url(presentation.get("return_url"), "launch_presentation.return_url",
                               launch.platform) if isinstance(presentation, dict) else None
     context = launch.claim(C.CONTEXT, {})
-    if role == "learner":
+    if role == "learner" and launch.sub is not None:
         lti().record_grade_target(launch, course_id, assignment_id, learner_id)
     begin(LearnerSession(
         course_id=course_id, learner_id=learner_id, role=role, assignment_id=assignment_id,
