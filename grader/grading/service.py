@@ -164,6 +164,8 @@ class GradingService:
         self._sandbox = None
         self.max_attempts = max_attempts
         self.notify = notify
+        #: ``(service, submission)`` after a grading is stored, before it is announced
+        self.follow_regrades: Callable[[Any, Any], Any] | None = None
 
     @property
     def sandbox(self):
@@ -233,11 +235,13 @@ class GradingService:
     def _follow_regrades(self, submission) -> None:
         """A regrade applied while this submission was queued or running covers it too: it is
         regraded now with the current version, before its result is announced
-        (:func:`grader.grading.regrade.follow_regrades`); a fault there keeps the grade."""
-        from grader.grading.regrade import follow_regrades
-
+        (``follow_regrades``, set by :func:`grader.runtime.build_service` to
+        :func:`grader.grading.regrade.follow_regrades`); a fault there keeps the grade."""
+        follow = self.follow_regrades
+        if follow is None:
+            return
         try:
-            follow_regrades(self, submission)
+            follow(self, submission)
         except Exception:
             log.exception("regrading %s after its grading failed", submission.id)
 

@@ -46,6 +46,27 @@ class LtiState:
             publish_pending(self.notifier, self.store, self.catalog, recorded[0])
 
 
+    def roster(self, learner) -> dict | None:
+        """The course's members from the platform (NRPS) for an instructor session whose launch
+        carried the names-and-roles service: ``{"members": [Member], "error": None}``, or
+        ``{"members": [], "error": why}`` when the platform refused; ``None`` when the session
+        has no member list to read (no LTI launch, or the platform offers none)."""
+        from grader.lti.ags import PlatformError, TokenClient
+        from grader.lti.nrps import fetch_members
+
+        info = getattr(learner, "lti", None) or {}
+        url = info.get("memberships_url")
+        platform = self.store.lti.platform(info.get("platform_id")) if url else None
+        if platform is None:
+            return None
+        try:
+            members = fetch_members(TokenClient(self.store, self.keys, self.keys.sealer),
+                                    platform, url)
+        except PlatformError as exc:
+            return {"members": [], "error": str(exc)}
+        return {"members": members, "error": None}
+
+
 def init_app(app: Flask, api) -> LtiState:
     """Attach the tool to ``app`` (after :func:`grader.api.register_api`, whose flask-smorest
     ``api`` documents the registration endpoints, and :func:`grader.web.init_app`, whose pages a
@@ -69,6 +90,7 @@ def init_app(app: Flask, api) -> LtiState:
         catalog=grader.catalog,
     )
     app.extensions["lti"] = state
+    app.extensions["course_roster"] = state.roster  # the instructor view's member list
     app.register_blueprint(bp)
     api.register_blueprint(registration)
     return state

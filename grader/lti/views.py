@@ -197,6 +197,14 @@ def _resource_link(launch: Launch) -> Response:
     return_url = optional_url(presentation.get("return_url"), "launch_presentation.return_url",
                               launch.platform) if isinstance(presentation, dict) else None
     context = launch.claim(C.CONTEXT, {})
+    memberships = None  # NRPS: the course's member list, for the instructor view
+    if role == "instructor":
+        from grader.lti.nrps import NRPS_CLAIM
+
+        service = launch.claim(NRPS_CLAIM, {})
+        url = service.get("context_memberships_url") if isinstance(service, dict) else None
+        memberships = optional_url(url, "namesroleservice.context_memberships_url",
+                                   launch.platform) if isinstance(url, str) else None
     if role == "learner" and launch.sub is not None:
         lti().record_grade_target(launch, course_id, assignment_id, learner_id)
     begin(LearnerSession(
@@ -206,7 +214,8 @@ def _resource_link(launch: Launch) -> Response:
              "deployment_id": launch.deployment_id, "sub": launch.sub,
              "resource_link_id": resource_link["id"],
              "context_id": _short(context.get("id"), 255) if isinstance(context, dict) else None,
-             "return_url": _short(return_url)}))
+             "return_url": _short(return_url),
+             **({"memberships_url": _short(memberships)} if memberships else {})}))
     endpoint = "web.learn" if role == "learner" else "web.instructor"
     return redirect(url_for(endpoint, assignment_id=assignment_id), 303)
 
@@ -286,7 +295,8 @@ def canvas_configuration():
         "oidc_initiation_url": urls["login_url"],
         "target_link_uri": urls["launch_url"],
         "public_jwk_url": urls["jwks_url"],
-        "scopes": [C.SCOPE_LINEITEM, C.SCOPE_LINEITEM_READONLY, C.SCOPE_SCORE],
+        "scopes": [C.SCOPE_LINEITEM, C.SCOPE_LINEITEM_READONLY, C.SCOPE_SCORE,
+                   "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"],
         "extensions": [{
             "platform": "canvas.instructure.com",
             "privacy_level": "public",

@@ -131,6 +131,8 @@ class SimulatedPlatform:
         self.score_attempts = 0
         self.deep_link_responses: list[dict] = []
         self.fail_scores = 0  # answer the next N score posts with 503
+        self.members: list[dict] = []  # NRPS: the course's members, served 2 per page
+        self.member_pages = 0  # member-list pages served
         self.lineitem_delay = 0.0  # seconds a line-item POST takes (widens a creation race)
         self.lineitem_posts = 0  # line-item creations received
         self.refuse = None  # or a predicate on a score body: True -> 503
@@ -330,6 +332,22 @@ class SimulatedPlatform:
             self.lineitems[item_id]["tag"] = body.get("tag", "")
             return jsonify(self.lineitems[item_id]), 201, {
                 "Content-Type": "application/vnd.ims.lis.v2.lineitem+json"}
+
+        @app.get("/memberships")
+        def memberships():
+            self._bearer("https://purl.imsglobal.org/spec/lti-nrps/scope/"
+                         "contextmembership.readonly")
+            if request.headers.get("Accept") != \
+                    "application/vnd.ims.lti-nrps.v2.membershipcontainer+json":
+                return "bad Accept", 406
+            page = int(request.args.get("page", "0"))
+            self.member_pages += 1
+            headers = {"Content-Type": "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"}
+            if 2 * (page + 1) < len(self.members):
+                headers["Link"] = f'<{self.url}/memberships?page={page + 1}>; rel="next"'
+            return jsonify({"id": self.url + "/memberships",
+                            "context": {"id": "course-7", "label": "ATT101"},
+                            "members": self.members[2 * page:2 * page + 2]}), 200, headers
 
         @app.post("/lineitems/<item_id>/scores")
         def scores(item_id):
