@@ -139,6 +139,44 @@ class Platforms(MethodView):
                                                        platform_id=row.id)}
 
 
+class RegistrationLinkCreateSchema(Schema):
+    course_id = fields.String(required=True, validate=validate.Length(min=1, max=64), metadata={
+        "description": "The course launches from the platform will land in"})
+    learner_prefix = PlatformCreateSchema().fields["learner_prefix"]
+    label = fields.String(load_default="", validate=validate.Length(max=200))
+
+
+class RegistrationLinkSchema(Schema):
+    url = fields.String(metadata={"description": "Paste it in the LMS's dynamic registration "
+                                                 "(Moodle 4.x: Site administration > Plugins > "
+                                                 "External tool > Manage tools, Tool URL; "
+                                                 "Canvas: Developer Keys > LTI Registration)"})
+    course_id = fields.String()
+    expires_at = fields.DateTime()
+
+
+@blp.route("/lti/registration-links")
+class RegistrationLinks(MethodView):
+    @blp.arguments(RegistrationLinkCreateSchema)
+    @blp.response(201, RegistrationLinkSchema)
+    @blp.alt_response(404, schema="Error", description="No such course")
+    def post(self, body):
+        """A one-URL registration link (LTI Dynamic Registration 1.0) for one course (role:
+        admin): pasted in the LMS, it registers the tool there and the platform here. Single
+        use, valid 7 days; the secret in it is not stored (only its SHA-256)."""
+        from grader.lti.dynamic_registration import LINK_LIFETIME, new_link_secret
+
+        require("admin")
+        if state().store.courses.get_course(body["course_id"]) is None:
+            raise ApiError(404, "course_not_found", f"No course with id {body['course_id']!r}.",
+                           "course_id")
+        secret, link_id = new_link_secret()
+        row = state().store.lti.create_registration_link(
+            link_id, body["course_id"], body["learner_prefix"], body["label"], LINK_LIFETIME)
+        return {"url": url_for("lti.dynamic_registration", link=secret, _external=True),
+                "course_id": row.course_id, "expires_at": row.expires_at}, 201
+
+
 @blp.route("/lti/platforms/<platform_id>")
 class PlatformById(MethodView):
     @blp.response(200, PlatformSchema)

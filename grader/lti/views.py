@@ -269,6 +269,54 @@ def deep_link():
     return response
 
 
+@bp.get("/register")
+def dynamic_registration():
+    """LTI Dynamic Registration (:mod:`grader.lti.dynamic_registration`): the LMS opens the
+    registration link an admin made, with ``openid_configuration`` and ``registration_token``;
+    the tool registers itself with the platform and records the registration for the link's
+    course. The page says what was registered and asks the LMS to close it."""
+    from grader.lti import dynamic_registration as D
+    from grader.store.lti import PlatformConflict
+
+    _limit("login")
+    repo = grader_state().store.lti
+    secret = request.args.get("link", "")
+    row = repo.registration_link(D.link_id(secret)) if secret else None
+    if row is None:
+        raise LtiRefused(404, "unknown_registration_link", "This registration link is not one "
+                         "this tool made.", "link", hint="An administrator of the grader makes "
+                         "one at POST /api/v1/lti/registration-links.")
+    config_url = request.args.get("openid_configuration")
+    if not config_url:
+        raise LtiRefused(400, "missing_parameter", "The LMS did not send its configuration URL "
+                         "(openid_configuration): paste the link in the LMS's dynamic "
+                         "registration (Moodle: Tool URL; Canvas: LTI Registration).",
+                         "openid_configuration")
+    if not repo.consume_registration_link(row.id):
+        raise LtiRefused(409, "registration_link_used", "This registration link was used "
+                         "already (or it expired).", "link",
+                         hint="An administrator of the grader makes a new one.")
+    try:
+        config = D.fetch_configuration(config_url)
+        body = D.registration_request(tool_urls(), "Attention grader", config)
+        fields = D.register(config, body, request.args.get("registration_token"))
+        platform = repo.create_platform(course_id=row.course_id,
+                                        learner_prefix=row.learner_prefix,
+                                        label=row.label or "dynamic registration", **fields)
+    except PlatformConflict as exc:
+        repo.release_registration_link(row.id, None)
+        raise LtiRefused(409, "conflict", str(exc), exc.field) from None
+    except BaseException:
+        repo.release_registration_link(row.id, None)  # the admin may try again from the LMS
+        raise
+    repo.release_registration_link(row.id, platform.id)
+    html = render_template("lti/registered.html", platform=platform,
+                           product=(config.get(D.PLATFORM_CONFIGURATION) or {}).get(
+                               "product_family_code", "") if isinstance(
+                               config.get(D.PLATFORM_CONFIGURATION), dict) else "")
+    return html, 200, {"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"}
+
+
 @bp.get("/jwks")
 def jwks():
     """The tool's public keys (current and recently retired), for platforms to verify our JWTs."""

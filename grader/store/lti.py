@@ -12,7 +12,8 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 
 from grader.store.lti_models import (LtiAccessToken, LtiDeepLinkPick, LtiGradeTarget,
-                                     LtiLineItem, LtiLoginState, LtiPlatform, LtiToolKey)
+                                     LtiLineItem, LtiLoginState, LtiPlatform,
+                                     LtiRegistrationLink, LtiToolKey)
 from grader.store.models import utcnow
 
 
@@ -340,6 +341,38 @@ class LtiRepository:
                 LtiGradeTarget.deployment_id == deployment_id,
                 LtiGradeTarget.resource_link_id == resource_link_id,
                 LtiGradeTarget.lineitem_url.is_(None)).values(lineitem_url=lineitem_url))
+
+    # -- one-URL registration links (LTI Dynamic Registration) ---------------------------------
+    def create_registration_link(self, link_id: str, course_id: str, learner_prefix: str,
+                                 label: str, lifetime: timedelta) -> LtiRegistrationLink:
+        now = utcnow()
+        row = LtiRegistrationLink(id=link_id, course_id=course_id, learner_prefix=learner_prefix,
+                                  label=label, created_at=now, expires_at=now + lifetime)
+        with self.sessions.begin() as session:
+            session.add(row)
+        return row
+
+    def registration_link(self, link_id: str) -> LtiRegistrationLink | None:
+        with self.sessions() as session:
+            return session.get(LtiRegistrationLink, link_id)
+
+    def consume_registration_link(self, link_id: str) -> bool:
+        """Mark the link used if it is unused and unexpired: True for exactly one caller."""
+        now = utcnow()
+        with self.sessions.begin() as session:
+            return session.execute(
+                update(LtiRegistrationLink)
+                .where(LtiRegistrationLink.id == link_id, LtiRegistrationLink.used_at.is_(None),
+                       LtiRegistrationLink.expires_at > now)
+                .values(used_at=now)).rowcount == 1
+
+    def release_registration_link(self, link_id: str, platform_id: str | None) -> None:
+        """Record the platform a used link registered, or (``None``: the registration failed)
+        make the link usable again so the admin can retry from the LMS."""
+        with self.sessions.begin() as session:
+            values = {"platform_id": platform_id} if platform_id else {"used_at": None}
+            session.execute(update(LtiRegistrationLink).where(
+                LtiRegistrationLink.id == link_id).values(**values))
 
     # -- access tokens --------------------------------------------------------------------------
     def access_token(self, platform_id: str, scope: str, valid_after: datetime

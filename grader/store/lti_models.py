@@ -135,6 +135,24 @@ class LtiLineItem(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
+class LtiRegistrationLink(Base):
+    """A one-URL registration (LTI Dynamic Registration 1.0) an admin made for one course: the
+    URL pasted in the LMS carries a secret whose SHA-256 is ``id`` (the secret is never
+    stored). Used once (``used_at``, one conditional update), within ``expires_at``; the
+    platform it registered is ``platform_id``."""
+
+    __tablename__ = "lti_registration_links"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    course_id: Mapped[str] = mapped_column(String(64))
+    learner_prefix: Mapped[str] = mapped_column(String(40), default="")
+    label: Mapped[str] = mapped_column(String(200), default="")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    platform_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+
+
 class LtiAccessToken(Base):
     """An OAuth 2 access token from a platform's token endpoint (client-credentials grant with a
     JWT assertion), sealed like the tool keys and reused by every process until shortly before it

@@ -131,6 +131,8 @@ class SimulatedPlatform:
         self.score_attempts = 0
         self.deep_link_responses: list[dict] = []
         self.fail_scores = 0  # answer the next N score posts with 503
+        self.registration_token = "reg-token-" + secrets.token_hex(6)
+        self.registrations: list[dict] = []  # dynamic registration requests received
         self.members: list[dict] = []  # NRPS: the course's members, served 2 per page
         self.member_pages = 0  # member-list pages served
         self.lineitem_delay = 0.0  # seconds a line-item POST takes (widens a creation race)
@@ -332,6 +334,32 @@ class SimulatedPlatform:
             self.lineitems[item_id]["tag"] = body.get("tag", "")
             return jsonify(self.lineitems[item_id]), 201, {
                 "Content-Type": "application/vnd.ims.lis.v2.lineitem+json"}
+
+        @app.get("/.well-known/openid-configuration")
+        def openid_configuration():
+            return jsonify({
+                "issuer": self.issuer, "authorization_endpoint": self.url + "/auth",
+                "token_endpoint": self.url + "/token", "jwks_uri": self.url + "/jwks",
+                "registration_endpoint": self.url + "/register",
+                "scopes_supported": ["openid", SCOPE + "lineitem", SCOPE + "score",
+                                     SCOPE + "lineitem.readonly"],
+                "response_types_supported": ["id_token"],
+                "id_token_signing_alg_values_supported": ["RS256"],
+                "https://purl.imsglobal.org/spec/lti-platform-configuration": {
+                    "product_family_code": "simulated-lms", "version": "1.0",
+                    "messages_supported": [{"type": "LtiResourceLinkRequest"},
+                                           {"type": "LtiDeepLinkingRequest"}]}})
+
+        @app.post("/register")
+        def register():
+            if request.headers.get("Authorization") != f"Bearer {self.registration_token}":
+                return jsonify(error="invalid_token"), 401
+            body = request.get_json(force=True)
+            self.registrations.append(body)
+            return jsonify({**body, "client_id": self.client_id,
+                            "https://purl.imsglobal.org/spec/lti-tool-configuration": {
+                                **body["https://purl.imsglobal.org/spec/lti-tool-configuration"],
+                                "deployment_id": self.deployment_id}}), 200
 
         @app.get("/memberships")
         def memberships():

@@ -1,6 +1,7 @@
 """LMSs under real conditions (issue 27): the line items the tool makes for links that came
 without one, one per (platform, deployment, resource link, tag) whatever the number of processes
-(grader/store/lti_models.py, ``LtiLineItem``).
+(grader/store/lti_models.py, ``LtiLineItem``), and the one-URL registration links of LTI Dynamic
+Registration (``LtiRegistrationLink``).
 
 Existing rows keep their meaning: grade targets that already have a line item keep it; a target
 still without one gets it from this table on its next score.
@@ -39,8 +40,21 @@ def upgrade() -> None:
         sa.UniqueConstraint("platform_id", "deployment_id", "resource_link_id", "tag"),
     )
     op.create_index("ix_lti_line_items_platform_id", "lti_line_items", ["platform_id"])
+    op.create_table(
+        "lti_registration_links",
+        sa.Column("id", sa.String(length=64), nullable=False),
+        sa.Column("course_id", sa.String(length=64), nullable=False),
+        sa.Column("learner_prefix", sa.String(length=40), nullable=False),
+        sa.Column("label", sa.String(length=200), nullable=False),
+        sa.Column("created_at", utc(), nullable=False),
+        sa.Column("expires_at", utc(), nullable=False),
+        sa.Column("used_at", utc(), nullable=True),
+        sa.Column("platform_id", sa.String(length=36), nullable=True),
+        sa.PrimaryKeyConstraint("id"),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("lti_registration_links")
     op.drop_index("ix_lti_line_items_platform_id", table_name="lti_line_items")
     op.drop_table("lti_line_items")
