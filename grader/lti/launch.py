@@ -91,10 +91,13 @@ class LaunchVerifier:
         self.keys = platform_keys
         self.leeway = leeway
 
-    def check_state(self, state: str | None, cookie_state: str | None, retry_url) -> Any:
+    def check_state(self, state: str | None, cookie_state: str | None, retry_url,
+                    storage_value: str | None = None) -> Any:
         """The login state row for ``state`` if it is known, unexpired, unused and bound to this
-        browser by its cookie. ``retry_url(params)`` builds the new-window link offered when the
-        cookie did not come back (third-party cookies blocked in the LMS's iframe)."""
+        browser by its cookie, or by ``storage_value``, the secret the login stored in the
+        platform's client-side storage (when cookies are blocked even partitioned, e.g. Safari).
+        ``retry_url(params)`` builds the new-window link offered when neither came back
+        (third-party cookies blocked in the LMS's iframe)."""
         if not state:
             raise LtiRefused(400, "missing_parameter", "The launch has no state parameter.",
                              "state")
@@ -110,6 +113,13 @@ class LaunchVerifier:
         if row.expires_at <= utcnow():
             raise LtiRefused(401, "login_expired", "The login for this launch expired before the "
                              "LMS answered.", "state", hint="Start the activity again from the LMS.")
+        stored = (row.params or {}).get("storage") or {}
+        if cookie_state is None and storage_value and stored.get("sha256"):
+            from grader.lti.login import storage_digest
+            import hmac
+
+            if hmac.compare_digest(storage_digest(storage_value), str(stored["sha256"])):
+                return row
         if cookie_state != state:
             if cookie_state is None:
                 raise LtiRefused(403, "cookie_blocked", "Your browser did not send back the cookie "
@@ -125,8 +135,11 @@ class LaunchVerifier:
         """The login parameters to send again (the new-window fallback): the kept hints, and the
         platform's ``iss`` and ``client_id``."""
         platform = self.repo.platform(row.platform_id)
+        from grader.lti.login import KEPT_PARAMS
+
         named = {"iss": platform.issuer, "client_id": platform.client_id} if platform else {}
-        return {**named, **(row.params or {})}
+        # not the storage target: the new window has no LMS frame around it
+        return {**named, **{k: v for k, v in (row.params or {}).items() if k in KEPT_PARAMS}}
 
     def verify(self, id_token: str | None, login_state) -> Launch:
         """Verify ``id_token`` for the checked ``login_state`` and consume the state. Raises

@@ -95,7 +95,13 @@ def login():
     outcome = begin_login(grader_state().store.lti, params,
                           redirect_uri=url_for("lti.launch", _external=True),
                           tool_host=request.host)
-    response = redirect(outcome.location, 302)
+    if outcome.storage is not None:
+        # the platform's storage first (the cookie may be blocked), then on to the platform
+        response = Response(render_template("lti/storage.html", mode="put",
+                                            storage=outcome.storage, next_url=outcome.location),
+                            200, content_type="text/html; charset=utf-8")
+    else:
+        response = redirect(outcome.location, 302)
     response.set_cookie(state_cookie_name(outcome.state), outcome.state,
                         max_age=int(LOGIN_LIFETIME.total_seconds()), path="/lti/",
                         httponly=True, **_cookie_flags())
@@ -110,8 +116,22 @@ def launch():
     _limit("launch")
     state = request.form.get("state")
     cookie = request.cookies.get(state_cookie_name(state)) if state else None
+    if cookie is None and state and "lti_storage_value" not in request.form:
+        row = lti().store.lti.login_state(state)
+        stored = ((row.params or {}).get("storage") if row is not None else None) or {}
+        if stored.get("sha256") and row.used_at is None:
+            # no cookie: read this login's secret from the platform's storage, then post again
+            from grader.lti.login import storage_key
+
+            html = render_template("lti/storage.html", mode="get", storage={
+                "target": stored["target"], "origin": stored["origin"],
+                "key": storage_key(state)}, id_token=request.form.get("id_token", ""),
+                state=state)
+            return html, 200, {"Content-Type": "text/html; charset=utf-8",
+                               "Cache-Control": "no-store"}
     login_state = lti().verifier.check_state(
-        state, cookie, retry_url=lambda params: url_for("lti.login", _external=True, **params))
+        state, cookie, retry_url=lambda params: url_for("lti.login", _external=True, **params),
+        storage_value=request.form.get("lti_storage_value"))
     verified = lti().verifier.verify(request.form.get("id_token"), login_state)
     if verified.message_type == C.DEEP_LINKING_REQUEST:
         response = _deep_linking_picker(verified, state)
