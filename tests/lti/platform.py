@@ -182,9 +182,10 @@ class SimulatedPlatform:
                  "lti_deployment_id": self.deployment_id, **params}
         return self.tool_url + "/lti/login?" + urlencode(query)
 
-    def course_page(self, spec: LaunchSpec) -> str:
-        """A page of the LMS that shows the tool in an iframe, as an LMS shows an activity."""
-        login = self.login_initiation(spec)
+    def course_page(self, spec: LaunchSpec, **params) -> str:
+        """A page of the LMS that shows the tool in an iframe, as an LMS shows an activity
+        (with ``lti_storage_target`` in ``params``, beside its storage frame)."""
+        login = self.login_initiation(spec, **params)
         hint = login.split("login_hint=", 1)[1].split("&", 1)[0]
         self.pages[hint] = login
         return f"{self.url}/course/{hint}"
@@ -263,9 +264,37 @@ class SimulatedPlatform:
             return ('<!doctype html><html lang="en"><head><title>Course: Attention</title>'
                     '</head><body style="margin:0"><h1 style="font:16px sans-serif">'
                     'Simulated LMS: Attention 101</h1>'
-                    f'<iframe id="tool" title="Attention grader" src="{escape(self.pages[hint])}"'
-                    ' style="width:100%;height:1400px;border:1px solid #888"></iframe>'
+                    + (  # with storage: the tool's frame opens once the storage frame listens
+                        '<iframe name="post_message_forwarding" title="storage" '
+                        f'src="{self.url}/storage_frame" style="display:none" '
+                        'onload="document.getElementById(\'tool\').src='
+                        f'document.getElementById(\'tool\').dataset.src"></iframe>'
+                        f'<iframe id="tool" title="Attention grader" '
+                        f'data-src="{escape(self.pages[hint])}"'
+                        if "lti_storage_target=" in self.pages[hint] else
+                        f'<iframe id="tool" title="Attention grader" '
+                        f'src="{escape(self.pages[hint])}"')
+                    + ' style="width:100%;height:1400px;border:1px solid #888"></iframe>'
                     '</body></html>')
+
+        @app.get("/storage_frame")
+        def storage_frame():
+            """The platform's storage frame (1EdTech client-side postMessages: lti.put_data,
+            lti.get_data), keeping values per origin and key in the page; ``window.log`` lists
+            the subjects received."""
+            return ('<!doctype html><html lang="en"><head><title>storage</title></head><body>'
+                    '<script>window.stored = {}; window.log = [];'
+                    'window.addEventListener("message", function (e) {'
+                    ' var d = e.data || {}; window.log.push(d.subject);'
+                    ' var k = e.origin + " " + d.key;'
+                    ' if (d.subject === "lti.put_data") { window.stored[k] = d.value;'
+                    '  e.source.postMessage({subject: "lti.put_data.response",'
+                    '   message_id: d.message_id, key: d.key, value: d.value}, e.origin); }'
+                    ' if (d.subject === "lti.get_data") {'
+                    '  e.source.postMessage({subject: "lti.get_data.response",'
+                    '   message_id: d.message_id, key: d.key, value: window.stored[k]},'
+                    '   e.origin); }'
+                    '});</script></body></html>')
 
         @app.get("/jwks")
         def jwks():
