@@ -5,8 +5,9 @@ grader, instructors link assignments by deep linking, and scores go back to the 
 One module per job: :mod:`~grader.lti.keys` (our signing keys and JWKS),
 :mod:`~grader.lti.platform_keys` (the platforms' JWKS), :mod:`~grader.lti.login` (OIDC login
 initiation), :mod:`~grader.lti.launch` (id_token verification), :mod:`~grader.lti.deep_linking`,
-:mod:`~grader.lti.ags` (grade targets and score publishing), :mod:`~grader.lti.views` (the
-``/lti`` endpoints). Tables: :mod:`grader.store.lti_models`.
+:mod:`~grader.lti.ags` (grade targets and score publishing), :mod:`~grader.lti.nrps` (the
+course's members), :mod:`~grader.lti.dynamic_registration` (one-URL registration),
+:mod:`~grader.lti.views` (the ``/lti`` endpoints). Tables: :mod:`grader.store.lti_models`.
 """
 from __future__ import annotations
 

@@ -142,7 +142,10 @@ class Platforms(MethodView):
 class RegistrationLinkCreateSchema(Schema):
     course_id = fields.String(required=True, validate=validate.Length(min=1, max=64), metadata={
         "description": "The course launches from the platform will land in"})
-    learner_prefix = PlatformCreateSchema().fields["learner_prefix"]
+    learner_prefix = fields.String(load_default="", validate=[
+        validate.Length(max=40), validate.Regexp(r"^[A-Za-z0-9_.:-]*$",
+                                                 error="letters, digits and _ . : - only")],
+        metadata={"description": "As for a registration: prepended to the platform's user ids"})
     label = fields.String(load_default="", validate=validate.Length(max=200))
 
 
