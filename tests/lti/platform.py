@@ -277,6 +277,26 @@ class SimulatedPlatform:
                     + ' style="width:100%;height:1400px;border:1px solid #888"></iframe>'
                     '</body></html>')
 
+        @app.get("/admin/register")
+        def admin_register():
+            """The LMS's admin page of dynamic registration: the tool's registration URL in an
+            iframe, with the configuration URL and token added; ``window.closeMessage`` is what
+            the tool posted when done."""
+            from html import escape
+            from urllib.parse import urlencode as encode
+
+            url = request.args["url"] + "&" + encode({
+                "openid_configuration": self.url + "/.well-known/openid-configuration",
+                "registration_token": self.registration_token})
+            return ('<!doctype html><html lang="en"><head><title>Register a tool</title></head>'
+                    '<body><script>window.closeMessage = null;'
+                    'window.addEventListener("message", function (e) {'
+                    ' if (e.data && e.data.subject === "org.imsglobal.lti.close") {'
+                    '  window.closeMessage = e.data.subject;'
+                    '  document.getElementById("registration").remove(); } });</script>'
+                    f'<iframe id="registration" title="Tool registration" src="{escape(url)}"'
+                    ' style="width:100%;height:600px"></iframe></body></html>')
+
         @app.get("/storage_frame")
         def storage_frame():
             """The platform's storage frame (1EdTech client-side postMessages: lti.put_data,

@@ -1,7 +1,9 @@
 """Canvas's postMessage storage in headless Chromium (issue 27, item 8): the LMS (served as
 ``localhost``, so the tool on ``127.0.0.1`` is another site and its cookie does not come back on
 the launch's cross-site form post) names its storage frame in the login; the tool stores its
-secret there, reads it back at the launch, and the learner page opens in the LMS's iframe."""
+secret there, reads it back at the launch, and the learner page opens in the LMS's iframe. And
+dynamic registration (item 7) in the LMS's admin frame, closed by the tool's
+``org.imsglobal.lti.close``."""
 from __future__ import annotations
 
 import pytest
@@ -44,3 +46,21 @@ def test_the_storage_frame_binds_a_launch_whose_cookie_is_blocked(tool, cross_si
     [key] = chrome.execute_script("return Object.keys(window.stored)")
     assert key.startswith(tool[1] + " lti_state_")
     chrome.switch_to.default_content()
+
+
+def test_dynamic_registration_in_the_lms_frame_closes_when_done(tool, platform, admin_headers,
+                                                                chrome):  # noqa: F811
+    """The LMS's admin page opens the registration link in an iframe; the tool registers itself
+    and posts ``org.imsglobal.lti.close`` to the LMS, which closes the frame."""
+    from urllib.parse import quote
+
+    link = requests.post(tool[1] + "/api/v1/lti/registration-links", headers=admin_headers,
+                         json={"course_id": "local"}, timeout=10).json()["url"]
+    chrome.get(f"{platform.url}/admin/register?url={quote(link, safe='')}")
+    wait_for(chrome, lambda d: d.execute_script("return window.closeMessage")
+             == "org.imsglobal.lti.close")
+    [row] = requests.get(tool[1] + "/api/v1/lti/platforms", headers=admin_headers,
+                         timeout=10).json()
+    assert (row["issuer"], row["client_id"], row["deployment_ids"]) == (
+        platform.issuer, platform.client_id, [platform.deployment_id])
+    assert len(platform.registrations) == 1
