@@ -3,7 +3,8 @@
 Checks, in order (1EdTech Security Framework 1.0, 5.1.3; LTI Core 1.3, 5.3):
 
 1. the ``state`` was issued by our login endpoint, has not expired and was not used yet, and this
-   browser carries its cookie (else the new-window fallback is offered);
+   browser carries its cookie, or the secret the login kept in the platform's client-side storage
+   (else the new-window fallback is offered);
 2. the id_token is a JWT signed with RS256 by a key (``kid``) of the platform's JWKS;
 3. ``iss`` and ``aud`` name a registered platform (issuer + client_id); when ``aud`` lists several
    audiences ``azp`` must be our client_id; ``exp`` has not passed and ``iat`` is not in the future
@@ -12,7 +13,8 @@ Checks, in order (1EdTech Security Framework 1.0, 5.1.3; LTI Core 1.3, 5.3):
    ``state``; the state is then consumed, once, in the database (a replay is refused by any
    process);
 5. ``deployment_id`` is one of the platform's registered deployments; ``version`` is 1.3.0 and the
-   message type is one we handle.
+   message type is one we handle; ``sub``, when present, is a non-empty string (a resource-link
+   launch may omit it: anonymous, LTI Core 1.3, 5.3.6.1; a deep-linking request may not).
 
 The domain here knows the store and the keys, not Flask; views turn :class:`LtiRefused` into pages.
 """
