@@ -31,6 +31,13 @@ def _celery(config: dict[str, Any]):
     return make_celery(config)
 
 
+def _grading_process():
+    """The grading processes' entry point on the embedded default (see grader.queue)."""
+    from workers.grading_process import main
+
+    return main
+
+
 def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     """Build the API app.
 
@@ -52,7 +59,8 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     dispatcher = make_dispatcher(
         config, lambda schedule: build_service(config, store=store, schedule_webhook=schedule,
                                                catalog=content, announce=wakeups.wake),
-        celery_app=None if grading_is_inline(config) else _celery(config))
+        celery_app=None if grading_is_inline(config) else _celery(config),
+        grading_process=_grading_process() if grading_is_inline(config) else None)
     service = getattr(dispatcher, "service", None)  # in-process grading has its own
     notifier = service.notifier if service is not None else make_notifier(
         config, store, content, dispatcher.deliver_webhook)

@@ -1,7 +1,9 @@
 """The ``grader`` command.
 
 - ``grader serve [--host H] [--port P]``: the API on the embedded default (SQLite, in-process grading).
-- ``grader worker [CELERY ARGS...]``: a Celery worker (production; needs ``CELERY_BROKER_URL``).
+- ``grader worker [CELERY ARGS...]``: a Celery worker (production; needs ``CELERY_BROKER_URL``)
+  grading from ``CELERY_QUEUE``; ``grader worker --deliveries`` consumes ``CELERY_DELIVERY_QUEUE``
+  instead (webhooks and LTI scores: no learner code, no sandbox, no root needed).
 - ``grader beat``: the Celery beat that runs the periodic sweep.
 - ``grader grade ASSIGNMENT_ID ITEM_ID FILE``: grade one response locally, without a server.
 - ``grader rubric trial RUBRIC MARKED_FILE [--explain]``: agreement of a rubric with human marks.
@@ -26,7 +28,7 @@ import json
 import sys
 from pathlib import Path
 
-from grader.config import load_config, setting
+from grader.config import delivery_queue, load_config, setting
 
 def cmd_serve(args) -> int:
     from grader.app import create_app
@@ -77,8 +79,15 @@ def cmd_worker(args) -> int:
         return 2
     from workers.celery_app import celery_app
 
-    explain_root(celery_app)
-    argv = ["worker", "--loglevel", "INFO", "-Q", config["CELERY_QUEUE"], *args.celery_args]
+    celery_args = list(args.celery_args)
+    queue = config["CELERY_QUEUE"]
+    if "--deliveries" in celery_args:  # the deliveries' own workers: no learner code, no sandbox
+        celery_args.remove("--deliveries")
+        queue = delivery_queue(config)
+        celery_app.conf.grader_deliveries_only = True
+    else:
+        explain_root(celery_app)
+    argv = ["worker", "--loglevel", "INFO", "-Q", queue, *celery_args]
     celery_app.worker_main(argv)
     return 0
 
