@@ -55,6 +55,8 @@ class Dripper:
         self.connected = threading.Event()
         self.stop = threading.Event()
         self.sent = 0
+        self.open = 0  # connections being dripped to now
+        self.changed = threading.Condition()
         self.sock = socket.create_server((host, 0))
         self.port = self.sock.getsockname()[1]
         self.url = f"http://{host}:{self.port}/hook"
@@ -70,6 +72,9 @@ class Dripper:
 
     def _drip(self, conn: socket.socket) -> None:
         self.connected.set()
+        with self.changed:
+            self.open += 1
+            self.changed.notify_all()
         with conn:
             conn.settimeout(5)
             try:
@@ -78,8 +83,17 @@ class Dripper:
                 while not self.stop.wait(self.interval):
                     conn.sendall(b"X")
                     self.sent += 1
-            except OSError:
-                return
+            except OSError:  # the sender hung up (its deadline)
+                pass
+            finally:
+                with self.changed:
+                    self.open -= 1
+                    self.changed.notify_all()
+
+    def wait_open(self, count: int, timeout: float = 60) -> bool:
+        """Wait until ``count`` senders are connected at once."""
+        with self.changed:
+            return self.changed.wait_for(lambda: self.open >= count, timeout)
 
     def close(self) -> None:
         self.stop.set()
