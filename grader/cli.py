@@ -79,17 +79,23 @@ def cmd_worker(args) -> int:
         return 2
     from workers.celery_app import celery_app
 
-    celery_args = list(args.celery_args)
-    queue = config["CELERY_QUEUE"]
-    if "--deliveries" in celery_args:  # the deliveries' own workers: no learner code, no sandbox
-        celery_args.remove("--deliveries")
-        queue = delivery_queue(config)
+    argv, deliveries = worker_argv(config, args.celery_args)
+    if deliveries:  # the deliveries' own workers: no learner code, no sandbox self-test
         celery_app.conf.grader_deliveries_only = True
     else:
         explain_root(celery_app)
-    argv = ["worker", "--loglevel", "INFO", "-Q", queue, *celery_args]
     celery_app.worker_main(argv)
     return 0
+
+
+def worker_argv(config, celery_args: list[str]) -> tuple[list[str], bool]:
+    """Arguments of ``celery worker`` for ``grader worker [--deliveries] CELERY_ARGS``, and
+    whether it consumes the deliveries' queue (:func:`grader.config.delivery_queue`) instead of
+    the grading one (``CELERY_QUEUE``)."""
+    rest = [a for a in celery_args if a != "--deliveries"]
+    deliveries = len(rest) != len(celery_args)
+    queue = delivery_queue(config) if deliveries else config["CELERY_QUEUE"]
+    return ["worker", "--loglevel", "INFO", "-Q", queue, *rest], deliveries
 
 
 ROOT_NOTE = (

@@ -31,6 +31,7 @@ SETTINGS: dict[str, tuple[type, Any]] = {
     # of the API process (threads: development, tests that patch the grading code)
     "INLINE_GRADING": (str, "processes"),
     "INLINE_WORKERS": (int, 2),
+    "GRADING_NICE": (int, 10),  # the grading processes' niceness (0: as the API process)
     # embedded default: threads sending deliveries (webhooks, LTI scores), and at most this many
     # attempts at once to one receiving host; DELIVERY_DEADLINE_SECONDS bounds one attempt whole
     "DELIVERY_WORKERS": (int, 4),

@@ -12,6 +12,7 @@ here) and that the job is done (``("done", job, value, error)``).
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import threading
 from multiprocessing.connection import Connection
@@ -32,6 +33,11 @@ def main(config: dict[str, Any], jobs: Connection, events: Connection,
     """The child's loop (see the module docstring). Ctrl-C in a terminal reaches the whole
     process group: the child ignores it and ends when the parent closes its pipe."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # below the API process on the CPU: on a small machine, pages and the API stay responsive
+    # while grading (and the sandbox's jobs, which inherit this) use what is left
+    niceness = int(config.get("GRADING_NICE", 10) or 0)
+    if niceness > 0:
+        os.nice(niceness)
     configure_logging(config.get("LOG_LEVEL"), config.get("LOG_FORMAT"))
     if initializer is not None:
         initializer(*initargs)
