@@ -43,6 +43,9 @@ def cmd_serve(args) -> int:
               f"fixed: {exc}\n*** Run `make system-deps` (installs bubblewrap) as root.\n",
               file=sys.stderr)
     app = create_app()
+    warm = getattr(app.extensions["grader"].dispatcher, "warm", None)
+    if warm is not None:  # the grading processes start now, not on the first submission
+        warm()
     print(f"Serving the attention grader on http://{args.host}:{args.port}/api/v1 "
           f"(docs: /api/v1/docs)", file=sys.stderr)
     print(serve_message(app, args.host, args.port), file=sys.stderr, flush=True)

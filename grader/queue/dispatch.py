@@ -115,6 +115,18 @@ class InlineDispatcher:
 
         return self.pool.submit(run_regrade, self.service, run_id)
 
+    def queue_depth(self) -> int:
+        """Grading jobs waiting for a grading process (or thread)."""
+        if self.processes is not None:
+            return self.processes.waiting()
+        return self.pool._work_queue.qsize()
+
+    def warm(self) -> None:
+        """Start the grading processes now (``grader serve`` does, so the first submission does
+        not wait for them)."""
+        if self.processes is not None:
+            self.processes.start()
+
     def _grade(self, submission_id: str):
         return grade_until_settled(self.service, submission_id, self._stop.wait)
 

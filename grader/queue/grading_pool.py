@@ -135,6 +135,19 @@ class GradingPool:
         except OSError:
             pass
 
+    def waiting(self) -> int:
+        """Jobs queued and not yet handed to a child."""
+        with self._lock:
+            return len(self._queue)
+
+    def start(self) -> None:
+        """Start the children now instead of on the first job (a server warms them at start)."""
+        with self._lock:
+            if self._manager is None and not self._closed:
+                self._manager = threading.Thread(target=self._manage, name="grading-pool",
+                                                 daemon=True)
+                self._manager.start()
+
     def pids(self) -> list[int]:
         """The process ids of the living children (for tests and the benchmark)."""
         with self._lock:
