@@ -21,6 +21,7 @@ import itertools
 import logging
 import multiprocessing
 import threading
+import time
 from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -108,6 +109,7 @@ class GradingPool:
         self._wake_r, self._wake_w = multiprocessing.Pipe(duplex=False)
         self._manager: threading.Thread | None = None
         self._closed = False
+        self._kill_at = float("inf")
         self.started = 0  # children started so far (refills included)
 
     # -- the parent's side ---------------------------------------------------------------------
@@ -149,27 +151,28 @@ class GradingPool:
                 self._manager.start()
 
     def pids(self) -> list[int]:
-        """The process ids of the living children (for tests and the benchmark)."""
+        """The process ids of the children in the pool (a dead one leaves it as soon as the
+        manager sees it die; for tests and the benchmark)."""
         with self._lock:
-            return [c.process.pid for c in self._children if c.process.is_alive()]
+            return [c.process.pid for c in self._children]
 
     def close(self, timeout: float = 10.0) -> None:
-        """Stop taking jobs, ask every child to finish its current job and exit, then end those
-        still running after ``timeout`` seconds. Jobs not yet handed out fail."""
+        """Stop taking jobs, ask every child to finish its current job and exit, and kill those
+        still running after ``timeout`` seconds (the manager thread does it: only that thread
+        touches the children's process state). Jobs not yet handed out fail."""
         with self._lock:
             self._closed = True
+            self._kill_at = time.monotonic() + timeout
             pending, self._queue = list(self._queue), deque()
-            children = list(self._children)
+            manager = self._manager
         for job in pending:
             job.future.set_exception(RuntimeError("the grading pool is closed"))
         self._wake()  # the manager tells every child to stop
-        for child in children:
-            child.process.join(timeout)
-            if child.process.is_alive():
-                child.process.kill()
-                child.process.join(5)
-        if self._manager is not None:
-            self._manager.join(timeout)
+        if manager is not None:
+            manager.join(timeout + 15)
+        if manager is None or not manager.is_alive():
+            for conn in (self._wake_r, self._wake_w):
+                conn.close()
 
     # -- the manager thread --------------------------------------------------------------------
     def _start_child(self) -> _Child:
@@ -183,17 +186,23 @@ class GradingPool:
             with self._lock:
                 self._children = started
             while True:
+                timeout = None
                 with self._lock:
                     if self._closed:
                         for child in self._children:
                             child.stop()
-                        if not any(c.process.is_alive() for c in self._children):
+                        if not self._children:
                             return
+                        timeout = max(0.0, self._kill_at - time.monotonic())
+                        if timeout == 0.0:
+                            for child in self._children:
+                                child.process.kill()  # past the grace: SIGKILL
+                            timeout = 1.0
                     self._hand_out()
                     children = list(self._children)
                 waitables = [self._wake_r] + [c.events for c in children] + \
                             [c.process.sentinel for c in children]
-                ready = wait(waitables)
+                ready = wait(waitables, timeout)
                 if self._wake_r in ready:
                     while self._wake_r.poll():
                         self._wake_r.recv_bytes()

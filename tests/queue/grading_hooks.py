@@ -57,3 +57,23 @@ def always_die(counter: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
     service.grade_responses = crash
+
+
+def echo_main(config, jobs, events, initializer=None, initargs=()):
+    """A stand-in grading process: answers ``("grade", job, text)`` with ``text`` reversed and
+    hangs for ever on the text ``"hang"`` (for the pool's own tests)."""
+    import time
+
+    while True:
+        try:
+            message = jobs.recv()
+        except EOFError:
+            return
+        if message is None:
+            return
+        _kind, job_id, text = message
+        if text == "hang":
+            events.send(("final", "hanging"))
+            while True:
+                time.sleep(3600)
+        events.send(("done", job_id, text[::-1], None))

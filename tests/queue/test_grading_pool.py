@@ -104,3 +104,25 @@ def test_a_submission_that_kills_every_grading_process_fails_as_an_infrastructur
     pool = app.extensions["grader"].dispatcher.processes
     assert pool.started == 3  # two died, the third waits for the next submission
     assert len(pool.pids()) == 1
+
+
+def test_the_pool_answers_jobs_and_kills_a_hung_child_when_closed():
+    from grader.queue.grading_pool import GradingPool, GradingProcessDied
+
+    seen = []
+    hanging = __import__("threading").Event()
+
+    def on_event(kind, ident):
+        seen.append((kind, ident))
+        hanging.set()
+
+    pool = GradingPool(grading_hooks.echo_main, {}, processes=1, on_event=on_event)
+    assert pool.submit("grade", "abc").result(120) == "cba"
+    stuck = pool.submit("grade", "hang")
+    assert hanging.wait(120) and seen == [("final", "hanging")]
+    pool.close(timeout=0.5)
+    with pytest.raises(GradingProcessDied, match="killed by signal 9"):
+        stuck.result(30)
+    assert pool.pids() == [] and pool.started == 1  # no refill once closed
+    with pytest.raises(RuntimeError, match="closed"):
+        pool.submit("grade", "late").result(1)
