@@ -183,7 +183,7 @@ def request(method: str, target: Target, address: str, *, body: bytes | None = N
             code, message = exc.args[0], str(exc.args[1] if len(exc.args) > 1 else exc)
             kind = _FAULTS.get(code, "http")
             if kind == "deadline":
-                message = f"no complete answer within {deadline:g} s"
+                message = f"no complete answer within {deadline:.3g} s"
             raise DeliveryFault(kind, f"{message[:300]} [{target.host} at {address}]") from None
         return Answer(int(curl.getinfo(pycurl.RESPONSE_CODE)), out.getvalue(), address, kept)
     finally:
