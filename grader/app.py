@@ -42,8 +42,9 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     """Build the API app.
 
     ``overrides`` replace settings read from the environment (see :mod:`grader.config`). On the
-    embedded default (no ``CELERY_BROKER_URL``) the app grades in-process on worker threads and
-    sweeps submissions left queued by a restart.
+    embedded default (no ``CELERY_BROKER_URL``) the app grades in grading processes beside it
+    (``INLINE_GRADING``; see :mod:`grader.queue`) and sweeps submissions left queued by a
+    restart.
     """
     config = load_config(**(overrides or {}))
     app = Flask(__name__, instance_path=config["INSTANCE_PATH"])
@@ -74,7 +75,9 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
 
     if grading_is_inline(config):
         bootstrap_local_course(store, config)
-        log.warning("grading in-process (no CELERY_BROKER_URL): the embedded default")
+        log.warning("grading on this machine (no CELERY_BROKER_URL): the embedded default, "
+                    "in %s", "grading processes" if getattr(dispatcher, "processes", None)
+                    else "threads of this process")
         dispatcher.sweep(timedelta(0))  # left queued/running by a restart: grade it now
         dispatcher.start_sweeper()
         atexit.register(dispatcher.close)

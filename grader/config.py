@@ -1,6 +1,7 @@
 """Configuration from the environment, in one place, with defaults that run on a laptop.
 
-Embedded default (no variables set): a SQLite file in ``instance/``, grading in-process, no Redis.
+Embedded default (no variables set): a SQLite file in ``instance/``, grading in grading processes
+on this machine, no Redis.
 Production: set ``DATABASE_URL`` (PostgreSQL) and ``CELERY_BROKER_URL`` (Redis); grading then runs on
 Celery workers. Every setting can also be passed to :func:`grader.app.create_app` as an override.
 """
