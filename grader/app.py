@@ -31,12 +31,20 @@ def _celery(config: dict[str, Any]):
     return make_celery(config)
 
 
+def _grading_process():
+    """The grading processes' entry point on the embedded default (see grader.queue)."""
+    from workers.grading_process import main
+
+    return main
+
+
 def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     """Build the API app.
 
     ``overrides`` replace settings read from the environment (see :mod:`grader.config`). On the
-    embedded default (no ``CELERY_BROKER_URL``) the app grades in-process on worker threads and
-    sweeps submissions left queued by a restart.
+    embedded default (no ``CELERY_BROKER_URL``) the app grades in grading processes beside it
+    (``INLINE_GRADING``; see :mod:`grader.queue`) and sweeps submissions left queued by a
+    restart.
     """
     config = load_config(**(overrides or {}))
     app = Flask(__name__, instance_path=config["INSTANCE_PATH"])
@@ -52,7 +60,8 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     dispatcher = make_dispatcher(
         config, lambda schedule: build_service(config, store=store, schedule_webhook=schedule,
                                                catalog=content, announce=wakeups.wake),
-        celery_app=None if grading_is_inline(config) else _celery(config))
+        celery_app=None if grading_is_inline(config) else _celery(config),
+        grading_process=_grading_process() if grading_is_inline(config) else None)
     service = getattr(dispatcher, "service", None)  # in-process grading has its own
     notifier = service.notifier if service is not None else make_notifier(
         config, store, content, dispatcher.deliver_webhook)
@@ -66,7 +75,9 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
 
     if grading_is_inline(config):
         bootstrap_local_course(store, config)
-        log.warning("grading in-process (no CELERY_BROKER_URL): the embedded default")
+        log.warning("grading on this machine (no CELERY_BROKER_URL): the embedded default, "
+                    "in %s", "grading processes" if getattr(dispatcher, "processes", None)
+                    else "threads of this process")
         dispatcher.sweep(timedelta(0))  # left queued/running by a restart: grade it now
         dispatcher.start_sweeper()
         atexit.register(dispatcher.close)

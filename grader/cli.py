@@ -1,7 +1,9 @@
 """The ``grader`` command.
 
 - ``grader serve [--host H] [--port P]``: the API on the embedded default (SQLite, in-process grading).
-- ``grader worker [CELERY ARGS...]``: a Celery worker (production; needs ``CELERY_BROKER_URL``).
+- ``grader worker [CELERY ARGS...]``: a Celery worker (production; needs ``CELERY_BROKER_URL``)
+  grading from ``CELERY_QUEUE``; ``grader worker --deliveries`` consumes ``CELERY_DELIVERY_QUEUE``
+  instead (webhooks and LTI scores: no learner code, no sandbox, no root needed).
 - ``grader beat``: the Celery beat that runs the periodic sweep.
 - ``grader grade ASSIGNMENT_ID ITEM_ID FILE``: grade one response locally, without a server.
 - ``grader rubric trial RUBRIC MARKED_FILE [--explain]``: agreement of a rubric with human marks.
@@ -26,7 +28,7 @@ import json
 import sys
 from pathlib import Path
 
-from grader.config import load_config, setting
+from grader.config import delivery_queue, load_config, setting
 
 def cmd_serve(args) -> int:
     from grader.app import create_app
@@ -41,6 +43,9 @@ def cmd_serve(args) -> int:
               f"fixed: {exc}\n*** Run `make system-deps` (installs bubblewrap) as root.\n",
               file=sys.stderr)
     app = create_app()
+    warm = getattr(app.extensions["grader"].dispatcher, "warm", None)
+    if warm is not None:  # the grading processes start now, not on the first submission
+        warm()
     print(f"Serving the attention grader on http://{args.host}:{args.port}/api/v1 "
           f"(docs: /api/v1/docs)", file=sys.stderr)
     print(serve_message(app, args.host, args.port), file=sys.stderr, flush=True)
@@ -77,10 +82,23 @@ def cmd_worker(args) -> int:
         return 2
     from workers.celery_app import celery_app
 
-    explain_root(celery_app)
-    argv = ["worker", "--loglevel", "INFO", "-Q", config["CELERY_QUEUE"], *args.celery_args]
+    argv, deliveries = worker_argv(config, args.celery_args)
+    if deliveries:  # the deliveries' own workers: no learner code, no sandbox self-test
+        celery_app.conf.grader_deliveries_only = True
+    else:
+        explain_root(celery_app)
     celery_app.worker_main(argv)
     return 0
+
+
+def worker_argv(config, celery_args: list[str]) -> tuple[list[str], bool]:
+    """Arguments of ``celery worker`` for ``grader worker [--deliveries] CELERY_ARGS``, and
+    whether it consumes the deliveries' queue (:func:`grader.config.delivery_queue`) instead of
+    the grading one (``CELERY_QUEUE``)."""
+    rest = [a for a in celery_args if a != "--deliveries"]
+    deliveries = len(rest) != len(celery_args)
+    queue = delivery_queue(config) if deliveries else config["CELERY_QUEUE"]
+    return ["worker", "--loglevel", "INFO", "-Q", queue, *rest], deliveries
 
 
 ROOT_NOTE = (

@@ -1,6 +1,7 @@
 """Configuration from the environment, in one place, with defaults that run on a laptop.
 
-Embedded default (no variables set): a SQLite file in ``instance/``, grading in-process, no Redis.
+Embedded default (no variables set): a SQLite file in ``instance/``, grading in grading processes
+on this machine, no Redis.
 Production: set ``DATABASE_URL`` (PostgreSQL) and ``CELERY_BROKER_URL`` (Redis); grading then runs on
 Celery workers. Every setting can also be passed to :func:`grader.app.create_app` as an override.
 """
@@ -19,11 +20,24 @@ SETTINGS: dict[str, tuple[type, Any]] = {
     "DATABASE_URL": (str, ""),  # "" -> sqlite file in INSTANCE_PATH
     "CELERY_BROKER_URL": (str, ""),  # "" -> grade in-process
     "CELERY_QUEUE": (str, "grading"),
+    # production: deliveries (webhooks, LTI scores) go to their own queue, consumed by
+    # `grader worker --deliveries`, so a slow receiver never holds a grading worker
+    # ("" -> "<CELERY_QUEUE>-deliveries": "grading-deliveries")
+    "CELERY_DELIVERY_QUEUE": (str, ""),
     "CONTENT_DIR": (str, str(PROJECT_ROOT / "rubrics")),
     "GRADER_SECRET_KEY": (str, ""),  # "" -> generated once and kept in INSTANCE_PATH/secret_key
     "SANDBOX_MODE": (str, "auto"),  # auto (real isolation, fail closed) | unsafe-dev
     "MAX_BODY_BYTES": (int, 2 * 1024 * 1024),
-    "INLINE_WORKERS": (int, 2),  # threads grading in-process on the embedded default
+    # embedded default: grading in INLINE_WORKERS grading processes (processes), or on threads
+    # of the API process (threads: development, tests that patch the grading code)
+    "INLINE_GRADING": (str, "processes"),
+    "INLINE_WORKERS": (int, 2),
+    "GRADING_NICE": (int, 10),  # the grading processes' niceness (0: as the API process)
+    # embedded default: threads sending deliveries (webhooks, LTI scores), and at most this many
+    # attempts at once to one receiving host; DELIVERY_DEADLINE_SECONDS bounds one attempt whole
+    "DELIVERY_WORKERS": (int, 4),
+    "DELIVERY_PER_HOST": (int, 2),
+    "DELIVERY_DEADLINE_SECONDS": (float, 10.0),
     "SWEEP_AFTER_SECONDS": (int, 300),  # a queued/running submission older than this is re-queued
     "SWEEP_INTERVAL_SECONDS": (float, 30.0),
     "MAX_GRADING_ATTEMPTS": (int, 3),  # infrastructure retries before a submission is marked failed
@@ -96,6 +110,13 @@ def _parse(kind: type, raw: str) -> Any:
             raise ValueError(f"{raw!r} is not one of 1/0, true/false, yes/no, on/off")
         return word in TRUE_WORDS
     return kind(raw)
+
+
+def delivery_queue(config: Mapping[str, Any]) -> str:
+    """The Celery queue of deliveries: ``CELERY_DELIVERY_QUEUE``, by default
+    ``<CELERY_QUEUE>-deliveries`` (two deployments on one broker keep theirs apart)."""
+    name = str(config.get("CELERY_DELIVERY_QUEUE") or "").strip()
+    return name or f"{config.get('CELERY_QUEUE') or SETTINGS['CELERY_QUEUE'][1]}-deliveries"
 
 
 def setting(config: Mapping[str, Any], name: str) -> Any:

@@ -64,6 +64,7 @@ def make_notifier(config: Mapping[str, Any], store: Store, catalog: Catalog,
 
     notifier = Notifier(store, catalog, schedule_webhook or (lambda _delivery_id: None),
                         backoff_base=config["WEBHOOK_BACKOFF_SECONDS"],
+                        timeout=setting(config, "DELIVERY_DEADLINE_SECONDS"),
                         allow_private=webhooks_may_reach_private(config))
     notifier.add_channel(LtiScoreChannel.build(config, store, catalog))
     return notifier

@@ -69,6 +69,10 @@ def embedded_config(tmp_path):
         "CELERY_BROKER_URL": "",
         "GRADER_SECRET_KEY": "test-secret",
         "SWEEP_INTERVAL_SECONDS": 3600,
+        # grading on threads of the test process, so tests may patch the grading code; the
+        # grading processes of the real default: tests/queue/test_grading_pool.py, and every
+        # test against a live `grader serve` (tests/test_readme.py, tests/e2e)
+        "INLINE_GRADING": "threads",
     }
 
 

@@ -9,7 +9,7 @@ from typing import Any, Mapping
 
 from celery import Celery
 
-from grader.config import load_config
+from grader.config import delivery_queue, load_config
 
 
 def make_celery(config: Mapping[str, Any] | None = None) -> Celery:
@@ -18,6 +18,7 @@ def make_celery(config: Mapping[str, Any] | None = None) -> Celery:
     config = dict(config or load_config())
     app = Celery("grader", broker=config["CELERY_BROKER_URL"] or "redis://127.0.0.1:6379/0")
     queue = config["CELERY_QUEUE"]
+    deliveries = delivery_queue(config)
     app.conf.update(
         task_serializer="json",
         accept_content=["json"],
@@ -26,7 +27,9 @@ def make_celery(config: Mapping[str, Any] | None = None) -> Celery:
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
         task_default_queue=queue,
-        task_routes={"workers.tasks.*": {"queue": queue}},
+        # deliveries on their own queue (`grader worker --deliveries`), the rest on the grading one
+        task_routes={"workers.tasks.deliver_webhook": {"queue": deliveries},
+                     "workers.tasks.*": {"queue": queue}},
         # A grading job's own limits are seconds (the sandbox's wall limit per run); this hard limit
         # catches a hung worker process: Celery kills it and the job is redelivered.
         task_time_limit=300,

@@ -46,8 +46,27 @@ def service(app=None) -> GradingService:
     if _service is None:
         app = app or current_app
         _service = build_service(app.conf.grader_config, schedule_webhook=lambda delivery_id:
-                                 app.tasks[DELIVER_WEBHOOK].apply_async(args=[delivery_id]))
+                                 deliver_later(app, delivery_id))
     return _service
+
+
+def delivery_queue(app) -> str:
+    """The queue deliveries go to (:func:`grader.config.delivery_queue`)."""
+    from grader.config import delivery_queue as queue_of
+
+    return queue_of(app.conf.grader_config)
+
+
+def deliver_later(app, delivery_id: str, countdown: float | None = None):
+    """Send ``deliver_webhook(delivery_id)`` to the deliveries' own queue."""
+    return app.tasks[DELIVER_WEBHOOK].apply_async(args=[delivery_id], countdown=countdown,
+                                                  queue=delivery_queue(app))
+
+
+def deliveries_only(app) -> bool:
+    """Whether this worker consumes only the deliveries' queue (``grader worker
+    --deliveries``): it never runs learner code, so it needs no sandbox."""
+    return bool(app.conf.get("grader_deliveries_only"))
 
 
 @signals.worker_process_shutdown.connect
@@ -60,8 +79,9 @@ def _close_service(**_kwargs):
 def _self_test(sender=None, **_kwargs):
     """Before the worker consumes anything: the sandbox self-test; raises (the worker does not
     start) when isolation is unavailable."""
-    config = getattr(getattr(sender, "app", None), "conf", {}).get("grader_config")
-    if config is not None:
+    app = getattr(sender, "app", None)
+    config = getattr(app, "conf", {}).get("grader_config")
+    if config is not None and not deliveries_only(app):
         check_sandbox(config)
 
 
@@ -70,7 +90,7 @@ def _warm_service(**_kwargs):
     """Build this pool process's service and start its sandbox before its first job (one warm
     pre-forked server per process, kept across jobs). A failure here is logged; jobs then fail as
     infrastructure faults, never as zeros."""
-    if current_app.conf.get("grader_config") is None:
+    if current_app.conf.get("grader_config") is None or deliveries_only(current_app):
         return
     try:
         service().sandbox
@@ -97,8 +117,8 @@ def deliver_webhook(task, delivery_id: str) -> bool:
     """One delivery attempt; a failure is retried after the backoff the notifier chose (and
     stored as the delivery's ``next_attempt_at``)."""
     delivered, delay = service(task.app).notifier.attempt(delivery_id)
-    if not delivered and delay is not None:
-        raise task.retry(countdown=delay + 1)  # just after next_attempt_at
+    if not delivered and delay is not None:  # just after next_attempt_at, on the same queue
+        raise task.retry(countdown=delay + 1, queue=delivery_queue(task.app))
     return delivered
 
 
@@ -122,5 +142,5 @@ def sweep(task) -> list[str]:
         service(app).store,
         older_than=timedelta(seconds=app.conf.grader_config["SWEEP_AFTER_SECONDS"]),
         grade=lambda submission_id: app.tasks[GRADE].apply_async(args=[submission_id]),
-        deliver=lambda delivery_id: app.tasks[DELIVER_WEBHOOK].apply_async(args=[delivery_id]),
+        deliver=lambda delivery_id: deliver_later(app, delivery_id),
         webhook_grace=CELERY_WEBHOOK_GRACE)

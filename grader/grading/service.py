@@ -245,6 +245,15 @@ class GradingService:
         except Exception:
             log.exception("regrading %s after its grading failed", submission.id)
 
+    def process_died(self, submission_id: str, reason: str) -> Outcome:
+        """Record that the process grading ``submission_id`` died (``reason``: how) as an
+        infrastructure fault of the attempt it counted: ``retry`` (re-queued) until
+        ``max_attempts``, then ``failed`` (announced); ``skipped`` when it is final already."""
+        submission = self.store.get(submission_id)
+        if submission is None or submission.status not in ("queued", "running"):
+            return Outcome("skipped", reason="already final")
+        return self._infrastructure_fault(submission, reason)
+
     def _infrastructure_fault(self, submission, reason: str) -> Outcome:
         if submission.attempts < self.max_attempts:
             self.store.requeue(submission.id, reason=f"retrying after: {reason}")

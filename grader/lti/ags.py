@@ -17,22 +17,25 @@
   sealed, for every process, until 60 s before they expire.
 - **Sending.** :class:`ScorePublisher` makes one attempt and classifies the outcome: delivered (2xx),
   retry later (network error, 408, 429, 5xx), or give up (another 4xx: the platform will not take
-  it). A 401 drops the cached token and tries once more at once with a new one.
+  it). A 401 drops the cached token and tries once more at once with a new one. Every request of
+  one attempt (token, line item, score) shares the attempt's one deadline
+  (:func:`grader.notify.http.request`: a platform that answers slowly, byte by byte, fails the
+  attempt as ``deadline`` instead of holding the sender).
 """
 from __future__ import annotations
 
 import json
 import logging
+import time
 from datetime import datetime, timedelta, timezone
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
-
-import requests
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from grader.lti import claims as C
 from grader.lti.keys import Sealer, ToolKeys
 from grader.lti.launch_urls import optional_url
 from grader.notify.channel import Attempt
+from grader.notify.http import Answer, DeliveryFault, Target, request, resolve_target
 from grader.store.models import utcnow
 
 log = logging.getLogger(__name__)
@@ -174,7 +177,25 @@ def _retryable(status: int) -> bool:
     return status in (408, 425, 429) or status >= 500
 
 
-def _check(response: requests.Response, what: str) -> None:
+def _send(method: str, url: str, deadline_at: float, *, data: bytes | None = None,
+          headers: dict[str, str] | None = None, params: dict[str, str] | None = None) -> Answer:
+    """One request to a platform, ending by ``deadline_at`` (``time.monotonic()`` seconds) for
+    the whole of it. Raises :class:`PlatformError` (retryable) when no answer came."""
+    if params:
+        url += ("&" if urlsplit(url).query else "?") + urlencode(params)
+    remaining = deadline_at - time.monotonic()
+    try:
+        if remaining <= 0:
+            raise DeliveryFault("deadline", "the attempt's deadline passed before this request")
+        target = Target.of(url)
+        address = resolve_target(target)[0]
+        return request(method, target, address, body=data, headers=headers or {},
+                       deadline=remaining)
+    except DeliveryFault as exc:
+        raise PlatformError(f"{method} {url} failed: {exc}", None, True) from exc
+
+
+def _check(response: Answer, what: str) -> None:
     if not 200 <= response.status_code < 300:
         raise PlatformError(f"{what}: HTTP {response.status_code} {response.text[:200]!r}",
                             response.status_code, _retryable(response.status_code))
@@ -190,9 +211,10 @@ class TokenClient:
         self.timeout = timeout
         self.requests_made = 0  # token requests sent by this client (observability, tests)
 
-    def token(self, platform, scopes: list[str]) -> str:
+    def token(self, platform, scopes: list[str], deadline_at: float | None = None) -> str:
         """A bearer token of ``platform`` for ``scopes``: the cached one while it has more than a
-        minute to live, else a new one. Raises :class:`PlatformError`."""
+        minute to live, else a new one, requested by ``deadline_at`` (``time.monotonic()``
+        seconds; default: ``timeout`` from now). Raises :class:`PlatformError`."""
         scope = " ".join(sorted(set(scopes)))
         cached = self.repo.access_token(platform.id, scope, valid_after=utcnow() + TOKEN_MARGIN)
         if cached is not None:
@@ -200,14 +222,15 @@ class TokenClient:
         assertion = self.keys.sign({"iss": platform.client_id, "sub": platform.client_id,
                                     "aud": platform.auth_audience or platform.auth_token_url})
         self.requests_made += 1
-        try:
-            response = requests.post(platform.auth_token_url, timeout=self.timeout, data={
-                "grant_type": "client_credentials", "client_assertion_type": JWT_BEARER,
-                "client_assertion": assertion, "scope": scope},
-                headers={"Accept": "application/json"})
-        except requests.RequestException as exc:
-            raise PlatformError(f"token request failed: {type(exc).__name__}: {exc}", None,
-                                True) from exc
+        response = _send("POST", platform.auth_token_url,
+                         deadline_at if deadline_at is not None
+                         else time.monotonic() + self.timeout,
+                         data=urlencode({"grant_type": "client_credentials",
+                                         "client_assertion_type": JWT_BEARER,
+                                         "client_assertion": assertion,
+                                         "scope": scope}).encode(),
+                         headers={"Accept": "application/json",
+                                  "Content-Type": "application/x-www-form-urlencoded"})
         _check(response, "token request refused")
         try:
             data = response.json()
@@ -252,26 +275,22 @@ class ScorePublisher:
                                         f"({platform.issuer}): the score is sent when an admin "
                                         "adds it back to the registration", retry=True)
         scopes = [s for s in TOOL_SCOPES if s in (target.scopes or [])]
-        timeout = timeout or self.timeout
+        deadline_at = time.monotonic() + (timeout or self.timeout)  # one for the whole attempt
         try:
-            lineitem = target.lineitem_url or self._lineitem(target, platform, scopes, timeout)
-            return self._post_score(platform, scopes, scores_url(lineitem), body, timeout)
+            lineitem = target.lineitem_url or self._lineitem(target, platform, scopes,
+                                                             deadline_at)
+            return self._post_score(platform, scopes, scores_url(lineitem), body, deadline_at)
         except PlatformError as exc:
             return Attempt(False, exc.status_code, str(exc)[:500], retry=exc.retryable)
 
-    def _request(self, platform, scopes, method: str, url: str, timeout: float,
-                 **kwargs) -> requests.Response:
-        """An authorised request; on 401 the cached token is dropped and the request is made
-        once more with a new token."""
+    def _request(self, platform, scopes, method: str, url: str, deadline_at: float,
+                 **kwargs) -> Answer:
+        """An authorised request by ``deadline_at``; on 401 the cached token is dropped and the
+        request is made once more with a new token."""
         for fresh in (False, True):
-            token = self.tokens.token(platform, scopes)
+            token = self.tokens.token(platform, scopes, deadline_at)
             headers = {**kwargs.pop("headers", {}), "Authorization": f"Bearer {token}"}
-            try:
-                response = requests.request(method, url, headers=headers, timeout=timeout,
-                                            allow_redirects=False, **kwargs)
-            except requests.RequestException as exc:
-                raise PlatformError(f"{method} {url} failed: {type(exc).__name__}: {exc}", None,
-                                    True) from exc
+            response = _send(method, url, deadline_at, headers=headers, **kwargs)
             if response.status_code != 401 or fresh:
                 return response
             self.tokens.forget(platform, scopes)
@@ -279,8 +298,8 @@ class ScorePublisher:
         return response  # pragma: no cover - the loop always returns
 
     def _post_score(self, platform, scopes, url: str, body: dict[str, Any],
-                    timeout: float) -> Attempt:
-        response = self._request(platform, scopes, "POST", url, timeout,
+                    deadline_at: float) -> Attempt:
+        response = self._request(platform, scopes, "POST", url, deadline_at,
                                  data=json.dumps(body).encode(),
                                  headers={"Content-Type": SCORE_TYPE})
         if 200 <= response.status_code < 300:
@@ -289,7 +308,7 @@ class ScorePublisher:
                        f"HTTP {response.status_code} {response.text[:200]!r}",
                        retry=_retryable(response.status_code))
 
-    def _lineitem(self, target, platform, scopes, timeout: float) -> str:
+    def _lineitem(self, target, platform, scopes, deadline_at: float) -> str:
         """The line item of a link that came without one, made once per (platform, deployment,
         resource link, tag) across every process (:class:`~grader.store.lti_models.LtiLineItem`):
         the one recorded already; else, by the one sender that claims the link, found by
@@ -314,16 +333,17 @@ class ScorePublisher:
             raise PlatformError("the line item of this link is being created by another "
                                 "sender; trying again after it is recorded", None, True)
         try:
-            url = self._find_or_create_lineitem(target, platform, scopes, timeout, LINEITEM_TAG)
+            url = self._find_or_create_lineitem(target, platform, scopes, deadline_at,
+                                                LINEITEM_TAG)
         except BaseException:
             self.repo.release_line_item(*key)
             raise
         self.repo.record_line_item(*key, url)
         return url
 
-    def _find_or_create_lineitem(self, target, platform, scopes, timeout: float,
+    def _find_or_create_lineitem(self, target, platform, scopes, deadline_at: float,
                                  tag: str) -> str:
-        found = self._request(platform, scopes, "GET", target.lineitems_url, timeout,
+        found = self._request(platform, scopes, "GET", target.lineitems_url, deadline_at,
                               params={"resource_link_id": target.resource_link_id, "tag": tag},
                               headers={"Accept": LINEITEMS_TYPE})
         _check(found, "line items could not be listed")
@@ -338,7 +358,7 @@ class ScorePublisher:
         if items:
             return str(items[0]["id"])
         assignment = self.catalog.get(target.course_id, target.assignment_id)
-        created = self._request(platform, scopes, "POST", target.lineitems_url, timeout,
+        created = self._request(platform, scopes, "POST", target.lineitems_url, deadline_at,
                                 data=json.dumps({
                                     "scoreMaximum": assignment.max_score if assignment
                                     else 1.0,

@@ -31,6 +31,8 @@ class Notifier:
     ``schedule(delivery_id)`` hands a delivery to whatever sends it (a Celery task in production, a
     thread on the embedded default); :meth:`attempt` makes one try and logs it. ``channels``: the
     kinds of delivery, by name (default: webhooks only); :meth:`add_channel` adds one.
+    ``timeout``: seconds one attempt may take from start to end (``DELIVERY_DEADLINE_SECONDS``;
+    the channels enforce it for the whole request, :mod:`grader.notify.http`).
     """
 
     def __init__(self, store, catalog, schedule: Callable[[str], None],

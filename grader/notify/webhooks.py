@@ -13,14 +13,12 @@ import hmac
 import ipaddress
 import json
 import logging
-import socket
 import time
 from typing import Any, Mapping
-from urllib.parse import urlsplit
-
-import requests
 
 from grader.notify.channel import Attempt
+from grader.notify.http import (DeliveryFault, Resolver, Target, request, resolve_target,
+                                system_resolve)
 
 log = logging.getLogger(__name__)
 
@@ -50,24 +48,35 @@ def verify(secret: str, headers: Mapping[str, str], body: bytes, tolerance: int 
     return hmac.compare_digest(sign(secret, event_id, timestamp, body), given)
 
 
-def private_target(url: str) -> str | None:
-    """Why ``url`` must not be called from the service's network (server-side request forgery:
-    loopback, private, link-local or reserved addresses, checked on every address the host
-    resolves to), or ``None`` when it may."""
-    host = urlsplit(url).hostname
-    if not host:
-        return "refused: the callback URL has no host"
-    try:
-        addresses = {info[4][0] for info in socket.getaddrinfo(host, None)}
-    except OSError as exc:
-        return f"refused: cannot resolve {host}: {exc}"
+def non_public(address: str) -> bool:
+    """Whether the IP ``address`` is loopback, private, link-local, reserved, multicast or
+    unspecified (an address a callback from the service's network must not reach)."""
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    return bool(ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_reserved
+                or ip.is_multicast or ip.is_unspecified)
+
+
+def refusal(host: str, addresses: list[str]) -> str | None:
+    """Why a callback to ``host``, resolved to ``addresses``, is refused (one of them is not
+    public, see :func:`non_public`), or ``None``."""
     for address in addresses:
-        ip = ipaddress.ip_address(address.split("%", 1)[0])
-        if ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_reserved \
-                or ip.is_multicast or ip.is_unspecified:
-            return (f"refused: {host} resolves to the non-public address {ip} (set "
+        if non_public(address):
+            return (f"refused: {host} resolves to the non-public address {address} (set "
                     f"WEBHOOK_ALLOW_PRIVATE=1 to allow it)")
     return None
+
+
+def private_target(url: str, resolve: Resolver = system_resolve) -> str | None:
+    """Why ``url`` must not be called from the service's network (server-side request forgery:
+    loopback, private, link-local or reserved addresses, checked on every address the host
+    resolves to), or ``None`` when it may. A sender connects to the addresses checked, never
+    resolving again (:mod:`grader.notify.http`)."""
+    try:
+        target = Target.of(url)
+        addresses = resolve_target(target, resolve)
+    except DeliveryFault as exc:
+        return f"refused: {str(exc).split(': ', 1)[1]}"
+    return refusal(target.host, addresses)
 
 
 class WebhookChannel:
@@ -77,13 +86,16 @@ class WebhookChannel:
     Events: ``submission.graded`` and ``submission.failed`` always; ``submission.regraded``
     only when the regrade changed the score or the maximum (an unchanged grade is news to no
     LMS). With ``allow_private=False`` a URL resolving to a non-public address is refused without
-    a retry (see :func:`private_target`)."""
+    a retry (see :func:`private_target`). The host is resolved once per attempt with ``resolve``
+    (``(host, port) -> addresses``) and the POST connects to the address checked
+    (:func:`grader.notify.http.request`), within ``timeout`` seconds for the whole attempt."""
 
     name = "webhook"
 
-    def __init__(self, store, allow_private: bool = True):
+    def __init__(self, store, allow_private: bool = True, resolve: Resolver = system_resolve):
         self.store = store
         self.allow_private = allow_private
+        self.resolve = resolve
 
     def targets(self, submission, assignment, event: dict[str, Any]) -> list[str]:
         if event["type"] == "submission.regraded":
@@ -97,10 +109,15 @@ class WebhookChannel:
         return event
 
     def send(self, delivery, timeout: float) -> Attempt:
-        refusal = None if self.allow_private else private_target(delivery.url)
-        if refusal:  # never retried: the URL will not change
-            log.warning("webhook %s refused: %s", delivery.id, refusal)
-            return Attempt(False, None, refusal, retry=False)
+        try:
+            target = Target.of(delivery.url)
+            addresses = resolve_target(target, self.resolve)
+        except DeliveryFault as exc:
+            return Attempt(False, None, str(exc)[:500], retry=exc.kind != "http")
+        reason = None if self.allow_private else refusal(target.host, addresses)
+        if reason:  # never retried: the URL will not change
+            log.warning("webhook %s refused: %s", delivery.id, reason)
+            return Attempt(False, None, reason, retry=False)
         course = self.store.courses.get_course(delivery.course_id)
         body = json.dumps(delivery.payload, sort_keys=True, separators=(",", ":")).encode()
         timestamp = int(time.time())
@@ -112,11 +129,11 @@ class WebhookChannel:
             SIGNATURE_HEADER: "v1=" + sign(course.webhook_secret if course else "", delivery.id,
                                            timestamp, body),
         }
-        try:
-            response = requests.post(delivery.url, data=body, headers=headers, timeout=timeout,
-                                     allow_redirects=False)
-        except requests.RequestException as exc:
-            return Attempt(False, None, f"{type(exc).__name__}: {exc}"[:500])
-        if 200 <= response.status_code < 300:
-            return Attempt(True, response.status_code)
-        return Attempt(False, response.status_code, f"HTTP {response.status_code}")
+        try:  # to the address checked above, within ``timeout`` for the whole attempt
+            answer = request("POST", target, addresses[0], body=body, headers=headers,
+                             deadline=timeout)
+        except DeliveryFault as exc:
+            return Attempt(False, None, str(exc)[:500])
+        if 200 <= answer.status_code < 300:
+            return Attempt(True, answer.status_code)
+        return Attempt(False, answer.status_code, f"HTTP {answer.status_code}")

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import logging
 import os
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from typing import Any, Iterable
 
@@ -153,9 +152,9 @@ class QueueCollector:
     def collect(self):
         queue = self.config.get("CELERY_QUEUE", "grading")
         depth = GaugeMetricFamily("grader_queue_depth", "Grading jobs waiting", labels=["queue"])
-        pool = getattr(self.dispatcher, "pool", None)
-        if isinstance(pool, ThreadPoolExecutor):  # InlineDispatcher
-            depth.add_metric(["inline"], pool._work_queue.qsize())
+        inline = getattr(self.dispatcher, "queue_depth", None)
+        if callable(inline):  # InlineDispatcher: jobs not yet taken by a grading process/thread
+            depth.add_metric(["inline"], inline())
             yield depth
             return
         broker = self.config.get("CELERY_BROKER_URL", "")

@@ -199,6 +199,9 @@ def test_passback_through_a_celery_worker(tmp_path, redis_url, postgres_url, bro
     server = ServerThread(app)
     worker = _start([str(BIN / "grader"), "worker", "--concurrency", "1"], env,
                     tmp_path / "worker.log")
+    # the scores go out from the deliveries' own queue and its own worker
+    deliveries = _start([str(BIN / "grader"), "worker", "--deliveries", "--pool", "threads",
+                         "--concurrency", "4"], env, tmp_path / "deliveries.log")
     platform = SimulatedPlatform(server.url)
     try:
         store = app.extensions["grader"].store
@@ -228,8 +231,10 @@ def test_passback_through_a_celery_worker(tmp_path, redis_url, postgres_url, bro
         platform.close()
         server.close()
         _stop(worker)
+        _stop(deliveries)
         app.extensions["grader"].store.dispose()
         print((tmp_path / "worker.log").read_text(errors="replace")[-3000:])
+        print((tmp_path / "deliveries.log").read_text(errors="replace")[-3000:])
 
 
 def test_a_replayed_score_is_sent_again_with_the_current_result(tool, platform, registered,

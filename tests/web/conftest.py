@@ -99,6 +99,9 @@ def live_server_factory(tmp_path):
             "CELERY_BROKER_URL": "",
             "GRADER_SECRET_KEY": "browser-test-secret",
             "SWEEP_INTERVAL_SECONDS": 3600,
+            # grading starts at once on a thread (as tests/conftest.py's app): these pages wait
+            # WEB_WAIT_SECONDS for a grade, and a grading process first has to start
+            "INLINE_GRADING": "threads",
             **(overrides or {}),
         }
         app = create_app(config)
