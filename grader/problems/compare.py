@@ -60,6 +60,14 @@ def split_return(value: Any) -> tuple[Any, Any]:
     return value, None
 
 
+def several(value: Any) -> tuple | None:
+    """The arrays of a value that is several named results (a tuple of three or more, e.g.
+    ``(m, l, o)`` or ``(dQ, dK, dV)``), or None for one array or an (output, weights) pair."""
+    if isinstance(value, tuple) and len(value) > 2 and not _is_number_sequence(value):
+        return value
+    return None
+
+
 def _is_number_sequence(value: Any) -> bool:
     return all(isinstance(v, (int, float, bool, np.number)) for v in value)
 
@@ -129,7 +137,13 @@ def matches(got: Any, expected: Any, rows: np.ndarray | None = None) -> bool:
     """True when ``got`` equals ``expected`` within tolerance, NaN matching NaN (used to fit a
     learner's output to buggy variants, which may legitimately produce NaN). The same verdict as
     ``np.allclose(got, expected, RTOL, ATOL, equal_nan=True)``, decided by one vectorised test
-    when every pair is finite (the common case), since diagnosis makes thousands of these."""
+    when every pair is finite (the common case), since diagnosis makes thousands of these.
+    An ``expected`` of several results (:func:`several`) matches a tuple or list of as many, each
+    matching its own (``rows`` then apply to none of them)."""
+    found = several(expected)
+    if found is not None:
+        return (isinstance(got, (tuple, list)) and len(got) == len(found)
+                and all(matches(g, e) for g, e in zip(got, found)))
     a, b = as_array(got), as_array(expected)
     if a is None or b is None or a.shape != b.shape:
         return False

@@ -17,6 +17,8 @@ def _plain(value: Any) -> Any:
 
 
 def _rounded(value: Any) -> Any:
+    if isinstance(value, tuple) and len(value) > 2:  # several results, e.g. (m, l, o)
+        return [_rounded(v) for v in value]
     array = np.asarray(value)
     if np.issubdtype(array.dtype, np.floating):
         array = np.round(array, 6)

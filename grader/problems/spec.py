@@ -173,13 +173,15 @@ class Picture:
     ``"output"``, ``"mask"``, ``"encoding"``), ``scale`` (``"unit"`` 0..1 or ``"diverging"``),
     the axis names of its ``rows`` and ``columns``, and ``call``: ``"example"`` (the example's own
     call, its output drawn) or ``"identity_values"`` (attention called with V = the identity, so
-    the output IS the weight matrix; batched examples show batch element 0)."""
+    the output IS the weight matrix; batched examples show batch element 0). ``result``: for a
+    function that returns several results (e.g. ``(m, l, o)``), the index of the one drawn."""
 
     shows: str
     scale: str
     rows: str
     columns: str
     call: str = "example"
+    result: int | None = None
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ PACKAGES = (
     "causal_mask",
     "multi_head_attention",
     "positional_encoding",
+    "combine_attention_partials",
 )
 
 #: The built-in assignment generated from :data:`PACKAGES`: one code item per built-in problem.
