@@ -11,6 +11,7 @@ PACKAGES = (
     "multi_head_attention",
     "positional_encoding",
     "combine_attention_partials",
+    "softmax_backward",
 )
 
 #: The built-in assignment generated from :data:`PACKAGES`: one code item per built-in problem.
