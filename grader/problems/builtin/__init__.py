@@ -12,6 +12,7 @@ PACKAGES = (
     "positional_encoding",
     "combine_attention_partials",
     "softmax_backward",
+    "attention_backward",
 )
 
 #: The built-in assignment generated from :data:`PACKAGES`: one code item per built-in problem.
