@@ -13,6 +13,7 @@ PACKAGES = (
     "combine_attention_partials",
     "softmax_backward",
     "attention_backward",
+    "layer_norm",
 )
 
 #: The built-in assignment generated from :data:`PACKAGES`: one code item per built-in problem.
