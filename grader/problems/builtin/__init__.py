@@ -14,6 +14,7 @@ PACKAGES = (
     "softmax_backward",
     "attention_backward",
     "layer_norm",
+    "transformer_encoder_block",
 )
 
 #: The built-in assignment generated from :data:`PACKAGES`: one code item per built-in problem.
