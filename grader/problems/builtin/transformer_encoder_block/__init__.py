@@ -1,9 +1,10 @@
 """Problem ``transformer_encoder_block(x, params, mask=None)``: a pre-LN Transformer encoder
 block, h = x + MHA(LN1(x)); out = h + FFN(LN2(h)).
 
-Categories: ``shapes``, ``values`` (no mask; one sequence or a batch; 2 to 4 heads),
-``masking`` (causal, padded keys), ``properties`` (permutation equivariance), ``dtypes``
-(float32), ``inputs``. What every draw guarantees is in :mod:`.cases`.
+Categories: ``shapes``, ``values`` (no mask, one head; one sequence or a batch), ``heads``
+(2 to 4 heads, one case under a mask), ``masking`` (causal, padded keys), ``properties``
+(permutation equivariance), ``dtypes`` (float32), ``inputs``. What every draw guarantees is
+in :mod:`.cases`.
 """
 from __future__ import annotations
 
@@ -43,8 +44,8 @@ SPEC = ProblemSpec(
     id="transformer_encoder_block", title="Transformer encoder block (pre-LN)",
     contract=Contract("transformer_encoder_block", (Param("x"), Param("params"),
                                                     Param("mask", None)), CONTRACT, STARTER),
-    categories={"shapes": 1.0, "values": 4.0, "masking": 2.5, "properties": 1.0, "dtypes": 1.0,
-                "inputs": 0.5},
+    categories={"shapes": 1.0, "values": 3.0, "heads": 2.0, "masking": 2.0, "properties": 1.0,
+                "dtypes": 0.5, "inputs": 0.5},
     cases=cases.CASES, reference=reference.transformer_encoder_block, mistakes=mistakes.MISTAKES,
     buggy=mistakes.buggy_encoder_block, rules=mistakes.RULES, traits=cases.traits,
     pictures=(Picture("output", "diverging", "position", "feature"),),

@@ -4,7 +4,9 @@ that draws it.
 Every draw: x with offsets and a spread per position (not normalised, so adding LN1(x) instead of
 x shows), weights N(0, 1 / d_in) (activations of order 1), layer-norm gains of magnitude 0.5 to
 1.5 (random signs) and shifts bounded normal, ln1's and ln2's parameters differing by at least
-0.5 somewhere, num_heads >= 2 (so sqrt(d_model) != sqrt(d_head)), d_ff != d_model. Masks allow
+0.5 somewhere, d_ff != d_model. Outside the ``heads`` category num_heads = 1, where d_head =
+d_model, so scaling by sqrt(d_model) instead of sqrt(d_head) costs the heads points only; the
+heads cases have 2 to 4 heads. Masks allow
 every position itself (no query row is fully blocked) and block something in some row. The
 property case: permuting the positions of x (no mask) permutes the output's rows the same way,
 judged on the learner's own outputs.
@@ -33,7 +35,7 @@ def traits(args: tuple, kwargs: dict) -> frozenset[str]:
 
 def block_params(rng, d_model, num_heads, d_ff, dtype=np.float64) -> dict:
     """The parameters of the module docstring."""
-    require(num_heads >= 2 and d_model % num_heads == 0, "num_heads >= 2 dividing d_model")
+    require(d_model % num_heads == 0, "num_heads dividing d_model")
     require(d_ff != d_model, "d_ff != d_model")
 
     def weight(d_in, d_out):
@@ -72,7 +74,7 @@ def _mask(rng, kind, batch, L) -> np.ndarray | None:
     return keys | np.eye(L, dtype=bool)[None]
 
 
-def block(rng, batch=(), L=5, d_model=8, num_heads=2, d_ff=12, mask=None,
+def block(rng, batch=(), L=5, d_model=8, num_heads=1, d_ff=12, mask=None,
           dtype=np.float64) -> Inputs:
     """x of :func:`embeddings`, params of :func:`block_params`, a ``mask`` of :func:`_mask`."""
     batch = tuple(batch)
@@ -96,29 +98,38 @@ def permuted(rng, L=6, d_model=8, num_heads=4, d_ff=16) -> Inputs:
 
 
 def _example() -> tuple[tuple, dict]:
-    """L = 3, d_model = 4, two heads, d_ff = 6, from a fixed generator (rounded to 2 decimals)."""
+    """L = 3, d_model = 4, one head, d_ff = 6, from a fixed generator (rounded to 2
+    decimals)."""
     rng = np.random.default_rng(24)
     params = {k: (np.round(v, 2) if isinstance(v, np.ndarray) else v)
-              for k, v in block_params(rng, 4, 2, 6).items()}
+              for k, v in block_params(rng, 4, 1, 6).items()}
     return call(np.round(embeddings(rng, (), 3, 4), 2), params)
 
 
 CASES = (
-    example("example: L=3, d_model=4, 2 heads, d_ff=6, no mask", "values", _example()),
-    hidden("shapes: a batch axis", "shapes", draw(block, batch=(2,), L=4), check="shapes"),
-    hidden("values: one sequence, 2 heads", "values", draw(block, L=5, d_model=8, num_heads=2)),
-    hidden("values: a batch axis, 4 heads", "values",
-           draw(block, batch=(2,), L=4, d_model=8, num_heads=4, d_ff=20)),
-    hidden("values: d_model 12, 3 heads, d_ff 8", "values",
-           draw(block, batch=(2,), L=3, d_model=12, num_heads=3, d_ff=8)),
-    hidden("masking: a causal mask (L, L)", "masking",
+    example("example: L=3, d_model=4, 1 head, d_ff=6, no mask", "values", _example()),
+    hidden("shapes: a batch axis, 2 heads", "shapes", draw(block, batch=(2,), L=4, num_heads=2),
+           check="shapes"),
+    hidden("values: one sequence (1 head)", "values", draw(block, L=5, d_model=8)),
+    hidden("values: a batch axis, d_ff 20 (1 head)", "values",
+           draw(block, batch=(2,), L=4, d_model=8, d_ff=20)),
+    hidden("values: d_model 12, d_ff 8 (1 head)", "values",
+           draw(block, batch=(2,), L=3, d_model=12, d_ff=8)),
+    hidden("heads: 2 heads of 4", "heads", draw(block, batch=(2,), L=5, d_model=8,
+                                                   num_heads=2)),
+    hidden("heads: 3 heads of 4", "heads", draw(block, L=4, d_model=12, num_heads=3, d_ff=8)),
+    hidden("heads: 4 heads of 2, causal mask", "heads",
+           draw(block, batch=(2,), L=4, d_model=8, num_heads=4, d_ff=16, mask="causal"),
+           traits=("mask-elsewhere",)),
+    hidden("masking: a causal mask (L, L) (1 head)", "masking",
            draw(block, batch=(2,), L=5, mask="causal")),
-    hidden("masking: padded keys, a mask per example (B, L, L)", "masking",
-           draw(block, batch=(3,), L=5, d_model=6, num_heads=2, d_ff=10, mask="padding")),
+    hidden("masking: padded keys, a mask per example (B, L, L) (1 head)", "masking",
+           draw(block, batch=(3,), L=5, d_model=6, d_ff=10, mask="padding")),
     hidden("properties: permuting the positions permutes the output", "properties",
            draw(permuted), check="relation", relation="permuted_rows",
            what="permutation equivariance"),
-    hidden("dtypes: float32 inputs", "dtypes", draw(block, batch=(2,), L=4, dtype=np.float32)),
+    hidden("dtypes: float32 inputs (1 head)", "dtypes",
+           draw(block, batch=(2,), L=4, dtype=np.float32)),
     hidden("inputs: x and the mask are not modified in place", "inputs",
            draw(block, batch=(2,), L=4, mask="causal"), check="inputs"),
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from grader.problems.samples import whole
 
 # wrong on every input: no value test passes, so the property and inputs tests are withheld
-EVERYWHERE = whole("values", "masking", "properties", "dtypes", "inputs")
+EVERYWHERE = whole("values", "heads", "masking", "properties", "dtypes", "inputs")
 
 EXPECTED: dict[str, tuple[str, object]] = {
     "bug_post_ln": ("post_ln", EVERYWHERE),
@@ -14,7 +14,9 @@ EXPECTED: dict[str, tuple[str, object]] = {
     "bug_residual_of_normalised": ("residual_of_normalised", EVERYWHERE),
     "bug_layer_norms_swapped": ("layer_norms_swapped", EVERYWHERE),
     "bug_relu_on_output": ("relu_on_output", EVERYWHERE),
-    "bug_scale_by_sqrt_d_model": ("scale_by_sqrt_d_model", EVERYWHERE),
-    "bug_mask_ignored": ("mask_ignored", whole("masking")),
+    # outside the heads cases there is one head: d_head = d_model
+    "bug_scale_by_sqrt_d_model": ("scale_by_sqrt_d_model", whole("heads")),
+    # the heads case under a causal mask too
+    "bug_mask_ignored": ("mask_ignored", whole("masking", also="mask-elsewhere")),
     "bug_modifies_inputs": ("modifies_inputs", whole("inputs")),
 }
