@@ -7,6 +7,11 @@ tolerance, negation and three misconceptions. Answers are built deterministicall
 fragments of the seed banks with random misspellings, so the misspelling cache sees new words too.
 The rubric is compiled once; only ``score()`` is timed, in CPU time of this process (the figure
 that does not depend on what else runs on the machine) and in wall-clock time.
+
+``--real`` also times the rubrics on real answers: every built-in rubric (``rubrics/text``) on the
+learner-style answers of ``tests/content/learner_answers.yaml`` (issue 22 item 5), and the frozen
+Mohler rubrics (``rubrics/mohler/before`` and ``after``) on the dev split's 630 answers of real
+students (``$MOHLER_DATA`` or ``shared/data/mohler-dev``; skipped when it is not there).
 """
 from __future__ import annotations
 
@@ -128,12 +133,58 @@ def worst_case() -> None:
     return None
 
 
+def _throughput(pairs: list, rounds: int) -> tuple[float, float]:
+    """Answers per CPU-second and per wall-clock second of ``rubric.score(answer)`` over ``pairs``
+    (``[(compiled rubric, answer), ...]``) scored ``rounds`` times, after one warm-up round."""
+    for rubric, answer in pairs:
+        rubric.score(answer)
+    t0, c0 = time.perf_counter(), time.process_time()
+    for _ in range(rounds):
+        for rubric, answer in pairs:
+            rubric.score(answer)
+    elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
+    return rounds * len(pairs) / cpu, rounds * len(pairs) / elapsed
+
+
+def real_answers(rounds: int) -> None:
+    """Throughput of the built-in rubrics on the learner-style answers and of the frozen Mohler
+    rubrics on the dev split's answers (one line each)."""
+    import yaml
+
+    from grader.rubric import load_rubric_file
+
+    root = Path(__file__).resolve().parents[1]
+    marked = yaml.safe_load((root / "tests" / "content" / "learner_answers.yaml").read_text(encoding="utf-8"))
+    rubrics = {rid: load_rubric_file(root / "rubrics" / "text" / f"{rid}.yaml") for rid in marked}
+    pairs = [(rubrics[rid], case["answer"]) for rid, cases in marked.items() for case in cases]
+    words = sum(len(a.split()) for _, a in pairs) / len(pairs)
+    cpu, wall = _throughput(pairs, rounds)
+    print(f"built-in rubrics ({len(rubrics)}) on {len(pairs)} learner-style answers (mean {words:.0f} words) "
+          f"x {rounds}: {cpu:,.0f} answers/s of CPU time; wall clock {wall:,.0f} answers/s")
+    from grader.rubric.evaluate import DEFAULT_DATA, DEFAULT_RUBRICS, load_data, load_rubrics
+
+    if not (Path(DEFAULT_DATA) / "answers.tsv").exists():
+        print(f"Mohler dev split: not found at {DEFAULT_DATA} (set MOHLER_DATA); skipped")
+        return
+    questions, answers = load_data(DEFAULT_DATA)
+    words = sum(len(a.text.split()) for a in answers) / len(answers)
+    for variant in ("before", "after"):
+        compiled = load_rubrics(Path(DEFAULT_RUBRICS) / variant, list(questions))
+        cpu, wall = _throughput([(compiled[a.question_id], a.text) for a in answers], max(1, rounds // 4))
+        print(f"Mohler '{variant}' rubrics ({len(compiled)}) on the dev split's {len(answers)} answers (mean "
+              f"{words:.0f} words): {cpu:,.0f} answers/s of CPU time; wall clock {wall:,.0f} answers/s")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--answers", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--worst-case", action="store_true",
                         help="also time rubrics at the size limits on hostile answers")
+    parser.add_argument("--real", action="store_true",
+                        help="also time the built-in rubrics on learner-style answers and the Mohler rubrics "
+                             "on real answers")
+    parser.add_argument("--rounds", type=int, default=20, help="passes over the real answers (--real)")
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
     rubric = compile_rubric(RUBRIC)
@@ -153,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"scored {len(answers)} answers on one core: {len(answers) / cpu:,.0f} answers/s of CPU time "
           f"({cpu / len(answers) * 1e6:.0f} us each); wall clock {len(answers) / elapsed:,.0f} answers/s "
           f"(lower when other processes share the core)")
+    if args.real:
+        real_answers(args.rounds)
     if args.worst_case:
         worst_case()
     return 0

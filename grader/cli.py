@@ -186,7 +186,12 @@ def render_result(result) -> str:
         lines.append(result.output)
     for test in result.tests:
         mark = "PASS" if test.status == "passed" else "FAIL"
-        lines.append(f"  [{mark}] {test.name}: {test.score:g}/{test.max_score:g}"
+        if test.max_score:
+            amount = f": {test.score:g}/{test.max_score:g}"
+        else:  # an adjustment (a deduction, a limit, base credit): its output leads with the amount
+            output = test.output or ""
+            amount = "" if output[:1] in ("+", "-") or output.startswith("Nothing deducted") else f": {test.score:+g}"
+        lines.append(f"  [{mark}] {test.name}{amount}"
                      + (f" ({test.visibility})" if test.visibility != "visible" else ""))
         for line in (test.output or "").splitlines():
             lines.append(f"         {line}")

@@ -17,7 +17,7 @@ from grader.problems.draws import CaseGenerators, draw_inputs, make_case
 from grader.problems.executor import InProcessExecutor
 from grader.problems.spec import CaseSpec, Picture, ProblemSpec
 
-PICTURE_CALLS = ("example", "identity_values")
+PICTURE_CALLS = ("example", "identity_values", "squeezed")
 
 
 class ProblemError(ValueError):

@@ -19,7 +19,7 @@ def _plain(value: Any) -> Any:
 
 
 def _rounded(value: Any) -> Any:
-    if isinstance(value, tuple) and len(value) > 2:  # several results, e.g. (m, l, o)
+    if isinstance(value, tuple):  # several results (a decoding step's output and caches)
         return [_rounded(v) for v in value]
     array = np.asarray(value)
     if np.issubdtype(array.dtype, np.floating):

@@ -14,6 +14,8 @@ What is drawn is declared by each problem (:class:`grader.problems.spec.Picture`
   the output. Batched examples show batch element 0.
 - ``call="example"``: the example's own output matrix (a 1-D output as one row; a mask as
   True = 1).
+- ``call="squeezed"``: the example's own output with its length-1 axes removed (grouped-query
+  attention's (H, 1, G) output on one-hot values is the head-to-group map, (H, G)).
 
 The expected matrix is the reference's value on the picture's call, from the problem's executor
 (:mod:`grader.problems.executor`); nothing here calls an implementation.
@@ -69,6 +71,9 @@ def _as_matrix(value: Any) -> np.ndarray | None:
 
 
 def _output(value: Any) -> Any:
+    """The output: an array, the first of (output, weights) or of three or more results."""
+    if isinstance(value, tuple) and len(value) > 2:
+        return value[0]
     return split_return(value)[0]
 
 
@@ -87,6 +92,11 @@ def _first_batch(value: Any) -> Any:
     array = as_array(_output(value))
     return None if array is None else array.reshape(-1, *array.shape[-2:])[0] \
         if array.ndim > 2 else array
+
+
+def _squeezed(value: Any) -> Any:
+    array = as_array(_output(value))
+    return None if array is None else np.squeeze(array)
 
 
 def _identity_values(args: tuple) -> tuple:
@@ -108,6 +118,8 @@ def _plan(problem: CodeProblem, picture: Picture, case: Case) -> Plan | None:
     args, kwargs = case.calls[0]
     if picture.call == "identity_values":
         args, pick, example = _identity_values(args), _first_batch, case.name
+    elif picture.call == "squeezed":
+        pick, example = _squeezed, case.name
     else:
         pick, example = _output, case.name
     if picture.result is not None:
@@ -121,7 +133,7 @@ def _plan(problem: CodeProblem, picture: Picture, case: Case) -> Plan | None:
         return None
     if picture.call == "identity_values" and np.ndim(_output(value)) > 2:
         example += " (batch element 0)"
-    elif picture.call == "example":
+    elif picture.call in ("example", "squeezed"):
         expected = np.round(expected, 6)  # as the example's public expected output
     call = Call(drawn.name, problem.function, tuple(args), dict(kwargs), optional=True,
                 max_result_bytes=result_cap(value, (args, kwargs)))

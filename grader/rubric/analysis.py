@@ -20,7 +20,7 @@ always index the text the learner wrote):
    ``o(...)`` that also carries its argument as an alias key (``o(n^2)`` also answers to ``n^2``).
 4. Keys: Snowball stems for words, the token itself for technical tokens. Stop words are dropped
    from the content sequence (phrases then match across them), negation words never are.
-5. Sentences end at ``. ! ?`` and new lines; negation scopes follow NegEx (see :mod:`lexicon`):
+5. Sentences end at ``. ! ?`` and new lines (not at the ``.`` of ``q.k`` or ``e.g``); negation scopes follow NegEx (see :mod:`lexicon`):
    single cues (not, never, without, hardly, scarcely, barely, n't ...) and multi-word ones (far
    from, anything but, no longer, by no means, in no way, fail to ...); a scope ends where its
    clause does: at punctuation, at a clause opener (but, so, because, than ...), at "and"/"or"
@@ -82,7 +82,9 @@ class Analysis:
     answer-form guard (:mod:`grader.rubric.guards`) uses them to tell prose from a bag of keywords.
     ``key[i]`` is the stem (or technical token), ``surface[i]`` the lower-case token, ``span[i]``
     its original ``(start, end)``, ``sent[i]`` its sentence number, ``clause[i]`` its clause number
-    (clauses end at any scope punctuation: ``, ; : ( )`` and sentence ends, before a clause opener
+    (clauses end at any scope punctuation: ``, ; : ( )`` and sentence ends, except the
+    notation of a formula: a ``(`` touching the word or ``^`` before it, its ``)``, and a ``.`` between
+    two touching words (``exp(-inf)=0``, ``var(q.k)``: :func:`_in_notation`); before a clause opener
     such as but, so, because, than (:data:`lexicon.CLAUSE_OPENERS`), and at "and"/"or" starting a
     new clause), ``opens[i]`` whether the word is itself the clause opener that begins its clause
     (a phrase that writes it, "more mass than", may cross into that clause), ``stops_before[i]``
@@ -348,6 +350,29 @@ def rewrite_math(tokens: list[Token]) -> list[Token]:
     return out
 
 
+_NOTATION_MARKS = frozenset("().")
+
+
+def _in_notation(tokens: list[Token], i: int, calls: int) -> bool:
+    """True when the ``(``, ``)`` or ``.`` at ``tokens[i]`` is part of math notation, not a clause
+    or sentence break: a ``(`` touching the word or ``^``/``_`` before it (``exp(-inf)``,
+    ``var(q.k)``, ``e^(x)``), the ``)`` that closes such a ``(`` (``calls`` of them are open), and a
+    ``.`` with a word touching it on both sides (``q.k``, ``e.g``). Constant time."""
+    tok = tokens[i]
+    w = tok.text
+    if w == ")":
+        return calls > 0
+    if i == 0:
+        return False
+    prev = tokens[i - 1]
+    if prev.end != tok.start:
+        return False
+    if w == "(":
+        return prev.is_word or prev.text in ("^", "_")
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    return prev.is_word and nxt is not None and nxt.is_word and nxt.start == tok.end
+
+
 def analyse(text: str) -> Analysis:
     """Steps 1-5 for one text. Cost is linear in its length."""
     tokens = tokenize(text)
@@ -380,13 +405,19 @@ def analyse(text: str) -> Analysis:
     quantities = lexicon.QUANTITY_WORDS
     multiword = lexicon.MULTIWORD_CUES
     negation_relevant = lexicon.NEGATION_RELEVANT_STOPWORDS
+    notation_marks = _NOTATION_MARKS
+    short_cues, pronoun_objects = lexicon.SHORT_CUES, lexicon.PRONOUN_OBJECTS
+    calls = 0  # open parentheses of notation ("exp(", "var(") whose ")" is notation too
     for ti, tok in enumerate(tokens):
         w = tok.text
         if not tok.is_word:
-            if w in scope_punct:
+            if w in notation_marks and _in_notation(tokens, ti, calls):
+                calls += 1 if w == "(" else -1 if w == ")" else 0
+            elif w in scope_punct:
                 remaining = 0
                 clause += 1
                 if w in sentence_end:
+                    calls = 0
                     sentence += 1
                     longest = max(longest, in_sentence)
                     in_sentence = 0
@@ -423,6 +454,8 @@ def analyse(text: str) -> Analysis:
             remaining = 0
         elif w in cues:
             cue, remaining = len(key), lexicon.SHORT_CUES.get(w, lexicon.NEGATION_WINDOW)
+            if w in short_cues and ti + 1 < n and tokens[ti + 1].text in pronoun_objects:
+                remaining = 0  # "without it the scores grow": the cue's object is the pronoun
             scope_words = 0
             verb_pending = w in nominal_cues or (
                 ti + 1 < n and tokens[ti + 1].text in lexicon.NOMINAL_AFTER_NOT)  # "no element is removed"

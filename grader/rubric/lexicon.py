@@ -119,6 +119,9 @@ REFUTATION_FRAME_WORDS = frozenset("say saying claim claiming think thinking bel
 
 #: Cues with a shorter reach: "without" negates its object only ("without scaling the variance grows").
 SHORT_CUES = {"without": 2}
+#: A short cue right before one of these negates only that pronoun: "without it the scores grow"
+#: says the scores grow (its object, "it", has no content words to cover).
+PRONOUN_OBJECTS = frozenset("it them".split())
 
 #: Content words a negation cue reaches at most (NegEx uses a five-word window; stop words are not counted).
 NEGATION_WINDOW = 6

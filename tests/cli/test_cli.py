@@ -193,3 +193,20 @@ def test_the_worker_accepts_no_pickle():
     app = make_celery({"CELERY_BROKER_URL": "redis://127.0.0.1:6379/0", "CELERY_QUEUE": "q",
                        "SWEEP_INTERVAL_SECONDS": 30})
     assert list(app.conf.accept_content) == ["json"] and app.conf.task_serializer == "json"
+
+
+def test_grade_shows_a_deduction_as_one_line_with_its_amount(tmp_path):
+    # issue 22 item 5: a deduction read "-0.75/0" above "-0.75 points (the penalty is ...)"; now the
+    # name line has no "x/0" and the next line says what was taken and why. The answer meets all-pairs
+    # (2) and long-sequences (1) and says attention is linear (-1): 2 of 5
+    answer = tmp_path / "a.txt"
+    answer.write_text("There is a score for every pair of tokens, and that is "
+                      "prohibitively expensive for long inputs. But self-attention itself is linear in "
+                      "sequence length.")
+    out = run("grade", "attention-basics", "quadratic-cost", str(answer))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "quadratic-cost (text): 2 / 5"
+    at = lines.index("  [FAIL] Deduction for a misconception: attention-linear")
+    assert lines[at + 1].startswith("         -1: claims self-attention itself is linear in sequence length.")
+    assert "/0" not in out.stdout

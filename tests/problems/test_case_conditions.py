@@ -120,3 +120,19 @@ def test_naive_exp_outcomes_name_overflow_underflow_and_the_edges_between():
         "overflow", "underflow", "finite", "unclear", "unclear"]
     assert conditions.naive_exp_outcomes(np.array([[100.0, 0.0]]), dtype=np.float32).tolist() \
         == ["overflow"]
+
+
+def test_inference_cases_drawn_without_their_condition_fail_loudly():
+    gqa = import_module("grader.problems.builtin.grouped_query_attention.cases")
+    mqa = hidden("groups: H = 4, G = 1 (1 < G < H)", "groups",
+                 draw(gqa.grouped, H=4, G=1, Lq=3, Lk=4, d_v=4))
+    with pytest.raises(CaseConditionError, match="1 < G < H"):
+        draw_inputs(mqa, 0, gqa.named_sizes)
+    window = import_module("grader.problems.builtin.sliding_window_attention.cases")
+    short = hidden("long window: window >= L", "long window",
+                   draw(window.local, L=8, window=5))
+    with pytest.raises(CaseConditionError, match="window >= L"):
+        draw_inputs(short, 0, window.named_window)
+    rotary = import_module("grader.problems.builtin.rotary_embedding.cases")
+    with pytest.raises(CaseConditionError, match="an even d of at least 6"):
+        rotary.default_positions(np.random.default_rng(0), d=(4, 4))

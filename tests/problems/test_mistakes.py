@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from grader.problems import PROBLEMS, samples
+from grader.problems import PROBLEMS, samples, trial
 from grader.problems.samples import Some, Where, Whole
 from tests.problems.problem_helpers import (category_points, failed_categories, grade_file,
                                             submission_names)
@@ -81,3 +81,13 @@ def test_mistakes_document_is_in_sync_with_the_code():
     document = Path(mistakes.__file__).with_name("MISTAKES.md").read_text(encoding="utf-8")
     assert document == mistakes.markdown(), \
         "regenerate: python -m grader.problems.mistakes > grader/problems/MISTAKES.md"
+
+
+@pytest.mark.parametrize("problem", sorted(PROBLEMS))
+def test_each_catalogued_mistake_alone_loses_points_and_is_named(problem):
+    # every toggle (and implementation) of the table, graded as a learner's code; one draw
+    # suffices here because test_seed_invariance holds each one's score, verdicts and diagnoses
+    # the same on all 50 draws, so named on this draw is named on every draw
+    found = trial.check_mistakes_named(PROBLEMS[problem], seeds=[0])
+    assert found == [], "\n".join(f.message for f in found)
+    assert trial.check_reference_full_marks(PROBLEMS[problem], seeds=[0]) == []

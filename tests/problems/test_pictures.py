@@ -50,13 +50,15 @@ def test_picture_calls_use_only_visible_example_inputs(problem_id):
     assert calls, problem_id
     for call in calls:
         assert call.test.startswith(pictures.PREFIX) and call.function == problem.function
-        if problem_id == SDPA:
-            # Q, K (and the mask) of a visible example; V is the identity of size Lk
+        if any(p.call == "identity_values" for p in problem.pictures):
+            # Q, K (and the mask, or window) of a visible example; V is the identity of size Lk
             assert any(np.array_equal(call.args[0], a[0]) and np.array_equal(call.args[1], a[1])
                        for a in visible)
             n_keys = call.args[1].shape[-2]
             assert np.array_equal(call.args[2][..., :, :], np.broadcast_to(
                 np.eye(n_keys), call.args[2].shape))
+            assert any(all(np.array_equal(x, y) for x, y in zip(a[3:], call.args[3:]))
+                       for a in visible)
         else:
             assert any(len(a) == len(call.args) and all(
                 np.array_equal(x, y) for x, y in zip(a, call.args)) for a in visible)
@@ -202,3 +204,30 @@ def test_plans_are_made_once_per_problem_and_cannot_be_changed():
     sdpa = pics.plans(PROBLEMS["scaled_dot_product_attention"])
     # the first SDPA example's picture is its weight matrix (V = identity): rows sum to 1
     assert np.allclose(sdpa[0].expected.sum(axis=-1), 1.0)
+
+
+def test_the_grouped_query_picture_is_the_head_to_group_map(fake_sandbox):
+    # one key per group and V[g] = e_g: head h's output row is the one-hot vector of its group,
+    # h // (H / G) with H = 6, G = 3; np.tile's h % G draws the map 0 1 2 0 1 2 instead
+    consecutive = np.repeat(np.eye(3), 2, axis=0)
+    interleaved = np.tile(np.eye(3), (2, 1))
+    problem = "grouped_query_attention"
+    right = pictures_of(grade_file(fake_sandbox, problem, "correct_matmul"))
+    wrong = pictures_of(grade_file(fake_sandbox, problem, "bug_interleaved_groups"))
+    assert [p["example"] for p in right] == [PROBLEMS[problem].visible_cases()[0].name]
+    assert right[0]["expected"] == consecutive.tolist() == right[0]["learner"]
+    assert (right[0]["rows"], right[0]["columns"]) == ("query head", "key/value group")
+    assert wrong[0]["learner"] == interleaved.tolist()
+    assert wrong[0]["finding"].startswith("Your output differ from the expected output")
+
+
+def test_the_sliding_window_picture_is_the_band(fake_sandbox):
+    # L = 5, window = 2: query i has weight on keys i - 1 and i only (row 0 on key 0 alone)
+    drawn = pictures_of(grade_file(fake_sandbox, "sliding_window_attention", "correct_einsum"))
+    weights = np.array(drawn[0]["expected"])
+    i, j = np.indices((5, 5))
+    assert (weights[(j > i) | (j < i - 1)] == 0).all() and (weights[(j <= i) & (j >= i - 1)] > 0).all()
+    assert weights[0, 0] == 1.0 and drawn[0]["learner"] == drawn[0]["expected"]
+    wide = pictures_of(grade_file(fake_sandbox, "sliding_window_attention",
+                                  "bug_window_one_too_wide"))
+    assert np.array(wide[0]["learner"])[2, 0] > 0  # key i - 2 = 0 inside the too-wide band

@@ -75,3 +75,25 @@ def test_a_negation_does_not_run_on_through_a_run_on_sentence(answer, points):
 ])
 def test_a_cue_that_negates_a_subject_keeps_the_subjects_verb(answer, points):
     assert one("removed", question="What does pop do to a stack?").score(answer).points == points
+
+
+@pytest.mark.parametrize("answer, points", [
+    # notation: a "(" touching the word (or ^) before it, its ")", and a "." between two touching
+    # words are part of the formula, not a clause break (they cut "exp(-inf)=0" into three clauses)
+    ("exp(-inf)=0", 1),
+    ("exp(-inf) = 0", 1),
+    ("exp(max(x)) = 0", 1),          # nested,
+    # prose punctuation still ends the clause
+    ("we take exp (of the scores) and 0 is the mask", 0),
+    ("we take exp. 0 is the mask", 0),
+])
+def test_a_formula_is_one_clause(answer, points):
+    assert one({"phrase": "exp 0", "gap": 3}).score(answer).points == points
+
+
+@pytest.mark.parametrize("answer, points", [
+    ("var(q.k) grows with d_k", 1),       # "q.k" is a dot product, not a sentence end
+    ("the var is q. k grows with d_k", 0),
+])
+def test_a_dot_between_touching_words_ends_no_sentence(answer, points):
+    assert one({"all": ["var", "grow*"], "same_sentence": True}).score(answer).points == points

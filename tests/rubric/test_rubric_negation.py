@@ -176,3 +176,14 @@ def test_a_phrase_of_too_many_variants_is_refused_at_upload_and_warned_about_whe
     assert any(w["path"] == "criteria[0].concepts[0]" and "only its first 1,000 are matched" in w["message"]
                for w in stored.warnings)
     assert stored.score("alpha0 beta0 alpha1 beta1 alpha2 beta2").points == 1
+
+
+# -- "without" with a pronoun object negates only the pronoun (issue 22 item 5) ------------------
+@pytest.mark.parametrize("text,negated", [
+    ("Without it the scores grow with d_k", []),                 # it: the scaling; the scores do grow
+    ("without them the model fails", []),
+    ("attention works without positional encodings", ["positional", "encodings"]),  # a noun object
+    ("it works without this scaling", ["scaling"]),              # 'this' is a determiner here
+])
+def test_without_a_pronoun_negates_only_the_pronoun(text, negated):
+    assert negated_words(text) == negated

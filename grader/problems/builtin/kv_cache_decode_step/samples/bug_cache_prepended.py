@@ -1,0 +1,10 @@
+import numpy as np
+
+
+def kv_cache_decode_step(q, k_new, v_new, cache_k, cache_v):
+    K = np.concatenate([k_new, cache_k], axis=-2)
+    V = np.concatenate([v_new, cache_v], axis=-2)
+    scores = q @ np.swapaxes(K, -1, -2) / np.sqrt(q.shape[-1])
+    weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights = weights / weights.sum(axis=-1, keepdims=True)
+    return weights @ V, K, V

@@ -1,0 +1,11 @@
+import numpy as np
+
+
+def kv_cache_decode_step(q, k_new, v_new, cache_k, cache_v):
+    K = np.concatenate([cache_k, k_new], axis=-2)
+    V = np.concatenate([cache_v, v_new], axis=-2)
+    q /= np.sqrt(q.shape[-1])  # scales the caller's query
+    scores = q @ np.swapaxes(K, -1, -2)
+    weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights = weights / weights.sum(axis=-1, keepdims=True)
+    return weights @ V, K, V

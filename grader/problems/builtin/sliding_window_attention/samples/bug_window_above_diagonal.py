@@ -1,0 +1,13 @@
+import numpy as np
+
+
+def sliding_window_attention(Q, K, V, window):
+    L = Q.shape[-2]
+    i, j = np.arange(L)[:, None], np.arange(L)[None, :]
+    ones = np.ones((L, L), dtype=bool)
+    band = np.triu(ones) & np.tril(ones, k=window - 1)
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    scores = np.where(band, scores, -np.inf)
+    weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights = weights / weights.sum(axis=-1, keepdims=True)
+    return weights @ V
