@@ -109,7 +109,8 @@ def mismatch(got: Any, expected: np.ndarray, what: str = "output",
                        equal_nan=True) | ~keep
     if close.all():
         return None
-    diff = np.where(close, 0.0, np.abs(array - expected))
+    with np.errstate(invalid="ignore"):  # -inf - -inf where both are -inf (and close)
+        diff = np.where(close, 0.0, np.abs(array - expected))
     worst = np.unravel_index(int(np.argmax(diff)), diff.shape)
     return (f"the {what} differs from the expected values: largest difference "
             f"{float(diff[worst]):.3g} at index {_fmt_index(worst)}; {int((~close).sum())} of "
