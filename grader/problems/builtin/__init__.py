@@ -21,6 +21,7 @@ PACKAGES = (
     "attention_backward",
     "layer_norm",
     "transformer_encoder_block",
+    "transformer_encoder_block_post_ln",
 )
 
 #: The built-in assignment generated from :data:`PACKAGES`: one code item per built-in problem.

@@ -57,8 +57,8 @@ def buggy_encoder_block(x, params, mask=None, *, norm_first=True, attention_resi
             return np.maximum(out, 0.0) if relu_out else out
 
         if not norm_first:
-            h = norm(x + _attention(x, p, mask, d_scale), first)
-            return norm(h + ffn(h), second)
+            h = norm(_attention(x, p, mask, d_scale) + (x if attention_residual else 0.0), first)
+            return norm(ffn(h) + (h if ffn_residual else 0.0), second)
         u = norm(x, first)
         h = _attention(u, p, mask, d_scale) + ((u if residual_of == "normalised" else x)
                                                 if attention_residual else 0.0)
@@ -66,30 +66,53 @@ def buggy_encoder_block(x, params, mask=None, *, norm_first=True, attention_resi
         return ffn(v) + ((v if residual_of == "normalised" else h) if ffn_residual else 0.0)
 
 
-MISTAKES = (
-    mistake("post_ln", "The layer norms are applied after the residual additions (post-LN, "
-            "h = LN1(x + MHA(x))): this block is pre-LN, h = x + MHA(LN1(x)), "
-            "out = h + FFN(LN2(h)).", {"norm_first": False}),
-    mistake("attention_residual_missing", "The residual connection around the attention is "
-            "missing: h = x + MHA(LN1(x)), not MHA(LN1(x)).", {"attention_residual": False}),
-    mistake("ffn_residual_missing", "The residual connection around the feed-forward network is "
-            "missing: out = h + FFN(LN2(h)), not FFN(LN2(h)).", {"ffn_residual": False}),
-    mistake("residual_of_normalised", "The residual adds the normalised input (LN1(x) + "
+#: The block's formulas in each order, for the messages.
+FORMULAS = {"pre": ("h = x + MHA(LN1(x))", "out = h + FFN(LN2(h))"),
+            "post": ("h = LN1(x + MHA(x))", "out = LN2(h + FFN(h))")}
+
+
+def mistakes_for(order: str = "pre") -> tuple:
+    """The mistakes of the block in ``order`` ("pre" or "post"): each order is the other's
+    mistake; the residual of the normalised input exists in the pre-LN block only."""
+    attn, out = FORMULAS[order]
+    other = "post" if order == "pre" else "pre"
+    where = {"post": "after the residual additions (post-LN, " + FORMULAS["post"][0] + ")",
+             "pre": "to the sublayers' inputs, before the residual additions (pre-LN, "
+                    + FORMULAS["pre"][0] + ")"}[other]
+    wrong_order = mistake(f"{other}_ln", f"The layer norms are applied {where}: this block is "
+                          f"{order}-LN, {attn}, {out}.", {"norm_first": other == "pre"})
+    found = [
+        wrong_order,
+        mistake("attention_residual_missing", "The residual connection around the attention is "
+                f"missing: {attn}, with x added to the attention's output.",
+                {"attention_residual": False}),
+        mistake("ffn_residual_missing", "The residual connection around the feed-forward "
+                f"network is missing: {out}, with h added to the network's output.",
+                {"ffn_residual": False}),
+    ]
+    if order == "pre":
+        found.append(mistake(
+            "residual_of_normalised", "The residual adds the normalised input (LN1(x) + "
             "MHA(LN1(x))): the skip path carries x itself, h = x + MHA(LN1(x)) (and "
             "out = h + FFN(LN2(h))). Keep x unchanged when you normalise it.",
-            {"residual_of": "normalised"}),
-    mistake("layer_norms_swapped", "The two layer norms' parameters are swapped: ln1_gamma and "
-            "ln1_beta belong to the norm before the attention, ln2_* to the one before the "
-            "feed-forward network.", {"swap_norms": True}),
-    mistake("relu_on_output", "A ReLU is applied after the feed-forward network's second layer "
-            "too: FFN(u) = relu(u @ W_1 + b_1) @ W_2 + b_2, with no activation at the end.",
-            {"relu_out": True}),
-    mistake("scale_by_sqrt_d_model", "The attention scores are scaled by 1/sqrt(d_model) instead "
-            "of 1/sqrt(d_head) (d_head = d_model / num_heads, the size of each head's queries "
-            "and keys).", {"d_scale": "model"}, bug="3"),
-    mistake("mask_ignored", "The mask is not applied in the attention: pass it to every head, "
-            "blocked scores -inf before the softmax.", {"ignore_mask": True}, needs=MASKED),
-)
+            {"residual_of": "normalised"}))
+    return tuple(found) + (
+        mistake("layer_norms_swapped", "The two layer norms' parameters are swapped: ln1_gamma "
+                "and ln1_beta belong to the norm of the attention sublayer, ln2_* to the one of "
+                "the feed-forward sublayer.", {"swap_norms": True}),
+        mistake("relu_on_output", "A ReLU is applied after the feed-forward network's second "
+                "layer too: FFN(u) = relu(u @ W_1 + b_1) @ W_2 + b_2, with no activation at the "
+                "end.", {"relu_out": True}),
+        mistake("scale_by_sqrt_d_model", "The attention scores are scaled by 1/sqrt(d_model) "
+                "instead of 1/sqrt(d_head) (d_head = d_model / num_heads, the size of each "
+                "head's queries and keys).", {"d_scale": "model"}, bug="3"),
+        mistake("mask_ignored", "The mask is not applied in the attention: pass it to every "
+                "head, blocked scores -inf before the softmax.", {"ignore_mask": True},
+                needs=MASKED),
+    )
+
+
+MISTAKES = mistakes_for("pre")
 
 RULES = (
     Rule(tag="modifies_inputs", explains=failed_in_category("inputs"), message=inputs.MESSAGE),
