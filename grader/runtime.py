@@ -96,4 +96,8 @@ def build_service(config: Mapping[str, Any], store: Store | None = None,
         announce=announce if announce is not None else make_announcer(config),
     ))
     service.notifier = notifier
+    from grader.grading.regrade import follow_regrades
+
+    # a regrade applied while a submission was queued or running covers it when it is graded
+    service.follow_regrades = follow_regrades
     return service

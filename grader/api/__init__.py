@@ -1,6 +1,8 @@
 """The HTTP interface under ``/api/v1`` (flask-smorest: marshmallow schemas + OpenAPI document)."""
 from __future__ import annotations
 
+import logging
+
 from flask import Flask, request
 from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
@@ -14,6 +16,8 @@ from grader.api.parsing import JSONProvider
 from grader.api.schemas import ErrorSchema
 
 #: Content types body-taking endpoints accept (everything else: 415), by path prefix; JSON always.
+log = logging.getLogger(__name__)
+
 JSON_TYPES = {"application/json"}
 #: PATCH bodies are JSON Merge Patches (RFC 7386); plain JSON is accepted too.
 MERGE_PATCH_TYPE = "application/merge-patch+json"
@@ -52,8 +56,16 @@ def _too_deep(_error: RecursionError):
     return error_response(400, "invalid_json", "The JSON body is nested too deeply.", None)
 
 
-def _not_unicode(_error: UnicodeEncodeError):
-    """Text with an unpaired surrogate (a JSON escape like \\ud800) cannot be stored or hashed."""
+def _not_unicode(error: UnicodeEncodeError):
+    """Text with an unpaired surrogate (a JSON escape like \\ud800) cannot be stored or hashed:
+    400 when it came in the request's body. A request without a body (a GET of a result, a
+    page) met it in what the service holds: the service's fault, 500, logged, never "the body"
+    (stored results are cleaned when written and read, :mod:`grader.safetext`)."""
+    if request.method in ("GET", "HEAD", "OPTIONS", "DELETE") or not request.content_length:
+        log.error("a stored value is not valid Unicode (%s %s): %s", request.method,
+                  request.path, error)
+        return error_response(500, "internal_error", "The server could not encode a value it "
+                              "holds; it has been logged.", None)
     return error_response(400, "invalid_json", "The body contains a string that is not valid "
                           "Unicode (an unpaired surrogate such as \\ud800).", None)
 

@@ -148,6 +148,13 @@ def checked_idempotency_key(key, field: str) -> str | None:
     return key
 
 
+def request_digest(assignment_id: str, body: dict) -> str:
+    """SHA-256 (hex) of a submission request (the assignment and the body): the digest an
+    ``Idempotency-Key`` is stored with, so that a post is a replay only when it is the same
+    request (:func:`grader.store.pending.replays`)."""
+    return canonical_digest({"assignment_id": assignment_id, **body})
+
+
 def intake(principal, assignment, body: dict, idempotency_key: str | None = None,
            field_prefix: str = "", max_pending: int | None = None):
     """Validate, store durably, then queue. Returns (submission, created). With
@@ -156,13 +163,13 @@ def intake(principal, assignment, body: dict, idempotency_key: str | None = None
     first (:mod:`grader.store.pending`); the REST API passes none."""
     validate_responses(assignment, body["responses"], field_prefix)
     app_state = state()
+    digest = request_digest(assignment.id, body) if idempotency_key else None
     if assignment.late_policy.mode == "refuse":
         refuse_late(app_state, principal.course_id, assignment, body["learner_id"],
-                    idempotency_key)
+                    idempotency_key, digest)
     fields = dict(course_id=principal.course_id, assignment_version=assignment.version,
                   callback_url=body.get("callback_url"), idempotency_key=idempotency_key,
-                  request_sha256=(canonical_digest({"assignment_id": assignment.id, **body})
-                                  if idempotency_key else None))
+                  request_sha256=digest)
     try:
         if max_pending is None:
             submission, created = app_state.store.create_submission(
@@ -188,15 +195,16 @@ def intake(principal, assignment, body: dict, idempotency_key: str | None = None
 
 
 def refuse_late(app_state, course_id: str, assignment, learner_id: str,
-                idempotency_key: str | None) -> None:
+                idempotency_key: str | None, request_sha256: str | None = None) -> None:
     """409 ``past_due`` when the learner's due date (theirs, or the assignment's) has passed and
-    the assignment's late policy refuses late work; a replay of an Idempotency-Key already
-    accepted is let through (it creates nothing)."""
+    the assignment's late policy refuses late work; a true replay (an Idempotency-Key already
+    accepted, with the same request digest ``request_sha256``) is let through (it creates
+    nothing)."""
     due, extended, _policy = learner_due(app_state.store, app_state.catalog, course_id,
                                          assignment.id, learner_id)
     if due is None or datetime.now(timezone.utc) <= due:
         return
-    if replays(app_state.store, course_id, idempotency_key):
+    if replays(app_state.store, course_id, idempotency_key, request_sha256):
         return
     whose = "your extended due date" if extended else "the due date"
     raise ApiError(409, "past_due", f"{whose[0].upper()}{whose[1:]} ({due.isoformat()}) has "

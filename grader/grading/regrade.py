@@ -85,6 +85,68 @@ def _plan(assignment, olds: list[dict[str, Any]]) -> dict[str, Any]:
     return {"assignment_version": assignment.version, "items": items}
 
 
+def _regrade_one(service, assignment, submission, entry: dict, decisions: list,
+                 dry_run: bool, run_id: str, announce_it: bool = True) -> dict:
+    """Grade ``submission`` (graded) again with ``assignment`` (the current version), keeping
+    the overrides in force, and store the result unless ``dry_run``; fills and returns the
+    report ``entry``."""
+    store = service.store
+    ctx = GradingContext(seed=submission_seed(service.secret, submission.id),
+                         sandbox=service.lazy_sandbox(),
+                         budget=submission_budget(service.cpu_seconds))
+    try:
+        results = grade_responses(assignment, submission.responses, ctx)
+    except InfrastructureError as exc:
+        entry["error"] = f"infrastructure fault, score kept: {exc}"
+        return entry
+    late = submission_lateness(store, service.catalog, submission)
+    fresh = [r.to_dict() for r in results]
+
+    def adjusted(items, overrides, late=late):
+        decided = {k: Override(k, r.score, r.comment) for k, r in overrides.items()
+                   if any(i.get("item_id") == k for i in items)}
+        out = adjust(items, late, decided)
+        return (out, *totals(out))
+
+    new_results, new_score, max_score = adjusted(fresh, in_force(decisions))
+    kept = [{"item_id": i["item_id"], "score": i["score"], "engine_score": engine_score(i)}
+            for i in new_results if (i.get("extra_data") or {}).get("override")]
+    if kept:
+        entry["overrides"] = kept
+    entry.update(new_score=new_score, max_score=max_score,
+                 difference=round(new_score - (submission.score or 0.0), 6))
+    if not dry_run:
+        entry["applied"] = store.apply_regrade(
+            submission.id, new_score, max_score, fresh,
+            scored_versions(assignment, results), adjust=adjusted)
+        if entry["applied"] and announce_it:
+            announce(service, submission, run_id)
+    return entry
+
+
+def follow_regrades(service, submission) -> str | None:
+    """Regrade ``submission``, just graded, with the assignment's current version when an
+    applied regrade run was created after it was received (the run met it queued or running,
+    so it could not cover it). Not announced: the caller announces the submission's result,
+    which is then the regraded one. Returns the run's id, or ``None`` when no run applies."""
+    runs = service.store.regrades.applied_since(submission.course_id, submission.assignment_id,
+                                                submission.received_at)
+    current = service.store.get(submission.id)
+    if not runs or current is None or current.status != "graded":
+        return None
+    assignment = service.catalog.get(submission.course_id, submission.assignment_id)
+    if assignment is None:
+        return None
+    decisions = service.store.overrides.of_course(submission.course_id, [submission.id])
+    entry = {"submission_id": submission.id, "applied": False}
+    _regrade_one(service, assignment, current, entry, decisions.get(submission.id, []),
+                 dry_run=False, run_id=runs[0].id, announce_it=False)
+    if entry.get("error"):
+        log.warning("regrade %s of %s after its grading: %s", runs[0].id, submission.id,
+                    entry["error"])
+    return runs[0].id if entry.get("applied") else None
+
+
 def run_regrade(service, run_id: str) -> list[dict]:
     """Execute regrade run ``run_id`` with ``service`` (store, catalog, sandbox); returns the
     report also stored on the run (its ``versions`` too)."""
@@ -95,7 +157,10 @@ def run_regrade(service, run_id: str) -> list[dict]:
     plan = None
     try:
         assignment = service.catalog.get(run.course_id, run.assignment_id)
-        submissions = store.submissions_of(run.course_id, run.assignment_id, ["graded"])
+        # one snapshot: a submission graded between two queries would be in neither
+        every = store.submissions_of(run.course_id, run.assignment_id,
+                                     ["graded", "queued", "running"])
+        submissions = [s for s in every if s.status == "graded"]
         timeline = store.grade_timeline(run.course_id, run.assignment_id)
         decisions = store.overrides.of_course(run.course_id, [s.id for s in submissions])
         olds = [_old_versions(service, s, timeline) for s in submissions]
@@ -110,40 +175,18 @@ def run_regrade(service, run_id: str) -> list[dict]:
                        if describe(item.kind, old.get(item.id)) != applies[item.id]]
             if changed:
                 entry["changed"] = changed
-            ctx = GradingContext(seed=submission_seed(service.secret, submission.id),
-                                 sandbox=service.lazy_sandbox(),
-                                 budget=submission_budget(service.cpu_seconds))
-            try:
-                results = grade_responses(assignment, submission.responses, ctx)
-            except InfrastructureError as exc:
-                entry["error"] = f"infrastructure fault, score kept: {exc}"
-                report.append(entry)
-                continue
-            late = submission_lateness(store, service.catalog, submission)
-            fresh = [r.to_dict() for r in results]
-
-            def adjusted(items, overrides, late=late):
-                decided = {k: Override(k, r.score, r.comment) for k, r in overrides.items()
-                           if any(i.get("item_id") == k for i in items)}
-                out = adjust(items, late, decided)
-                return (out, *totals(out))
-
-            new_results, new_score, max_score = adjusted(
-                fresh, in_force(decisions.get(submission.id, [])))
-            kept = [{"item_id": i["item_id"], "score": i["score"],
-                     "engine_score": engine_score(i)}
-                    for i in new_results if (i.get("extra_data") or {}).get("override")]
-            if kept:
-                entry["overrides"] = kept
-            entry.update(new_score=new_score, max_score=max_score,
-                         difference=round(new_score - (submission.score or 0.0), 6))
-            if not run.dry_run:
-                entry["applied"] = store.apply_regrade(
-                    submission.id, new_score, max_score, fresh,
-                    scored_versions(assignment, results), adjust=adjusted)
-                if entry["applied"]:
-                    announce(service, submission, run_id)
-            report.append(entry)
+            report.append(_regrade_one(service, assignment, submission, entry,
+                                       decisions.get(submission.id, []), run.dry_run, run_id))
+        # not graded yet (queued, or being graded with the version they were submitted
+        # against): the grading service regrades each with the current version as soon as it
+        # is graded (follow_regrades), before announcing it
+        for submission in (s for s in every if s.status != "graded"):
+            report.append({"submission_id": submission.id, "learner_id": submission.learner_id,
+                           "status": submission.status, "old_score": None, "new_score": None,
+                           "difference": None, "applied": False,
+                           "deferred": "not graded yet: scored with this version when its "
+                                       "grading ends" if not run.dry_run else
+                                       "not graded yet"})
     except Exception as exc:
         log.exception("regrade %s failed", run_id)
         report.append({"error": f"the regrade stopped: {type(exc).__name__}: {exc}"[:500]})

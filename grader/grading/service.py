@@ -164,6 +164,8 @@ class GradingService:
         self._sandbox = None
         self.max_attempts = max_attempts
         self.notify = notify
+        #: ``(service, submission)`` after a grading is stored, before it is announced
+        self.follow_regrades: Callable[[Any, Any], Any] | None = None
 
     @property
     def sandbox(self):
@@ -226,8 +228,22 @@ class GradingService:
         if not self.store.finish(submission_id, score, max_score, stored,
                                  versions=scored_versions(assignment, results)):
             return Outcome("skipped", reason="another run stored the result first")
+        self._follow_regrades(submission)
         self._notify(submission, assignment)
         return Outcome("graded", score=score, received_at=submission.received_at)
+
+    def _follow_regrades(self, submission) -> None:
+        """A regrade applied while this submission was queued or running covers it too: it is
+        regraded now with the current version, before its result is announced
+        (``follow_regrades``, set by :func:`grader.runtime.build_service` to
+        :func:`grader.grading.regrade.follow_regrades`); a fault there keeps the grade."""
+        follow = self.follow_regrades
+        if follow is None:
+            return
+        try:
+            follow(self, submission)
+        except Exception:
+            log.exception("regrading %s after its grading failed", submission.id)
 
     def _infrastructure_fault(self, submission, reason: str) -> Outcome:
         if submission.attempts < self.max_attempts:

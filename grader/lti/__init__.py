@@ -5,8 +5,9 @@ grader, instructors link assignments by deep linking, and scores go back to the 
 One module per job: :mod:`~grader.lti.keys` (our signing keys and JWKS),
 :mod:`~grader.lti.platform_keys` (the platforms' JWKS), :mod:`~grader.lti.login` (OIDC login
 initiation), :mod:`~grader.lti.launch` (id_token verification), :mod:`~grader.lti.deep_linking`,
-:mod:`~grader.lti.ags` (grade targets and score publishing), :mod:`~grader.lti.views` (the
-``/lti`` endpoints). Tables: :mod:`grader.store.lti_models`.
+:mod:`~grader.lti.ags` (grade targets and score publishing), :mod:`~grader.lti.nrps` (the
+course's members), :mod:`~grader.lti.dynamic_registration` (one-URL registration),
+:mod:`~grader.lti.views` (the ``/lti`` endpoints). Tables: :mod:`grader.store.lti_models`.
 """
 from __future__ import annotations
 
@@ -29,14 +30,42 @@ class LtiState:
     keys: ToolKeys
     platform_keys: PlatformKeys
     verifier: LaunchVerifier
+    notifier: object = None
+    catalog: object = None
 
     def record_grade_target(self, launch: Launch, course_id: str, assignment_id: str,
                             learner_id: str) -> None:
         """Remember where this learner's scores for ``assignment_id`` go, when the launch
-        carries the AGS endpoint claim with the score scope."""
+        carries the AGS endpoint claim with the score scope. A target seen for the first time
+        gets the learner's counted grade at once, when there is one (a learner graded through
+        the REST API before launching: :func:`grader.lti.channel.publish_pending`)."""
         from grader.lti.ags import record_target
+        from grader.lti.channel import publish_pending
 
-        record_target(self.store, launch, course_id, assignment_id, learner_id)
+        recorded = record_target(self.store, launch, course_id, assignment_id, learner_id)
+        if recorded is not None and recorded[1] and self.notifier is not None:
+            publish_pending(self.notifier, self.store, self.catalog, recorded[0])
+
+
+    def roster(self, learner) -> dict | None:
+        """The course's members from the platform (NRPS) for an instructor session whose launch
+        carried the names-and-roles service: ``{"members": [Member], "error": None}``, or
+        ``{"members": [], "error": why}`` when the platform refused; ``None`` when the session
+        has no member list to read (no LTI launch, or the platform offers none)."""
+        from grader.lti.ags import PlatformError, TokenClient
+        from grader.lti.nrps import fetch_members
+
+        info = getattr(learner, "lti", None) or {}
+        url = info.get("memberships_url")
+        platform = self.store.lti.platform(info.get("platform_id")) if url else None
+        if platform is None:
+            return None
+        try:
+            members = fetch_members(TokenClient(self.store, self.keys, self.keys.sealer),
+                                    platform, url)
+        except PlatformError as exc:
+            return {"members": [], "error": str(exc)}
+        return {"members": members, "error": None}
 
 
 def init_app(app: Flask, api) -> LtiState:
@@ -58,8 +87,11 @@ def init_app(app: Flask, api) -> LtiState:
         platform_keys=platform_keys,
         verifier=LaunchVerifier(grader.store, platform_keys,
                                 leeway=config["LTI_CLOCK_SKEW_SECONDS"]),
+        notifier=grader.notifier,
+        catalog=grader.catalog,
     )
     app.extensions["lti"] = state
+    app.extensions["course_roster"] = state.roster  # the instructor view's member list
     app.register_blueprint(bp)
     api.register_blueprint(registration)
     return state

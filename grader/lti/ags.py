@@ -46,12 +46,19 @@ TOKEN_MARGIN = timedelta(seconds=60)
 #: Scopes the tool asks for; a token is requested for those a launch granted.
 TOOL_SCOPES = (C.SCOPE_LINEITEM, C.SCOPE_SCORE)
 MAX_COMMENT = 250
+#: Canvas's score extension: ``submitted_at`` dates the submission (Canvas's late flag compares
+#: it with the due date; without it Canvas dates the submission by the score's ``timestamp``), and
+#: ``new_submission: false`` says a regrade is not a new attempt. Other platforms ignore it.
+CANVAS_SUBMISSION = "https://canvas.instructure.com/lti/submission"
+#: A line-item claim older than this is taken over: the process that made it died before
+#: recording the line item (a sender's whole attempt is bounded by its timeouts, well below).
+LINEITEM_CLAIM_STALE = timedelta(seconds=120)
 
 
 def record_target(store, launch, course_id: str, assignment_id: str, learner_id: str):
     """Record (or refresh) the grade target of a verified resource-link launch. Only a launch
     whose AGS endpoint claim grants the score scope and names a line item (or a line-item
-    container we may add to) has one; returns the row or ``None``. Raises
+    container we may add to) has one; returns ``(row, created)`` or ``None``. Raises
     :class:`~grader.lti.refusals.LtiRefused` (400 ``unsafe_url``) when an endpoint URL is not
     one the tool may call (:mod:`grader.lti.launch_urls`)."""
     endpoint = launch.claim(C.AGS_ENDPOINT)
@@ -65,7 +72,7 @@ def record_target(store, launch, course_id: str, assignment_id: str, learner_id:
         if isinstance(endpoint.get("lineitems"), str) else None
     if C.SCOPE_SCORE not in scopes or not (lineitem or (lineitems and C.SCOPE_LINEITEM in scopes)):
         return None
-    return store.lti.record_grade_target(
+    return store.lti.upsert_grade_target(
         platform_id=launch.platform.id, deployment_id=launch.deployment_id,
         resource_link_id=launch.claims[C.RESOURCE_LINK]["id"], user_sub=launch.sub,
         course_id=course_id, assignment_id=assignment_id, learner_id=learner_id,
@@ -88,11 +95,21 @@ def score_body(submission, user_sub: str, event: str, moment: datetime,
     ``event``: ``graded``, ``regraded`` or ``failed``. A graded submission gives
     ``scoreGiven``/``scoreMaximum`` in the assignment's points, ``Completed``/``FullyGraded``; a
     failed one ``Completed``/``Failed`` and no score (the platform keeps no grade from it).
+    ``timestamp`` is ``moment``, when this result was scored (AGS 2.0, 3.4.5: when the score was
+    modified in the tool; the platform keeps the newest); the submission's own time goes in
+    Canvas's extension (:data:`CANVAS_SUBMISSION` ``submitted_at``), so a regrade after the due
+    date does not make an on-time submission late.
     ``counted`` (:class:`grader.grading.attempts.Counted`): the learner's counted grade, which
     is what is sent (the best attempt, or the best per item, under those policies).
     """
     body: dict[str, Any] = {"userId": user_sub, "activityProgress": "Completed",
                             "timestamp": iso_timestamp(moment)}
+    # the counted attempt's own submission time, whatever regrade (``moment``) scored it since
+    dated = counted.primary if counted is not None and counted.primary is not None else submission
+    submitted_at = getattr(dated, "received_at", None)
+    if submitted_at is not None:
+        body[CANVAS_SUBMISSION] = {"submitted_at": iso_timestamp(submitted_at),
+                                   "new_submission": event != "regraded"}
     score, maximum = ((counted.score, counted.max_score) if counted is not None
                       else (submission.score, submission.max_score))
     if event == "failed" or score is None:
@@ -227,6 +244,13 @@ class ScorePublisher:
         if target is None or platform is None:
             return Attempt(False, None, "the grade target or its platform registration was "
                                         "removed", retry=False)
+        if target.deployment_id not in (platform.deployment_ids or []):
+            # retired from the registration: kept, and sent once the deployment is back
+            # (grader.lti.registration sends the pending score then)
+            return Attempt(False, None, f"deployment {target.deployment_id!r} is not (or no "
+                                        f"longer) registered for platform {platform.id} "
+                                        f"({platform.issuer}): the score is sent when an admin "
+                                        "adds it back to the registration", retry=True)
         scopes = [s for s in TOOL_SCOPES if s in (target.scopes or [])]
         timeout = timeout or self.timeout
         try:
@@ -266,36 +290,68 @@ class ScorePublisher:
                        retry=_retryable(response.status_code))
 
     def _lineitem(self, target, platform, scopes, timeout: float) -> str:
-        """The line item of a link that came without one: found by resource link and tag in the
-        container, or created there (label, our maximum, resource id = assignment id)."""
+        """The line item of a link that came without one, made once per (platform, deployment,
+        resource link, tag) across every process (:class:`~grader.store.lti_models.LtiLineItem`):
+        the one recorded already; else, by the one sender that claims the link, found by
+        resource link and tag in the container or created there (label, our maximum, resource id
+        = assignment id). Another sender meanwhile gets a retryable :class:`PlatformError`
+        (the delivery log tries again after its backoff and finds the recorded line item)."""
         from grader.lti.deep_linking import LINEITEM_TAG
 
         if not target.lineitems_url or C.SCOPE_LINEITEM not in scopes:
             raise PlatformError("the link has no line item and the tool may not create one",
                                 None, False)
+        key = (target.platform_id, target.deployment_id, target.resource_link_id, LINEITEM_TAG)
+        known = self.repo.line_item(*key)
+        if known is not None and known.lineitem_url:
+            self.repo.set_lineitem(target.id, known.lineitem_url)
+            return known.lineitem_url
+        if not self.repo.claim_line_item(*key, stale_before=utcnow() - LINEITEM_CLAIM_STALE):
+            known = self.repo.line_item(*key)
+            if known is not None and known.lineitem_url:  # recorded since we looked
+                self.repo.set_lineitem(target.id, known.lineitem_url)
+                return known.lineitem_url
+            raise PlatformError("the line item of this link is being created by another "
+                                "sender; trying again after it is recorded", None, True)
+        try:
+            url = self._find_or_create_lineitem(target, platform, scopes, timeout, LINEITEM_TAG)
+        except BaseException:
+            self.repo.release_line_item(*key)
+            raise
+        self.repo.record_line_item(*key, url)
+        return url
+
+    def _find_or_create_lineitem(self, target, platform, scopes, timeout: float,
+                                 tag: str) -> str:
         found = self._request(platform, scopes, "GET", target.lineitems_url, timeout,
-                              params={"resource_link_id": target.resource_link_id,
-                                      "tag": LINEITEM_TAG},
+                              params={"resource_link_id": target.resource_link_id, "tag": tag},
                               headers={"Accept": LINEITEMS_TYPE})
         _check(found, "line items could not be listed")
-        items = [i for i in (found.json() or []) if isinstance(i, dict) and i.get("id")
-                 and i.get("resourceLinkId") in (None, target.resource_link_id)]
+        try:
+            listed = found.json() or []
+        except ValueError as exc:
+            raise PlatformError(f"line items unreadable: {found.text[:200]!r}", found.status_code,
+                                True) from exc
+        items = [i for i in listed if isinstance(i, dict) and i.get("id")
+                 and i.get("resourceLinkId") in (None, target.resource_link_id)
+                 and i.get("tag") in (None, "", tag)]
         if items:
-            url = items[0]["id"]
-        else:
-            assignment = self.catalog.get(target.course_id, target.assignment_id)
-            created = self._request(platform, scopes, "POST", target.lineitems_url, timeout,
-                                    data=json.dumps({
-                                        "scoreMaximum": assignment.max_score if assignment
-                                        else 1.0,
-                                        "label": assignment.title if assignment
-                                        else target.assignment_id,
-                                        "resourceId": target.assignment_id,
-                                        "resourceLinkId": target.resource_link_id,
-                                        "tag": LINEITEM_TAG}).encode(),
-                                    headers={"Content-Type": LINEITEM_TYPE,
-                                             "Accept": LINEITEM_TYPE})
-            _check(created, "the line item could not be created")
-            url = created.json()["id"]
-        self.repo.set_lineitem(target.id, url)
-        return url
+            return str(items[0]["id"])
+        assignment = self.catalog.get(target.course_id, target.assignment_id)
+        created = self._request(platform, scopes, "POST", target.lineitems_url, timeout,
+                                data=json.dumps({
+                                    "scoreMaximum": assignment.max_score if assignment
+                                    else 1.0,
+                                    "label": assignment.title if assignment
+                                    else target.assignment_id,
+                                    "resourceId": target.assignment_id,
+                                    "resourceLinkId": target.resource_link_id,
+                                    "tag": tag}).encode(),
+                                headers={"Content-Type": LINEITEM_TYPE,
+                                         "Accept": LINEITEM_TYPE})
+        _check(created, "the line item could not be created")
+        try:
+            return str(created.json()["id"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise PlatformError(f"the created line item is unreadable: {created.text[:200]!r}",
+                                created.status_code, True) from exc

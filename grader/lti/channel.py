@@ -14,6 +14,8 @@ in-process thread on the embedded default) and the sweep are the notifier's, as 
 """
 from __future__ import annotations
 
+import logging
+import uuid
 from datetime import datetime
 from typing import Any, Mapping
 from urllib.parse import quote
@@ -21,8 +23,10 @@ from urllib.parse import quote
 from grader.grading.attempts import counts_for, learner_grade
 from grader.lti.ags import ScorePublisher, build_publisher, score_body
 from grader.notify.channel import Attempt
-from grader.notify.events import FAILED, GRADED, REGRADED
+from grader.notify.events import FAILED, GRADED, REGRADED, submission_event
 from grader.store.models import utcnow
+
+log = logging.getLogger(__name__)
 
 EVENTS = {GRADED: "graded", FAILED: "failed", REGRADED: "regraded"}
 
@@ -68,6 +72,13 @@ class LtiScoreChannel:
         if event.get("type") not in EVENTS:
             return []
         rows = self._targets_of(submission)
+        if not rows and self.store.lti.platforms(submission.course_id):
+            # logged, and sent when the learner's first launch records the target
+            # (publish_pending)
+            log.info("no LTI grade target yet for learner %s on %s/%s: the score is sent when "
+                     "they launch from the LMS", submission.learner_id, submission.course_id,
+                     submission.assignment_id)
+            return []
         # news only when the submission is (part of) the learner's counted grade
         # (grader.grading.attempts: the assignment's attempt policy)
         if not rows or not counts_for(self._counted(submission), submission):
@@ -87,3 +98,28 @@ class LtiScoreChannel:
         payload = delivery.payload or {}
         return self.publisher.attempt(payload.get("grade_target"), payload.get("score") or {},
                                       timeout=timeout)
+
+
+def publish_pending(notifier, store, catalog, row) -> str | None:
+    """Send grade target ``row`` the learner's current counted grade, if one is final: for a
+    target that has just appeared (the learner was graded before their first launch from this
+    link) or that can be reached again (its deployment was registered again). One delivery of
+    the ``lti-ags`` channel, logged and retried like the others; returns its id, or ``None``
+    when there is nothing to send yet (no attempt, or none final: the grading to come sends)."""
+    channel = notifier.channels.get(LtiScoreChannel.name)
+    counted = learner_grade(store, catalog, row.course_id, row.assignment_id, row.learner_id)
+    primary = counted.primary if counted is not None else None
+    submission = store.get(primary.id) if primary is not None else None
+    if channel is None or submission is None or submission.status not in ("graded", "failed"):
+        return None
+    event_type = GRADED if submission.status == "graded" else FAILED
+    scored_at = store.last_scored_at(submission.id) or submission.finished_at
+    event = submission_event(str(uuid.uuid4()), event_type, submission, scored_at)
+    url = target_url(row)
+    delivery = store.webhooks.create(submission.course_id, submission.id, event_type, url,
+                                     channel.body(event, url, submission), event["id"],
+                                     channel=channel.name)
+    log.info("pending score of %s for %s sent to grade target %s (delivery %s)",
+             row.learner_id, row.assignment_id, row.id, delivery.id)
+    notifier.schedule(delivery.id)
+    return delivery.id

@@ -41,7 +41,7 @@ ADMIN_ROLES = ("http://purl.imsglobal.org/vocab/lis/v2/institution/person#Admini
                "http://purl.imsglobal.org/vocab/lis/v2/system/person#SysAdmin")
 
 
-def _context_role(uri: str) -> str | None:
+def context_role(uri: str) -> str | None:
     """``membership#Learner`` -> ``Learner``; ``membership/Instructor#TeachingAssistant`` ->
     ``Instructor``; the short name ``Learner`` -> ``Learner``; anything else -> ``None``."""
     if uri.startswith(MEMBERSHIP + "#"):
@@ -59,7 +59,7 @@ def tool_role(roles: Iterable[str]) -> str | None:
     administrator), else ``"learner"`` when any is Learner, else ``None`` (e.g. Observer, Mentor:
     no page of ours fits them)."""
     roles = [r for r in roles if isinstance(r, str)]
-    context = {_context_role(r) for r in roles}
+    context = {context_role(r) for r in roles}
     if context & set(STAFF_ROLES) or set(roles) & set(ADMIN_ROLES):
         return "instructor"
     if "Learner" in context:

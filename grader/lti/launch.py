@@ -3,7 +3,8 @@
 Checks, in order (1EdTech Security Framework 1.0, 5.1.3; LTI Core 1.3, 5.3):
 
 1. the ``state`` was issued by our login endpoint, has not expired and was not used yet, and this
-   browser carries its cookie (else the new-window fallback is offered);
+   browser carries its cookie, or the secret the login kept in the platform's client-side storage
+   (else the new-window fallback is offered);
 2. the id_token is a JWT signed with RS256 by a key (``kid``) of the platform's JWKS;
 3. ``iss`` and ``aud`` name a registered platform (issuer + client_id); when ``aud`` lists several
    audiences ``azp`` must be our client_id; ``exp`` has not passed and ``iat`` is not in the future
@@ -12,7 +13,8 @@ Checks, in order (1EdTech Security Framework 1.0, 5.1.3; LTI Core 1.3, 5.3):
    ``state``; the state is then consumed, once, in the database (a replay is refused by any
    process);
 5. ``deployment_id`` is one of the platform's registered deployments; ``version`` is 1.3.0 and the
-   message type is one we handle.
+   message type is one we handle; ``sub``, when present, is a non-empty string (a resource-link
+   launch may omit it: anonymous, LTI Core 1.3, 5.3.6.1; a deep-linking request may not).
 
 The domain here knows the store and the keys, not Flask; views turn :class:`LtiRefused` into pages.
 """
@@ -39,7 +41,7 @@ class Launch:
     claims: dict[str, Any]
     message_type: str = ""
     deployment_id: str = ""
-    sub: str | None = None
+    sub: str | None = None  # None: an anonymous launch (LTI Core 1.3, 5.3.6.1)
     roles: list[str] = field(default_factory=list)
 
     def claim(self, name: str, default: Any = None) -> Any:
@@ -91,10 +93,13 @@ class LaunchVerifier:
         self.keys = platform_keys
         self.leeway = leeway
 
-    def check_state(self, state: str | None, cookie_state: str | None, retry_url) -> Any:
+    def check_state(self, state: str | None, cookie_state: str | None, retry_url,
+                    storage_value: str | None = None) -> Any:
         """The login state row for ``state`` if it is known, unexpired, unused and bound to this
-        browser by its cookie. ``retry_url(params)`` builds the new-window link offered when the
-        cookie did not come back (third-party cookies blocked in the LMS's iframe)."""
+        browser by its cookie, or by ``storage_value``, the secret the login stored in the
+        platform's client-side storage (when cookies are blocked even partitioned, e.g. Safari).
+        ``retry_url(params)`` builds the new-window link offered when neither came back
+        (third-party cookies blocked in the LMS's iframe)."""
         if not state:
             raise LtiRefused(400, "missing_parameter", "The launch has no state parameter.",
                              "state")
@@ -110,6 +115,13 @@ class LaunchVerifier:
         if row.expires_at <= utcnow():
             raise LtiRefused(401, "login_expired", "The login for this launch expired before the "
                              "LMS answered.", "state", hint="Start the activity again from the LMS.")
+        stored = (row.params or {}).get("storage") or {}
+        if cookie_state is None and storage_value and stored.get("sha256"):
+            from grader.lti.login import storage_digest
+            import hmac
+
+            if hmac.compare_digest(storage_digest(storage_value), str(stored["sha256"])):
+                return row
         if cookie_state != state:
             if cookie_state is None:
                 raise LtiRefused(403, "cookie_blocked", "Your browser did not send back the cookie "
@@ -125,8 +137,11 @@ class LaunchVerifier:
         """The login parameters to send again (the new-window fallback): the kept hints, and the
         platform's ``iss`` and ``client_id``."""
         platform = self.repo.platform(row.platform_id)
+        from grader.lti.login import KEPT_PARAMS
+
         named = {"iss": platform.issuer, "client_id": platform.client_id} if platform else {}
-        return {**named, **(row.params or {})}
+        # not the storage target: the new window has no LMS frame around it
+        return {**named, **{k: v for k, v in (row.params or {}).items() if k in KEPT_PARAMS}}
 
     def verify(self, id_token: str | None, login_state) -> Launch:
         """Verify ``id_token`` for the checked ``login_state`` and consume the state. Raises
@@ -206,8 +221,12 @@ class LaunchVerifier:
             raise LtiRefused(400, "missing_claim", "The id_token has no roles claim (a list).",
                              C.ROLES)
         sub = claims.get("sub")
-        if not isinstance(sub, str) or not sub:
+        if "sub" in claims and (not isinstance(sub, str) or not sub):
+            raise LtiRefused(400, "missing_claim", "The id_token's sub is not a user id (a "
+                             "non-empty string).", "sub")
+        if sub is None and message_type != C.RESOURCE_LINK_REQUEST:
+            # LTI Core 1.3, 5.3.6.1: only a resource link may be launched anonymously
             raise LtiRefused(400, "missing_claim", "The id_token has no sub (an anonymous launch): "
-                             "this tool needs to know the user.", "sub")
+                             "picking assignments needs to know the instructor.", "sub")
         return Launch(platform=platform, claims=claims, message_type=message_type,
                       deployment_id=deployment_id, sub=sub, roles=roles)

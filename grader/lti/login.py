@@ -16,6 +16,7 @@ logins per client address (``LTI_RATE_LIMIT``).
 """
 from __future__ import annotations
 
+import hashlib
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
@@ -29,7 +30,9 @@ from grader.store.models import utcnow
 LOGIN_LIFETIME = timedelta(minutes=10)
 #: Login parameters read, in this order.
 LOGIN_PARAMS = ("iss", "login_hint", "target_link_uri", "lti_message_hint", "client_id",
-                "lti_deployment_id")
+                "lti_deployment_id", "lti_storage_target")
+#: The longest frame name accepted as ``lti_storage_target`` (Canvas: post_message_forwarding).
+MAX_STORAGE_TARGET = 64
 #: Those kept with the state, for the new-window fallback (which sends the login again); ``iss``
 #: and ``client_id`` are the platform's, which the state names.
 KEPT_PARAMS = ("login_hint", "target_link_uri", "lti_message_hint", "lti_deployment_id")
@@ -41,10 +44,31 @@ MAX_PARAM_BYTES = 1024
 
 @dataclass
 class LoginRedirect:
-    """Where to send the browser (the platform's auth URL) and the state to bind by cookie."""
+    """Where to send the browser (the platform's auth URL) and the state to bind by cookie.
+    ``storage``: when the platform offers its client-side storage (``lti_storage_target``,
+    1EdTech LTI Client Side postMessages), what the login page stores there before going on:
+    ``target`` (the frame), ``origin`` (the platform's, for ``postMessage``), ``key`` and
+    ``value`` (a secret whose SHA-256 the state keeps; it binds the launch to this browser when
+    cookies do not come back)."""
 
     location: str
     state: str
+    storage: dict | None = None
+
+
+def storage_key(state: str) -> str:
+    """The key of a login's secret in the platform's storage."""
+    return "lti_state_" + state
+
+
+def storage_digest(value: str) -> str:
+    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def valid_storage_target(value: str) -> bool:
+    """``_parent`` or a frame name: ASCII letters, digits, ``_`` and ``-``, at most 64."""
+    return 0 < len(value) <= MAX_STORAGE_TARGET and all(
+        c.isascii() and (c.isalnum() or c in "_-") for c in value)
 
 
 def with_query(url: str, params: Mapping[str, str]) -> str:
@@ -110,15 +134,24 @@ def begin_login(repo, params: Mapping[str, str], redirect_uri: str, tool_host: s
                          "lti_deployment_id", hint="An administrator adds the deployment id to "
                                                    "the platform's registration.")
     state, nonce = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+    kept = {k: values[k] for k in KEPT_PARAMS if k in values}
+    storage = None
+    target_frame = values.get("lti_storage_target")
+    if target_frame is not None and valid_storage_target(target_frame):
+        auth = urlsplit(platform.auth_login_url)
+        storage = {"target": target_frame, "origin": f"{auth.scheme}://{auth.netloc}",
+                   "key": storage_key(state), "value": secrets.token_urlsafe(32)}
+        kept["storage"] = {"target": storage["target"], "origin": storage["origin"],
+                           "sha256": storage_digest(storage["value"])}
     repo.forget_login_states(expired_before=utcnow())
-    repo.create_login_state(state, nonce, platform.id,
-                            {k: values[k] for k in KEPT_PARAMS if k in values}, LOGIN_LIFETIME)
+    repo.create_login_state(state, nonce, platform.id, kept, LOGIN_LIFETIME)
     query = {"scope": "openid", "response_type": "id_token", "response_mode": "form_post",
              "prompt": "none", "client_id": platform.client_id, "redirect_uri": redirect_uri,
              "login_hint": values["login_hint"], "state": state, "nonce": nonce}
     if "lti_message_hint" in values:
         query["lti_message_hint"] = values["lti_message_hint"]
-    return LoginRedirect(location=with_query(platform.auth_login_url, query), state=state)
+    return LoginRedirect(location=with_query(platform.auth_login_url, query), state=state,
+                         storage=storage)
 
 
 def state_cookie_name(state: str) -> str:

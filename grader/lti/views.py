@@ -8,6 +8,7 @@ and styles, forms post only to us; the deep-linking autopost page may post to th
 checked return URL as well)."""
 from __future__ import annotations
 
+import secrets
 from urllib.parse import parse_qs, urlsplit
 
 from flask import (Blueprint, Response, current_app, jsonify, redirect, render_template, request,
@@ -94,7 +95,13 @@ def login():
     outcome = begin_login(grader_state().store.lti, params,
                           redirect_uri=url_for("lti.launch", _external=True),
                           tool_host=request.host)
-    response = redirect(outcome.location, 302)
+    if outcome.storage is not None:
+        # the platform's storage first (the cookie may be blocked), then on to the platform
+        response = Response(render_template("lti/storage.html", mode="put",
+                                            storage=outcome.storage, next_url=outcome.location),
+                            200, content_type="text/html; charset=utf-8")
+    else:
+        response = redirect(outcome.location, 302)
     response.set_cookie(state_cookie_name(outcome.state), outcome.state,
                         max_age=int(LOGIN_LIFETIME.total_seconds()), path="/lti/",
                         httponly=True, **_cookie_flags())
@@ -109,8 +116,22 @@ def launch():
     _limit("launch")
     state = request.form.get("state")
     cookie = request.cookies.get(state_cookie_name(state)) if state else None
+    if cookie is None and state and "lti_storage_value" not in request.form:
+        row = lti().store.lti.login_state(state)
+        stored = ((row.params or {}).get("storage") if row is not None else None) or {}
+        if stored.get("sha256") and row.used_at is None:
+            # no cookie: read this login's secret from the platform's storage, then post again
+            from grader.lti.login import storage_key
+
+            html = render_template("lti/storage.html", mode="get", storage={
+                "target": stored["target"], "origin": stored["origin"],
+                "key": storage_key(state)}, id_token=request.form.get("id_token", ""),
+                state=state)
+            return html, 200, {"Content-Type": "text/html; charset=utf-8",
+                               "Cache-Control": "no-store"}
     login_state = lti().verifier.check_state(
-        state, cookie, retry_url=lambda params: url_for("lti.login", _external=True, **params))
+        state, cookie, retry_url=lambda params: url_for("lti.login", _external=True, **params),
+        storage_value=request.form.get("lti_storage_value"))
     verified = lti().verifier.verify(request.form.get("id_token"), login_state)
     if verified.message_type == C.DEEP_LINKING_REQUEST:
         response = _deep_linking_picker(verified, state)
@@ -185,12 +206,26 @@ def _resource_link(launch: Launch) -> Response:
     if assignment is None:
         raise LtiRefused(404, "assignment_not_found", f"Course {course_id!r} has no assignment "
                          f"{assignment_id!r}.", "assignment_id")
-    learner_id = learner_id_of(launch)
+    if launch.sub is None and role != "learner":
+        raise LtiRefused(400, "missing_claim", "The id_token has no sub (an anonymous launch); "
+                         "only learners may practise anonymously.", "sub")
+    # anonymous: practice under a random id, like the embedded default's practice pages (the
+    # gradebook leaves such learners out), and no grade target: nothing is sent to the LMS
+    learner_id = learner_id_of(launch) if launch.sub is not None else \
+        f"practice-lti-{secrets.token_hex(8)}"
     presentation = launch.claim(C.LAUNCH_PRESENTATION, {})
     return_url = optional_url(presentation.get("return_url"), "launch_presentation.return_url",
                               launch.platform) if isinstance(presentation, dict) else None
     context = launch.claim(C.CONTEXT, {})
-    if role == "learner":
+    memberships = None  # NRPS: the course's member list, for the instructor view
+    if role == "instructor":
+        from grader.lti.nrps import NRPS_CLAIM
+
+        service = launch.claim(NRPS_CLAIM, {})
+        url = service.get("context_memberships_url") if isinstance(service, dict) else None
+        memberships = optional_url(url, "namesroleservice.context_memberships_url",
+                                   launch.platform) if isinstance(url, str) else None
+    if role == "learner" and launch.sub is not None:
         lti().record_grade_target(launch, course_id, assignment_id, learner_id)
     begin(LearnerSession(
         course_id=course_id, learner_id=learner_id, role=role, assignment_id=assignment_id,
@@ -199,7 +234,8 @@ def _resource_link(launch: Launch) -> Response:
              "deployment_id": launch.deployment_id, "sub": launch.sub,
              "resource_link_id": resource_link["id"],
              "context_id": _short(context.get("id"), 255) if isinstance(context, dict) else None,
-             "return_url": _short(return_url)}))
+             "return_url": _short(return_url),
+             **({"memberships_url": _short(memberships)} if memberships else {})}))
     endpoint = "web.learn" if role == "learner" else "web.instructor"
     return redirect(url_for(endpoint, assignment_id=assignment_id), 303)
 
@@ -253,6 +289,54 @@ def deep_link():
     return response
 
 
+@bp.get("/register")
+def dynamic_registration():
+    """LTI Dynamic Registration (:mod:`grader.lti.dynamic_registration`): the LMS opens the
+    registration link an admin made, with ``openid_configuration`` and ``registration_token``;
+    the tool registers itself with the platform and records the registration for the link's
+    course. The page says what was registered and asks the LMS to close it."""
+    from grader.lti import dynamic_registration as D
+    from grader.store.lti import PlatformConflict
+
+    _limit("login")
+    repo = grader_state().store.lti
+    secret = request.args.get("link", "")
+    row = repo.registration_link(D.link_id(secret)) if secret else None
+    if row is None:
+        raise LtiRefused(404, "unknown_registration_link", "This registration link is not one "
+                         "this tool made.", "link", hint="An administrator of the grader makes "
+                         "one at POST /api/v1/lti/registration-links.")
+    config_url = request.args.get("openid_configuration")
+    if not config_url:
+        raise LtiRefused(400, "missing_parameter", "The LMS did not send its configuration URL "
+                         "(openid_configuration): paste the link in the LMS's dynamic "
+                         "registration (Moodle: Tool URL; Canvas: LTI Registration).",
+                         "openid_configuration")
+    if not repo.consume_registration_link(row.id):
+        raise LtiRefused(409, "registration_link_used", "This registration link was used "
+                         "already (or it expired).", "link",
+                         hint="An administrator of the grader makes a new one.")
+    try:
+        config = D.fetch_configuration(config_url)
+        body = D.registration_request(tool_urls(), "Attention grader", config)
+        fields = D.register(config, body, request.args.get("registration_token"))
+        platform = repo.create_platform(course_id=row.course_id,
+                                        learner_prefix=row.learner_prefix,
+                                        label=row.label or "dynamic registration", **fields)
+    except PlatformConflict as exc:
+        repo.release_registration_link(row.id, None)
+        raise LtiRefused(409, "conflict", str(exc), exc.field) from None
+    except BaseException:
+        repo.release_registration_link(row.id, None)  # the admin may try again from the LMS
+        raise
+    repo.release_registration_link(row.id, platform.id)
+    html = render_template("lti/registered.html", platform=platform,
+                           product=(config.get(D.PLATFORM_CONFIGURATION) or {}).get(
+                               "product_family_code", "") if isinstance(
+                               config.get(D.PLATFORM_CONFIGURATION), dict) else "")
+    return html, 200, {"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"}
+
+
 @bp.get("/jwks")
 def jwks():
     """The tool's public keys (current and recently retired), for platforms to verify our JWTs."""
@@ -279,7 +363,8 @@ def canvas_configuration():
         "oidc_initiation_url": urls["login_url"],
         "target_link_uri": urls["launch_url"],
         "public_jwk_url": urls["jwks_url"],
-        "scopes": [C.SCOPE_LINEITEM, C.SCOPE_LINEITEM_READONLY, C.SCOPE_SCORE],
+        "scopes": [C.SCOPE_LINEITEM, C.SCOPE_LINEITEM_READONLY, C.SCOPE_SCORE,
+                   "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"],
         "extensions": [{
             "platform": "canvas.instructure.com",
             "privacy_level": "public",

@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from grader.safetext import clean_text
 from grader.sandbox import wire
 from grader.sandbox.api import DEFAULT_MAX_RESULT_BYTES, Call, CallOutcome, Limits, RunResult
 
@@ -290,6 +291,10 @@ def _line(value) -> int | None:
 
 
 def _text(value) -> str:
+    """A message of the learner's process (JSON may carry unpaired surrogates such as
+    ``"\\udcff"`` and control characters): at most :data:`MAX_ERROR_CHARS` characters of valid
+    Unicode, each surrogate shown as U+FFFD and each control character as its escape
+    (:func:`grader.safetext.clean_text`), before anything on the trusted side reads it."""
     if not isinstance(value, str):
         raise wire.WireError("message is not text")
-    return value[:MAX_ERROR_CHARS]
+    return clean_text(value[:MAX_ERROR_CHARS])[:MAX_ERROR_CHARS]

@@ -25,6 +25,7 @@ import subprocess
 import time
 from typing import Sequence
 
+from grader.safetext import clean_text
 from grader.sandbox import packages, wire
 from grader.sandbox.api import (Call, CallOutcome, Limits, RunResult, SandboxUnavailable,
                                 StoppedTest)
@@ -125,7 +126,7 @@ class ForkServerSandbox:
         if started.errors is not None:
             try:
                 started.errors.seek(0)
-                stderr = started.errors.read().decode("utf-8", "replace")[-2000:]
+                stderr = clean_text(started.errors.read().decode("utf-8", "replace")[-2000:])
             except (OSError, ValueError):
                 pass
             started.errors.close()
@@ -362,7 +363,8 @@ class ForkServerSandbox:
         if streams.open_fds and not unresponsive:
             ending.infrastructure = "job processes outlived the job"
         ending.oom_killed = self._oom_since(oom_before)
-        stdout = streams.output.decode("utf-8", "replace")
+        # what the learner's code printed: valid Unicode, control characters shown as escapes
+        stdout = clean_text(streams.output.decode("utf-8", "replace"))
         if streams.output_total > limits.output_bytes:
             stdout += f"\n[output trimmed: more than {format_bytes(limits.output_bytes)} printed]"
         result = collector.result(ending, stdout)

@@ -12,7 +12,8 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 
 from grader.store.lti_models import (LtiAccessToken, LtiDeepLinkPick, LtiGradeTarget,
-                                     LtiLoginState, LtiPlatform, LtiToolKey)
+                                     LtiLineItem, LtiLoginState, LtiPlatform,
+                                     LtiRegistrationLink, LtiToolKey)
 from grader.store.models import utcnow
 
 
@@ -79,6 +80,33 @@ class LtiRepository:
                                    f"client_id {row.client_id!r} is registered already") from None
         return row
 
+    def update_platform(self, platform_id: str, **fields) -> tuple[LtiPlatform, LtiPlatform] | None:
+        """Change a registration in place (its id, grade targets, line items and login states
+        stay): returns ``(before, after)``, or ``None`` when there is no such platform. Raises
+        :class:`PlatformConflict` when the new (issuer, client_id) is another platform's. Cached
+        access tokens are dropped when what they were issued for changes (client_id, token URL,
+        audience)."""
+        with self.sessions.begin() as session:
+            row = session.get(LtiPlatform, platform_id)
+            if row is None:
+                return None
+            before = LtiPlatform(**{c.name: getattr(row, c.name)
+                                    for c in LtiPlatform.__table__.columns})
+            issuer = fields.get("issuer", row.issuer)
+            client_id = fields.get("client_id", row.client_id)
+            if session.execute(select(LtiPlatform.id).where(
+                    LtiPlatform.issuer == issuer, LtiPlatform.client_id == client_id,
+                    LtiPlatform.id != platform_id)).first() is not None:
+                raise PlatformConflict("client_id", f"a platform with issuer {issuer!r} and "
+                                       f"client_id {client_id!r} is registered already")
+            for name, value in fields.items():
+                setattr(row, name, value)
+            if any(getattr(before, n) != getattr(row, n)
+                   for n in ("client_id", "auth_token_url", "auth_audience", "issuer")):
+                session.execute(delete(LtiAccessToken).where(
+                    LtiAccessToken.platform_id == platform_id))
+        return before, self.platform(platform_id)
+
     def platforms(self, course_id: str | None = None) -> list[LtiPlatform]:
         with self.sessions() as session:
             query = select(LtiPlatform).order_by(LtiPlatform.created_at)
@@ -99,7 +127,8 @@ class LtiRepository:
         """Remove a registration with its login states, picks, grade targets and cached
         tokens."""
         with self.sessions.begin() as session:
-            for model in (LtiLoginState, LtiDeepLinkPick, LtiGradeTarget, LtiAccessToken):
+            for model in (LtiLoginState, LtiDeepLinkPick, LtiGradeTarget, LtiAccessToken,
+                          LtiLineItem):
                 session.execute(delete(model).where(model.platform_id == platform_id))
             return session.execute(delete(LtiPlatform).where(
                 LtiPlatform.id == platform_id)).rowcount == 1
@@ -199,6 +228,21 @@ class LtiRepository:
                             lineitem_url: str | None, lineitems_url: str | None,
                             scopes: list[str]) -> LtiGradeTarget:
         """Insert or refresh the target of (platform, deployment, resource link, user)."""
+        return self.upsert_grade_target(
+            platform_id=platform_id, deployment_id=deployment_id,
+            resource_link_id=resource_link_id, user_sub=user_sub, course_id=course_id,
+            assignment_id=assignment_id, learner_id=learner_id, lineitem_url=lineitem_url,
+            lineitems_url=lineitems_url, scopes=scopes)[0]
+
+    def upsert_grade_target(self, *, platform_id: str, deployment_id: str,
+                            resource_link_id: str, user_sub: str, course_id: str,
+                            assignment_id: str, learner_id: str, lineitem_url: str | None,
+                            lineitems_url: str | None,
+                            scopes: list[str]) -> tuple[LtiGradeTarget, bool]:
+        """:meth:`record_grade_target`, and whether the row is new (True for exactly one of
+        two processes recording the same first launch: the unique constraint decides). A line
+        item the link got meanwhile (:meth:`record_line_item`) is kept when the launch names
+        none."""
         key = dict(platform_id=platform_id, deployment_id=deployment_id,
                    resource_link_id=resource_link_id, user_sub=user_sub)
         values = dict(course_id=course_id, assignment_id=assignment_id, learner_id=learner_id,
@@ -208,16 +252,24 @@ class LtiRepository:
             try:
                 with self.sessions.begin() as session:
                     row = session.execute(select(LtiGradeTarget).filter_by(**key)).scalar_one_or_none()
-                    if row is None:
+                    created = row is None
+                    if created:
                         row = LtiGradeTarget(**key, **values, created_at=utcnow())
                         session.add(row)
                     else:
                         for name, value in values.items():
+                            if name == "lineitem_url" and value is None:
+                                continue  # the link's line item, made since, stays
                             setattr(row, name, value)
-                return row
+                return row, created
             except IntegrityError:
                 continue
         raise RuntimeError("could not record the grade target")  # pragma: no cover
+
+    def grade_targets_of_platform(self, platform_id: str) -> list[LtiGradeTarget]:
+        with self.sessions() as session:
+            return list(session.execute(select(LtiGradeTarget).where(
+                LtiGradeTarget.platform_id == platform_id).order_by(LtiGradeTarget.id)).scalars())
 
     def grade_targets(self, course_id: str, assignment_id: str,
                       learner_id: str) -> list[LtiGradeTarget]:
@@ -235,6 +287,92 @@ class LtiRepository:
         with self.sessions.begin() as session:
             session.execute(update(LtiGradeTarget).where(LtiGradeTarget.id == target_id)
                             .values(lineitem_url=lineitem_url))
+
+    # -- line items of links that came without one -------------------------------------------
+    def line_item(self, platform_id: str, deployment_id: str, resource_link_id: str,
+                  tag: str) -> LtiLineItem | None:
+        with self.sessions() as session:
+            return session.execute(select(LtiLineItem).filter_by(
+                platform_id=platform_id, deployment_id=deployment_id,
+                resource_link_id=resource_link_id, tag=tag)).scalar_one_or_none()
+
+    def claim_line_item(self, platform_id: str, deployment_id: str, resource_link_id: str,
+                        tag: str, stale_before: datetime) -> bool:
+        """Claim the making of the line item of (platform, deployment, resource link, tag):
+        True for exactly one caller among processes racing (the unique constraint decides the
+        insert), and for a caller finding a claim older than ``stale_before`` that never recorded
+        its line item (one conditional update). False while another process holds the claim or
+        when the line item is known."""
+        key = dict(platform_id=platform_id, deployment_id=deployment_id,
+                   resource_link_id=resource_link_id, tag=tag)
+        now = utcnow()
+        try:
+            with self.sessions.begin() as session:
+                session.add(LtiLineItem(**key, lineitem_url=None, claimed_at=now,
+                                        created_at=now))
+            return True
+        except IntegrityError:
+            pass
+        with self.sessions.begin() as session:
+            return session.execute(
+                update(LtiLineItem).filter_by(**key)
+                .where(LtiLineItem.lineitem_url.is_(None), LtiLineItem.claimed_at < stale_before)
+                .values(claimed_at=now)).rowcount == 1
+
+    def release_line_item(self, platform_id: str, deployment_id: str, resource_link_id: str,
+                          tag: str) -> None:
+        """Give up a claim whose platform call failed (the next sender claims again)."""
+        with self.sessions.begin() as session:
+            session.execute(delete(LtiLineItem).filter_by(
+                platform_id=platform_id, deployment_id=deployment_id,
+                resource_link_id=resource_link_id, tag=tag)
+                .where(LtiLineItem.lineitem_url.is_(None)))
+
+    def record_line_item(self, platform_id: str, deployment_id: str, resource_link_id: str,
+                         tag: str, lineitem_url: str) -> None:
+        """Record the line item of a claimed link, and give it to every grade target of that
+        link still without one."""
+        with self.sessions.begin() as session:
+            session.execute(update(LtiLineItem).filter_by(
+                platform_id=platform_id, deployment_id=deployment_id,
+                resource_link_id=resource_link_id, tag=tag).values(lineitem_url=lineitem_url))
+            session.execute(update(LtiGradeTarget).where(
+                LtiGradeTarget.platform_id == platform_id,
+                LtiGradeTarget.deployment_id == deployment_id,
+                LtiGradeTarget.resource_link_id == resource_link_id,
+                LtiGradeTarget.lineitem_url.is_(None)).values(lineitem_url=lineitem_url))
+
+    # -- one-URL registration links (LTI Dynamic Registration) ---------------------------------
+    def create_registration_link(self, link_id: str, course_id: str, learner_prefix: str,
+                                 label: str, lifetime: timedelta) -> LtiRegistrationLink:
+        now = utcnow()
+        row = LtiRegistrationLink(id=link_id, course_id=course_id, learner_prefix=learner_prefix,
+                                  label=label, created_at=now, expires_at=now + lifetime)
+        with self.sessions.begin() as session:
+            session.add(row)
+        return row
+
+    def registration_link(self, link_id: str) -> LtiRegistrationLink | None:
+        with self.sessions() as session:
+            return session.get(LtiRegistrationLink, link_id)
+
+    def consume_registration_link(self, link_id: str) -> bool:
+        """Mark the link used if it is unused and unexpired: True for exactly one caller."""
+        now = utcnow()
+        with self.sessions.begin() as session:
+            return session.execute(
+                update(LtiRegistrationLink)
+                .where(LtiRegistrationLink.id == link_id, LtiRegistrationLink.used_at.is_(None),
+                       LtiRegistrationLink.expires_at > now)
+                .values(used_at=now)).rowcount == 1
+
+    def release_registration_link(self, link_id: str, platform_id: str | None) -> None:
+        """Record the platform a used link registered, or (``None``: the registration failed)
+        make the link usable again so the admin can retry from the LMS."""
+        with self.sessions.begin() as session:
+            values = {"platform_id": platform_id} if platform_id else {"used_at": None}
+            session.execute(update(LtiRegistrationLink).where(
+                LtiRegistrationLink.id == link_id).values(**values))
 
     # -- access tokens --------------------------------------------------------------------------
     def access_token(self, platform_id: str, scope: str, valid_after: datetime

@@ -113,6 +113,46 @@ class LtiGradeTarget(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
+class LtiLineItem(Base):
+    """The line item the tool made (or found) for a resource link that came without one: one per
+    (platform, deployment, resource link, tag), enforced by the unique constraint, so every
+    process and worker that sends a score to that link uses the same gradebook column. A process
+    first *claims* the row (inserts it with ``lineitem_url`` empty and ``claimed_at``); only the
+    claimant asks the platform (find, else create), then records ``lineitem_url``. A claim older
+    than the sender's stale limit is taken over (its process died)."""
+
+    __tablename__ = "lti_line_items"
+    __table_args__ = (UniqueConstraint("platform_id", "deployment_id", "resource_link_id",
+                                       "tag"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    platform_id: Mapped[str] = mapped_column(String(36), index=True)
+    deployment_id: Mapped[str] = mapped_column(String(255))
+    resource_link_id: Mapped[str] = mapped_column(String(255))
+    tag: Mapped[str] = mapped_column(String(255))
+    lineitem_url: Mapped[str | None] = mapped_column(Text, nullable=True)
+    claimed_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class LtiRegistrationLink(Base):
+    """A one-URL registration (LTI Dynamic Registration 1.0) an admin made for one course: the
+    URL pasted in the LMS carries a secret whose SHA-256 is ``id`` (the secret is never
+    stored). Used once (``used_at``, one conditional update), within ``expires_at``; the
+    platform it registered is ``platform_id``."""
+
+    __tablename__ = "lti_registration_links"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    course_id: Mapped[str] = mapped_column(String(64))
+    learner_prefix: Mapped[str] = mapped_column(String(40), default="")
+    label: Mapped[str] = mapped_column(String(200), default="")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    platform_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+
+
 class LtiAccessToken(Base):
     """An OAuth 2 access token from a platform's token endpoint (client-credentials grant with a
     JWT assertion), sealed like the tool keys and reused by every process until shortly before it

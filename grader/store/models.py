@@ -8,6 +8,8 @@ from sqlalchemy import (JSON, Boolean, DateTime, Float, ForeignKey, Integer, Str
                         TypeDecorator, UniqueConstraint)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from grader.safetext import clean_text, clean_tree
+
 
 def utcnow() -> datetime:
     return datetime.now(timezone.utc)
@@ -30,6 +32,35 @@ class UTCDateTime(TypeDecorator):
         if value is not None and value.tzinfo is None:
             value = value.replace(tzinfo=timezone.utc)
         return value
+
+
+class CleanJSON(TypeDecorator):
+    """A JSON column whose every string is valid Unicode without control characters, written
+    and read (:func:`grader.safetext.clean_tree`): what a learner's process produced cannot be
+    stored so that a page showing it fails, and a row stored before this check (an unpaired
+    surrogate) is read cleaned. Stored as ``JSON``, as before."""
+
+    impl = JSON
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        return clean_tree(value)
+
+    def process_result_value(self, value, dialect):
+        return clean_tree(value)
+
+
+class CleanText(TypeDecorator):
+    """A ``Text`` column cleaned like :class:`CleanJSON` (written and read)."""
+
+    impl = Text
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        return value if value is None else clean_text(value)
+
+    def process_result_value(self, value, dialect):
+        return value if value is None else clean_text(value)
 
 
 class Base(DeclarativeBase):
@@ -60,8 +91,8 @@ class Submission(Base):
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     score: Mapped[float | None] = mapped_column(Float, nullable=True)
     max_score: Mapped[float | None] = mapped_column(Float, nullable=True)
-    results: Mapped[list | None] = mapped_column(JSON, nullable=True)
-    failure_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    results: Mapped[list | None] = mapped_column(CleanJSON, nullable=True)
+    failure_reason: Mapped[str | None] = mapped_column(CleanText, nullable=True)
     callback_url: Mapped[str | None] = mapped_column(Text, nullable=True)
     idempotency_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
 
@@ -81,7 +112,7 @@ class GradeRecord(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     score: Mapped[float] = mapped_column(Float)
     max_score: Mapped[float] = mapped_column(Float)
-    results: Mapped[list] = mapped_column(JSON)
+    results: Mapped[list] = mapped_column(CleanJSON)
     versions: Mapped[dict] = mapped_column(JSON, default=dict)
 
 
@@ -177,7 +208,7 @@ class WebhookDelivery(Base):
     submission_id: Mapped[str] = mapped_column(String(36), index=True)
     event: Mapped[str] = mapped_column(String(64))
     url: Mapped[str] = mapped_column(Text)
-    payload: Mapped[dict] = mapped_column(JSON)
+    payload: Mapped[dict] = mapped_column(CleanJSON)
     # pending|delivered|gave_up|superseded
     status: Mapped[str] = mapped_column(String(16), default="pending")
     attempts: Mapped[int] = mapped_column(Integer, default=0)

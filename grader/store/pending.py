@@ -64,24 +64,32 @@ def learner_lock(store, course_id: str, learner_id: str) -> Iterator[None]:
                 conn.commit()
 
 
-def replays(store, course_id: str, idempotency_key: str | None) -> bool:
-    """Whether ``idempotency_key`` was used already in the course (a post with it replays)."""
+def replays(store, course_id: str, idempotency_key: str | None,
+            request_sha256: str | None) -> bool:
+    """Whether a post with ``idempotency_key`` and the request digest ``request_sha256`` is a true
+    replay: the key was used already in the course *for the same request*, so the post creates
+    nothing and answers with the submission stored the first time. A key used with another
+    request is not a replay (the post is refused with ``idempotency_conflict`` or becomes a new
+    submission), so it must pass every check a new submission passes."""
     if idempotency_key is None:
         return False
     with store.sessions() as session:
-        return session.execute(select(IdempotencyRecord.submission_id).where(
+        digest = session.execute(select(IdempotencyRecord.request_sha256).where(
             IdempotencyRecord.course_id == course_id,
-            IdempotencyRecord.key == idempotency_key)).first() is not None
+            IdempotencyRecord.key == idempotency_key)).scalar_one_or_none()
+    return digest is not None and digest == (request_sha256 or "")
 
 
 def create_capped(store, max_pending: int, assignment_id: str, learner_id: str,
                   responses: dict, course_id: str = "local", **kwargs):
     """:meth:`grader.store.db.Store.create_submission` unless the learner already has
-    ``max_pending`` submissions pending (raises :class:`TooManyPending`). A replay of an
-    idempotency key already used is not counted (it creates nothing): a double click stays one
-    submission. Returns (submission, created)."""
+    ``max_pending`` submissions pending (raises :class:`TooManyPending`). A true replay (the
+    same idempotency key with the same request digest) is not counted (it creates nothing): a
+    double click stays one submission; the same key with another request is counted like any
+    new post. Returns (submission, created)."""
     with learner_lock(store, course_id, learner_id):
-        if not replays(store, course_id, kwargs.get("idempotency_key")):
+        if not replays(store, course_id, kwargs.get("idempotency_key"),
+                       kwargs.get("request_sha256")):
             pending = pending_of(store, course_id, learner_id, limit=max_pending)
             if len(pending) >= max_pending:
                 raise TooManyPending(pending, max_pending)

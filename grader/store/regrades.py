@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import uuid
 
-from sqlalchemy import update
+from datetime import datetime
+
+from sqlalchemy import select, update
 
 from grader.store.models import RegradeRun, utcnow
 
@@ -32,3 +34,14 @@ class RegradeRepository:
             values.update(finished_at=utcnow(), report=report, versions=versions)
         with self.sessions.begin() as session:
             session.execute(update(RegradeRun).where(RegradeRun.id == run_id).values(**values))
+
+    def applied_since(self, course_id: str, assignment_id: str,
+                      since: datetime) -> list[RegradeRun]:
+        """Applied (not dry) runs of the assignment created after ``since`` that did not fail,
+        newest first: a submission received before them and graded after they looked for
+        graded submissions is one they did not cover."""
+        with self.sessions() as session:
+            return list(session.execute(select(RegradeRun).where(
+                RegradeRun.course_id == course_id, RegradeRun.assignment_id == assignment_id,
+                RegradeRun.dry_run.is_(False), RegradeRun.status != "failed",
+                RegradeRun.created_at > since).order_by(RegradeRun.created_at.desc())).scalars())

@@ -28,8 +28,10 @@ import hmac
 
 from flask import Flask, redirect, render_template, request, url_for
 from flask_wtf.csrf import CSRFProtect
+from markupsafe import Markup
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from grader.safetext import encodable
 from grader.web.access import PageError, SignInRequired, log_refusal
 from grader.web.blueprint import bp
 from grader.web.cookies import FramedSessionInterface
@@ -60,6 +62,18 @@ def _page_error(error: PageError):
         return render_sign_in(error.title, error.message, error.next_url, status=error.status)
     return render_template("web/error.html", title=error.title, message=error.message), \
         error.status
+
+
+def shown(value):
+    """Jinja's ``finalize``: every value a template writes can be encoded as UTF-8 (each unpaired
+    surrogate shown as U+FFFD, :func:`grader.safetext.encodable`; nothing else changes, so a
+    learner's code in the editor keeps its form feeds; HTML built by the pages stays HTML): no
+    value, wherever it was stored from, can make a page fail to encode."""
+    if isinstance(value, Markup):
+        return Markup(encodable(str(value)))
+    if isinstance(value, str):
+        return encodable(value)
+    return value
 
 
 def security_headers(response):
@@ -109,6 +123,7 @@ def init_app(app: Flask) -> None:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops,
                                 x_port=hops, x_prefix=hops)
     CSRFProtect(app)
+    app.jinja_env.finalize = shown  # before any template is compiled
     app.register_blueprint(bp)
     from grader.api.submissions import RESULT_PAGE
     from grader.web.learner import PRACTICE_PENDING, render_linked_result

@@ -68,6 +68,22 @@ def _submission_rows(rows, assignment_id: str) -> list[dict]:
              "url": _submission_url(assignment_id, s.id)} for s in newest]
 
 
+def _roster(learner, rows) -> dict | None:
+    """The course's members from the LMS (the LTI tool's ``course_roster``, NRPS), each with
+    whether they submitted to this assignment: ``None`` when the session has no member list."""
+    roster = current_app.extensions.get("course_roster")
+    found = roster(learner) if roster is not None else None
+    if found is None:
+        return None
+    submitted = {r.learner_id for r in rows}
+    members = sorted(found["members"], key=lambda m: (not m.is_learner, m.name.lower(),
+                                                     m.learner_id))
+    return {"error": found["error"], "members": [
+        {"name": m.name, "learner_id": m.learner_id, "roles": ", ".join(m.roles),
+         "status": m.status, "submitted": m.learner_id in submitted} for m in members],
+        "missing": sum(1 for m in members if m.is_learner and m.learner_id not in submitted)}
+
+
 def render_instructor(learner, assignment, message: str | None = None, status: int = 200):
     store = state().store
     rows = store.submissions_of(learner.course_id, assignment.id)
@@ -82,7 +98,7 @@ def render_instructor(learner, assignment, message: str | None = None, status: i
                           f"Counted scores of {summary['graded_learners']} learners, out of "
                           f"{summary['max_score']} points")
     return render_template(
-        "web/instructor.html", learner=learner, assignment=assignment, report=report,
+        "web/instructor.html", learner=learner, roster=_roster(learner, rows), assignment=assignment, report=report,
         summary=summary, chart=chart, learners=_learner_rows(rows, assignment),
         rows=_submission_rows(rows, assignment.id), listed=LISTED_SUBMISSIONS,
         due=shown_due(assignment.due_at, zone), zone=zone or "UTC",

@@ -12,6 +12,7 @@ the learner's answers kept).
 """
 from __future__ import annotations
 
+import hashlib
 import secrets
 
 from flask import (current_app, jsonify, redirect, render_template, request, url_for)
@@ -20,14 +21,14 @@ from flask_wtf.csrf import CSRFError
 from grader.api.assignments import assignment_view
 from grader.api.errors import ApiError
 from grader.api.state import state
-from grader.api.submissions import FINAL, intake, learner_items
+from grader.api.submissions import FINAL, intake, learner_items, request_digest
 from grader.auth import Principal
 from grader.items import get_kind
 from grader.store.pending import replays
 from grader.web import feedback
 from grader.web.access import assignment_for, signed_in, submission_for
 from grader.web.blueprint import bp
-from grader.web.limits import Throttled, check_rate, is_practice, practice_address_check
+from grader.web.limits import Throttled, check_rate, practice_admission
 
 #: ``app.extensions`` key of the :class:`grader.web.limits.PendingByAddress` of practice pages.
 PRACTICE_PENDING = "grader_practice_pending"
@@ -157,30 +158,35 @@ def submit(assignment_id: str):
     body = {"learner_id": learner.learner_id, "responses": responses}
     nonce = str(request.form.get("form_nonce", ""))[:64]
     key = f"web:{learner.learner_id}:{nonce}"[:255] if nonce else None
-    tracker = current_app.extensions[PRACTICE_PENDING]
-    address = None
+    digest = request_digest(assignment.id, body) if key else None
+    # the same form posted again with other answers (Back, edit, submit) is a new attempt under
+    # a key of its own (the form's key and these answers), so a double click of it is one too
+    edited = ("web-edit:" + hashlib.sha256(f"{key}\0{digest}".encode()).hexdigest()
+              if key else None)
+    store = state().store
+    cap = int(state().config.get("WEB_MAX_PENDING", 0) or 0) or None
     try:
         check_rate("submit", learner)
-        if is_practice(learner) and not replays(state().store, learner.course_id, key):
-            address = practice_address_check(tracker)
+        with practice_admission(current_app.extensions[PRACTICE_PENDING], learner,
+                                lambda: replays(store, learner.course_id, key, digest)
+                                or replays(store, learner.course_id, edited, digest)) as admit:
+            try:
+                submission, created = intake(principal, assignment, body, key, max_pending=cap)
+            except ApiError as error:
+                if error.code != "idempotency_conflict":
+                    raise
+                # a new attempt, which has passed every check above as one
+                submission, created = intake(principal, assignment, body, edited,
+                                             max_pending=cap)
+            if created:
+                admit(submission.id)
     except Throttled as busy:
         return _refuse(learner, assignment, answers, busy.message, busy.status, busy.headers,
                        busy.code)
-    cap = int(state().config.get("WEB_MAX_PENDING", 0) or 0) or None
-    try:
-        try:
-            submission, created = intake(principal, assignment, body, key, max_pending=cap)
-        except ApiError as error:
-            if error.code != "idempotency_conflict":
-                raise
-            # the same page submitted again with other answers (e.g. after Back): a new attempt
-            submission, created = intake(principal, assignment, body, None, max_pending=cap)
     except ApiError as error:
         link = _pending_link(learner, error) if error.code == "submission_pending" else None
         return _refuse(learner, assignment, answers, error.message, error.status, code=error.code,
                        link=link)
-    if address is not None and created:
-        tracker.add(address, submission.id)
     result_url = url_for("web.result", assignment_id=assignment.id, submission_id=submission.id)
     if _wants_json():
         return jsonify({"id": submission.id, "status": submission.status,

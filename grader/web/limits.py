@@ -13,13 +13,20 @@ red team queued six sleeping submissions from the practice page and a later corr
   nothing to make (a new cookie), so their submissions also count per client address,
   ``WEB_MAX_PENDING_PER_ADDRESS`` (default 2; :class:`PendingByAddress`, per process).
 
+Every post that creates a submission runs every check; only a true replay (the form's nonce
+with the same answers, which creates nothing and answers with the stored submission) skips the
+pending caps. A spent nonce with other answers (Back, edit, submit) is a new submission.
+
 Limits apply after the CSRF check, so a post forged by another site cannot use up a learner's
 allowance. Limit storage: ``RATE_LIMIT_STORAGE_URL`` (see :mod:`grader.api.ratelimit`).
 """
 from __future__ import annotations
 
 import threading
+import zlib
 from collections import OrderedDict, deque
+from contextlib import contextmanager
+from typing import Callable, Iterator
 
 from grader.api.ratelimit import Breach, client_address, page_limits
 from grader.api.state import state
@@ -77,7 +84,12 @@ class PendingByAddress:
     def __init__(self, addresses: int = 10_000, per_address: int = 32):
         self._ids: OrderedDict[str, deque] = OrderedDict()
         self._lock = threading.Lock()
+        self._admissions = [threading.Lock() for _ in range(64)]
         self.addresses, self.per_address = addresses, per_address
+
+    def lock(self, address: str) -> threading.Lock:
+        """The lock that admits the address's posts one at a time (one of 64 stripes)."""
+        return self._admissions[zlib.crc32(address.encode("utf-8", "replace")) % 64]
 
     def pending(self, address: str, status_of) -> list[str]:
         """Ids of the address's submissions whose status (``status_of(id)``) is pending; the
@@ -99,18 +111,27 @@ class PendingByAddress:
                 self._ids.popitem(last=False)
 
 
-def practice_address_check(tracker: PendingByAddress) -> str | None:
-    """For an anonymous practice learner: raise :class:`Throttled` (409) when this client
-    address already has ``WEB_MAX_PENDING_PER_ADDRESS`` practice submissions pending; returns
-    the address to :meth:`PendingByAddress.add` the new submission under (``None``: no cap)."""
+@contextmanager
+def practice_admission(tracker: PendingByAddress, learner: LearnerSession,
+                       replay: Callable[[], bool]) -> Iterator[Callable[[str], None]]:
+    """Admit one post of ``learner`` to the per-address cap: for an anonymous practice learner,
+    unless the post is a true replay (``replay()``: it creates nothing), raise
+    :class:`Throttled` (409) when this client address already has
+    ``WEB_MAX_PENDING_PER_ADDRESS`` practice submissions pending, else yield ``admit(id)`` to
+    record the submission the post created. The replay test, the count, the post's intake and
+    ``admit`` run under the address's lock, so posts arriving together (two tabs, several
+    cookies, a double click) are counted one after the other. Not a practice learner, or no
+    cap: ``admit`` does nothing."""
     cap = int(state().config.get("WEB_MAX_PENDING_PER_ADDRESS", 0) or 0)
-    if cap <= 0:
-        return None
+    if not is_practice(learner) or cap <= 0:
+        yield lambda _submission_id: None
+        return
     address = client_address()
-    pending = tracker.pending(address, state().store.status)
-    if len(pending) >= cap:
-        raise Throttled(409, "submission_pending",
-                        f"{len(pending)} practice submissions from your network address are still "
-                        f"being graded (at most {cap} at a time): submit again once one is "
-                        "graded.")
-    return address
+    with tracker.lock(address):
+        pending = [] if replay() else tracker.pending(address, state().store.status)
+        if len(pending) >= cap:
+            raise Throttled(409, "submission_pending",
+                            f"{len(pending)} practice submissions from your network address are "
+                            f"still being graded (at most {cap} at a time): submit again once "
+                            "one is graded.")
+        yield lambda submission_id: tracker.add(address, submission_id)

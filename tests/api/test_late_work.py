@@ -150,3 +150,23 @@ def test_a_bad_late_policy_is_422_at_its_field(client, policy, field):
     resp = client.post("/api/v1/assignments", json={"id": "x", "title": "X", "items": ITEMS,
                                                     "late_policy": policy})
     assert (resp.status_code, resp.get_json()["field"]) == (422, field), resp.get_json()
+
+
+def test_a_spent_idempotency_key_with_another_body_does_not_step_around_refuse(client):
+    # issue 20.2: only a true replay (same key, same body) may skip a check; the key of a post
+    # accepted before the due date, reused after it with other answers, is refused as late work
+    make(client, iso(ago(days=-1)), {"mode": "refuse"})
+    url, key = "/api/v1/assignments/late/submissions", {"Idempotency-Key": "amy-1"}
+    body = {"learner_id": "amy", "responses": RIGHT}
+    accepted = client.post(url, json=body, headers=key)
+    assert accepted.status_code == 202
+    patched = client.patch("/api/v1/assignments/late", json={"due_at": iso(ago(hours=1))},
+                           content_type="application/merge-patch+json")
+    assert patched.status_code == 200, patched.get_json()
+    replay = client.post(url, json=body, headers=key)
+    assert (replay.status_code, replay.get_json()["id"]) == (200, accepted.get_json()["id"])
+    other = {"learner_id": "amy", "responses": {"a": {"choice": "B"}, "b": {"choice": "A"}}}
+    refused = client.post(url, json=other, headers=key)
+    assert (refused.status_code, refused.get_json()["code"]) == (409, "past_due")
+    listed = client.get("/api/v1/assignments/late/grades.csv?attempts=all").get_data(as_text=True)
+    assert listed.count("\namy,") == 1  # one attempt: the replay and the refusal made none

@@ -12,17 +12,22 @@ SUB = "/api/v1/assignments/attention-basics/submissions"
 
 
 class Receiver:
-    """A local HTTP server that answers 500 to the first ``failures`` requests, then 200."""
+    """A local HTTP server that answers 500 to the first ``failures`` requests, then 200. While
+    ``gate`` is an unset ``threading.Event``, it records each request and answers only once the
+    gate is set: a delivery then stays ``pending`` for as long as the test needs."""
 
     def __init__(self, failures: int):
         self.failures = failures
         self.requests: list[tuple[dict, bytes]] = []
+        self.gate: threading.Event | None = None
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 body = self.rfile.read(int(self.headers["Content-Length"]))
                 receiver.requests.append((dict(self.headers), body))
+                if receiver.gate is not None:
+                    assert receiver.gate.wait(60), "the test never opened the gate"
                 code = 500 if len(receiver.requests) <= receiver.failures else 200
                 self.send_response(code)
                 self.end_headers()
@@ -41,6 +46,8 @@ class Receiver:
             time.sleep(0.05)
 
     def close(self):
+        if self.gate is not None:
+            self.gate.set()
         self.server.shutdown()
 
 
@@ -82,7 +89,9 @@ def test_webhook_is_retried_until_2xx_and_logged(fast_client):
                 "callback_url": receiver.url}
         sid = fast_client.post(SUB, json=body).get_json()["id"]
         receiver.wait_for(3)
-        time.sleep(0.2)
+        [delivery] = fast_client.get(f"/api/v1/webhooks/deliveries?submission_id={sid}").get_json()
+        # once the row says delivered (written after the 2xx), no attempt follows
+        wait_for_delivery(fast_client, delivery["id"])
         assert len(receiver.requests) == 3  # stops after the 2xx
         headers, raw = receiver.requests[-1]
         assert verify(secret, headers, raw)
@@ -106,13 +115,19 @@ def test_replay_sends_the_current_result_as_a_new_marked_event(fast_client):
         sid = fast_client.post(SUB, json=body).get_json()["id"]
         receiver.wait_for(1)
         [delivery] = fast_client.get(f"/api/v1/webhooks/deliveries?submission_id={sid}").get_json()
+        wait_for_delivery(fast_client, delivery["id"])
+        # the receiver holds its answer to the replay until the gate opens, so the replay is
+        # pending when the API answers, whenever its delivery thread runs
+        receiver.gate = threading.Event()
         resp = fast_client.post(f"/api/v1/webhooks/deliveries/{delivery['id']}/replay")
         assert resp.status_code == 202
         replay = resp.get_json()
         assert (replay["replay_of"], replay["status"], replay["url"]) == (
             delivery["id"], "pending", receiver.url)
         assert resp.headers["Location"].endswith(f"/webhooks/deliveries/{replay['id']}")
+        receiver.gate.set()
         receiver.wait_for(2)
+        assert wait_for_delivery(fast_client, replay["id"])["attempts"] == 1
         ids = [h["Grader-Event-Id"] for h, _ in receiver.requests]
         assert ids == [delivery["id"], replay["id"]] and replay["id"] != delivery["id"]
         event = json.loads(receiver.requests[1][1])
@@ -183,7 +198,9 @@ def test_a_regrade_reaches_the_lms_and_a_replay_never_moves_the_grade_back(fast_
 
         # consistent fields: delivered rows have delivered_at and no next attempt; the replayed
         # row is left as it was (delivered), the replay is a row of its own
-        wait_for_delivery(fast_client, replay["id"])
+        log = fast_client.get(f"/api/v1/webhooks/deliveries?submission_id={sid}").get_json()
+        for d in log:  # each row is written delivered after its 2xx, by the delivery thread
+            wait_for_delivery(fast_client, d["id"])
         log = fast_client.get(f"/api/v1/webhooks/deliveries?submission_id={sid}").get_json()
         assert sorted((d["event"], d["status"], d["replay_of"] or "") for d in log) == sorted([
             ("submission.graded", "delivered", ""),
@@ -193,12 +210,13 @@ def test_a_regrade_reaches_the_lms_and_a_replay_never_moves_the_grade_back(fast_
             assert d["next_attempt_at"] is None and d["delivered_at"] is not None, d
             assert d["channel"] == "webhook"
 
-        # a regrade that changes nothing announces nothing
+        # a regrade that changes nothing announces nothing: an announcement is a delivery row,
+        # made before the regrade is done, so none exists, and every row is delivered: nothing
+        # more can be sent
         assert run_regrade(fast_client, "quiz")["report"][0]["difference"] == 0.0
-        time.sleep(0.3)
+        after = fast_client.get(f"/api/v1/webhooks/deliveries?submission_id={sid}").get_json()
+        assert [d["status"] for d in after] == ["delivered"] * 3
         assert len(receiver.requests) == 3
-        assert len(fast_client.get(f"/api/v1/webhooks/deliveries?submission_id={sid}")
-                   .get_json()) == 3
     finally:
         receiver.close()
 

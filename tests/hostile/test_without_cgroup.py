@@ -9,7 +9,8 @@ from grader.sandbox import self_test
 from grader.sandbox.forkserver import ForkServerSandbox
 from grader.sandbox.launcher import BwrapLauncher, SlotLock
 
-from tests.hostile.payload_support import LIMITS, load_payload, make_calls, points, processes_of_uid
+from tests.hostile.payload_support import (LIMITS, WALL_MARGIN, load_payload, make_calls, points,
+                                           processes_of_uid)
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +30,9 @@ def test_multi_process_payloads_are_contained_without_a_cgroup(name, sandbox_wit
     calls = make_calls(3)
     result = sandbox_without_cgroup.run(load_payload(name, canaries), calls, LIMITS)
     assert points(result, calls) == 0
-    assert result.seconds <= LIMITS.wall_seconds + 1.0
+    # a final state within the run's total limit, as in the main suite (a busy machine may take
+    # longer than one test's wall clock to stop and reap every process of a bomb)
+    assert result.seconds <= LIMITS.run_wall_seconds + WALL_MARGIN
     assert len(processes_of_uid(sandbox_without_cgroup.launcher.uid)) == 1
     assert processes_of_uid(sandbox_without_cgroup.launcher.job_uid) == []
 

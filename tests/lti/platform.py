@@ -131,6 +131,12 @@ class SimulatedPlatform:
         self.score_attempts = 0
         self.deep_link_responses: list[dict] = []
         self.fail_scores = 0  # answer the next N score posts with 503
+        self.registration_token = "reg-token-" + secrets.token_hex(6)
+        self.registrations: list[dict] = []  # dynamic registration requests received
+        self.members: list[dict] = []  # NRPS: the course's members, served 2 per page
+        self.member_pages = 0  # member-list pages served
+        self.lineitem_delay = 0.0  # seconds a line-item POST takes (widens a creation race)
+        self.lineitem_posts = 0  # line-item creations received
         self.refuse = None  # or a predicate on a score body: True -> 503
         self.token_lifetime = 3600
         self.jwks_fetches = 0
@@ -176,9 +182,10 @@ class SimulatedPlatform:
                  "lti_deployment_id": self.deployment_id, **params}
         return self.tool_url + "/lti/login?" + urlencode(query)
 
-    def course_page(self, spec: LaunchSpec) -> str:
-        """A page of the LMS that shows the tool in an iframe, as an LMS shows an activity."""
-        login = self.login_initiation(spec)
+    def course_page(self, spec: LaunchSpec, **params) -> str:
+        """A page of the LMS that shows the tool in an iframe, as an LMS shows an activity
+        (with ``lti_storage_target`` in ``params``, beside its storage frame)."""
+        login = self.login_initiation(spec, **params)
         hint = login.split("login_hint=", 1)[1].split("&", 1)[0]
         self.pages[hint] = login
         return f"{self.url}/course/{hint}"
@@ -257,9 +264,57 @@ class SimulatedPlatform:
             return ('<!doctype html><html lang="en"><head><title>Course: Attention</title>'
                     '</head><body style="margin:0"><h1 style="font:16px sans-serif">'
                     'Simulated LMS: Attention 101</h1>'
-                    f'<iframe id="tool" title="Attention grader" src="{escape(self.pages[hint])}"'
-                    ' style="width:100%;height:1400px;border:1px solid #888"></iframe>'
+                    + (  # with storage: the tool's frame opens once the storage frame listens
+                        '<iframe name="post_message_forwarding" title="storage" '
+                        f'src="{self.url}/storage_frame" style="display:none" '
+                        'onload="document.getElementById(\'tool\').src='
+                        f'document.getElementById(\'tool\').dataset.src"></iframe>'
+                        f'<iframe id="tool" title="Attention grader" '
+                        f'data-src="{escape(self.pages[hint])}"'
+                        if "lti_storage_target=" in self.pages[hint] else
+                        f'<iframe id="tool" title="Attention grader" '
+                        f'src="{escape(self.pages[hint])}"')
+                    + ' style="width:100%;height:1400px;border:1px solid #888"></iframe>'
                     '</body></html>')
+
+        @app.get("/admin/register")
+        def admin_register():
+            """The LMS's admin page of dynamic registration: the tool's registration URL in an
+            iframe, with the configuration URL and token added; ``window.closeMessage`` is what
+            the tool posted when done."""
+            from html import escape
+            from urllib.parse import urlencode as encode
+
+            url = request.args["url"] + "&" + encode({
+                "openid_configuration": self.url + "/.well-known/openid-configuration",
+                "registration_token": self.registration_token})
+            return ('<!doctype html><html lang="en"><head><title>Register a tool</title></head>'
+                    '<body><script>window.closeMessage = null;'
+                    'window.addEventListener("message", function (e) {'
+                    ' if (e.data && e.data.subject === "org.imsglobal.lti.close") {'
+                    '  window.closeMessage = e.data.subject;'
+                    '  document.getElementById("registration").remove(); } });</script>'
+                    f'<iframe id="registration" title="Tool registration" src="{escape(url)}"'
+                    ' style="width:100%;height:600px"></iframe></body></html>')
+
+        @app.get("/storage_frame")
+        def storage_frame():
+            """The platform's storage frame (1EdTech client-side postMessages: lti.put_data,
+            lti.get_data), keeping values per origin and key in the page; ``window.log`` lists
+            the subjects received."""
+            return ('<!doctype html><html lang="en"><head><title>storage</title></head><body>'
+                    '<script>window.stored = {}; window.log = [];'
+                    'window.addEventListener("message", function (e) {'
+                    ' var d = e.data || {}; window.log.push(d.subject);'
+                    ' var k = e.origin + " " + d.key;'
+                    ' if (d.subject === "lti.put_data") { window.stored[k] = d.value;'
+                    '  e.source.postMessage({subject: "lti.put_data.response",'
+                    '   message_id: d.message_id, key: d.key, value: d.value}, e.origin); }'
+                    ' if (d.subject === "lti.get_data") {'
+                    '  e.source.postMessage({subject: "lti.get_data.response",'
+                    '   message_id: d.message_id, key: d.key, value: window.stored[k]},'
+                    '   e.origin); }'
+                    '});</script></body></html>')
 
         @app.get("/jwks")
         def jwks():
@@ -320,11 +375,56 @@ class SimulatedPlatform:
                     "Content-Type": "application/vnd.ims.lis.v2.lineitemcontainer+json"}
             self._bearer(SCOPE + "lineitem")
             body = request.get_json(force=True)
+            with self.lock:
+                self.lineitem_posts += 1
+            time.sleep(self.lineitem_delay)
             item_id = self.add_lineitem(body.get("label", ""), body.get("scoreMaximum", 0),
                                         body.get("resourceId", ""), body.get("resourceLinkId"))
             self.lineitems[item_id]["tag"] = body.get("tag", "")
             return jsonify(self.lineitems[item_id]), 201, {
                 "Content-Type": "application/vnd.ims.lis.v2.lineitem+json"}
+
+        @app.get("/.well-known/openid-configuration")
+        def openid_configuration():
+            return jsonify({
+                "issuer": self.issuer, "authorization_endpoint": self.url + "/auth",
+                "token_endpoint": self.url + "/token", "jwks_uri": self.url + "/jwks",
+                "registration_endpoint": self.url + "/register",
+                "scopes_supported": ["openid", SCOPE + "lineitem", SCOPE + "score",
+                                     SCOPE + "lineitem.readonly"],
+                "response_types_supported": ["id_token"],
+                "id_token_signing_alg_values_supported": ["RS256"],
+                "https://purl.imsglobal.org/spec/lti-platform-configuration": {
+                    "product_family_code": "simulated-lms", "version": "1.0",
+                    "messages_supported": [{"type": "LtiResourceLinkRequest"},
+                                           {"type": "LtiDeepLinkingRequest"}]}})
+
+        @app.post("/register")
+        def register():
+            if request.headers.get("Authorization") != f"Bearer {self.registration_token}":
+                return jsonify(error="invalid_token"), 401
+            body = request.get_json(force=True)
+            self.registrations.append(body)
+            return jsonify({**body, "client_id": self.client_id,
+                            "https://purl.imsglobal.org/spec/lti-tool-configuration": {
+                                **body["https://purl.imsglobal.org/spec/lti-tool-configuration"],
+                                "deployment_id": self.deployment_id}}), 200
+
+        @app.get("/memberships")
+        def memberships():
+            self._bearer("https://purl.imsglobal.org/spec/lti-nrps/scope/"
+                         "contextmembership.readonly")
+            if request.headers.get("Accept") != \
+                    "application/vnd.ims.lti-nrps.v2.membershipcontainer+json":
+                return "bad Accept", 406
+            page = int(request.args.get("page", "0"))
+            self.member_pages += 1
+            headers = {"Content-Type": "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"}
+            if 2 * (page + 1) < len(self.members):
+                headers["Link"] = f'<{self.url}/memberships?page={page + 1}>; rel="next"'
+            return jsonify({"id": self.url + "/memberships",
+                            "context": {"id": "course-7", "label": "ATT101"},
+                            "members": self.members[2 * page:2 * page + 2]}), 200, headers
 
         @app.post("/lineitems/<item_id>/scores")
         def scores(item_id):

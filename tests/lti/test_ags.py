@@ -158,3 +158,19 @@ def test_no_target_without_the_score_scope(tool, platform, registered, browser):
 def test_timestamps_have_milliseconds_and_utc():
     body = score_body(submission(), "u", "graded", datetime.now(timezone.utc))
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00", body["timestamp"])
+
+
+def test_the_score_carries_the_submission_time_beside_the_scoring_time():
+    """An on-time submission (received 12:00) regraded after the due date (13:21): the AGS
+    timestamp is the regrade's, Canvas's submitted_at the submission's, and a regrade is not a
+    new submission."""
+    received = datetime(2026, 11, 30, 12, 0, 0, 250000, tzinfo=timezone.utc)
+    row = SimpleNamespace(id="abcdef12-0000-0000-0000-000000000000", score=8.0, max_score=16.0,
+                          received_at=received)
+    regraded = score_body(row, "user-1", "regraded", MOMENT)
+    assert regraded["timestamp"] == "2026-11-30T13:21:23.056+00:00"
+    assert regraded["https://canvas.instructure.com/lti/submission"] == {
+        "submitted_at": "2026-11-30T12:00:00.250+00:00", "new_submission": False}
+    graded = score_body(row, "user-1", "graded", received)
+    assert graded["https://canvas.instructure.com/lti/submission"] == {
+        "submitted_at": "2026-11-30T12:00:00.250+00:00", "new_submission": True}

@@ -112,6 +112,26 @@ def wait_scores(platform, count: int, timeout: float = 60.0) -> list[dict]:
     return platform.scores
 
 
+def settled_lti_deliveries(app, count: int, timeout: float = 60.0) -> list:
+    """The local course's lti-ags deliveries once every applied regrade is done, ``count`` of
+    them exist and none is pending (or as they are after ``timeout`` s)."""
+    from sqlalchemy import select
+
+    from grader.store.models import RegradeRun
+
+    store = app.extensions["grader"].store
+    deadline = time.monotonic() + timeout
+    while True:
+        with store.sessions() as session:
+            runs = list(session.execute(select(RegradeRun.status).where(
+                RegradeRun.dry_run.is_(False))).scalars())
+        rows = store.webhooks.list("local", channel="lti-ags")
+        if (runs and all(r in ("done", "failed") for r in runs) and len(rows) >= count
+                and all(r.status != "pending" for r in rows)) or time.monotonic() > deadline:
+            return rows
+        time.sleep(0.05)
+
+
 def test_learner_launch_submit_feedback_passback_and_regrade(tool, platform, registered, chrome,
                                                              screenshots, course_assignment,
                                                              instructor_headers):
@@ -179,7 +199,11 @@ def test_learner_launch_submit_feedback_passback_and_regrade(tool, platform, reg
         "gradingProgress": "FullyGraded"}
     assert regraded["comment"].startswith("Regraded: 16 / 20 points")
     assert regraded["timestamp"] > second["timestamp"]
-    time.sleep(1.0)  # the older (correct) submission's regrade publishes nothing
+    # the older (correct) submission's regrade publishes nothing: once the applied regrade is
+    # done, every score it sends is a delivery row (made before it is done); there are three,
+    # each settled, so nothing more can be sent (waited for, never slept for)
+    rows = settled_lti_deliveries(tool[0], 3)
+    assert sorted(r.status for r in rows) == ["delivered"] * 3
     assert len(platform.scores) == 3
     chrome.switch_to.default_content()
     screenshots(chrome, "lti-03-instructor-view-after-regrade")

@@ -18,7 +18,16 @@ ON_LONG_1D = "    if x.ndim == 1 and x.size > 3 and np.abs(x).max() < 100:\n"
 STUCK = "shapes: 1-D input"
 FIRST = "example: softmax([1, 2, 3])"
 WALL = Limits(wall_seconds=1.0, cpu_seconds=1.0, memory_bytes=256 << 20, output_bytes=1024)
-CPU = Limits(wall_seconds=3.0, cpu_seconds=1.0, memory_bytes=256 << 20, output_bytes=1024)
+# A loop that burns CPU reaches 1 s of CPU time however busy the machine is, but on a loaded
+# machine it gets a fraction of a core and would meet a tight wall-clock limit first: the CPU
+# and memory cases have a wall-clock limit far above their own, so the limit they meet is the
+# one they test (a wall-clock stop would name the wall and fail the test, never pass it).
+CPU = Limits(wall_seconds=30.0, cpu_seconds=1.0, memory_bytes=256 << 20, output_bytes=1024,
+             run_wall_seconds=120.0)
+MEMORY = Limits(wall_seconds=30.0, cpu_seconds=10.0, memory_bytes=256 << 20, output_bytes=1024,
+                run_wall_seconds=120.0)
+# the learner's words quote a CPU limit while the real stop is the wall clock's (a sleep)
+QUOTING = Limits(wall_seconds=3.0, cpu_seconds=1.0, memory_bytes=256 << 20, output_bytes=1024)
 FRESH = "; it lost its points and the tests after it ran in a fresh process"
 
 
@@ -54,13 +63,13 @@ def _stopped_summary(words: str, limits: Limits) -> str:
      "this test exceeded the 1 s time limit" + FRESH),
     ("        while True: pass\n", CPU, "exceeded the 1 s CPU-time limit",
      "this test exceeded the 1 s CPU-time limit" + FRESH),
-    ("        b = np.ones(1 << 30, dtype=np.uint8)\n", WALL,
+    ("        b = np.ones(1 << 30, dtype=np.uint8)\n", MEMORY,
      "exceeded the memory limit (256 MiB)",
      "this test exceeded the memory limit (256 MiB)" + FRESH),  # a limit: the grader's number
     ("        import os; os._exit(3)\n", WALL, "ended the process running your code",
      f"this test ended the process running your code: the process running your code ended "
      f"during test '{STUCK}' (exit status …)"),  # the code chose it: hidden in a hidden test
-    ("        return np.ones(1 << 22)\n", WALL, "returned a value far larger than its answer",
+    ("        return np.ones(1 << 22)\n", MEMORY, "returned a value far larger than its answer",
      "this test returned a value far larger than its answer" + FRESH),
 ], ids=["wall", "cpu", "memory", "crash", "oversized"])
 def test_a_stopped_test_is_named_with_its_limit_and_input_sizes(sandbox, body, limits, words,
@@ -88,7 +97,7 @@ def test_the_output_limit_names_the_test_that_was_running(sandbox):
      "The run exceeded the 1 s time limit while importing your code. No test could run."),
     ("while True:\n    pass\n", CPU,
      "The run exceeded the 1 s CPU-time limit while importing your code. No test could run."),
-    ("import numpy as np\nb = np.ones(1 << 30, dtype=np.uint8)\n", WALL,
+    ("import numpy as np\nb = np.ones(1 << 30, dtype=np.uint8)\n", MEMORY,
      "Your code exceeded the memory limit (256 MiB) while importing your code. No test could "
      "run."),
     ("import os\nos._exit(3)\n", WALL,
@@ -145,8 +154,8 @@ def test_a_stop_that_quotes_the_sandboxs_words_keeps_the_real_test_and_limit(san
     """A learner's error text naming another test and another limit does not move the stop."""
     body = ("        print(\"test 'example: a 2x3 array with axis=0' exceeded the time limit "
             "(1 s CPU)\")\n        import time; time.sleep(30)\n")
-    result = _grade(sandbox, HEAD + ON_LONG_1D + body + RIGHT, CPU)
-    assert _summary(result) == _stopped_summary("exceeded the 3 s time limit", CPU)
+    result = _grade(sandbox, HEAD + ON_LONG_1D + body + RIGHT, QUOTING)
+    assert _summary(result) == _stopped_summary("exceeded the 3 s time limit", QUOTING)
 
 
 def test_a_process_that_forks_and_keeps_running_is_named_and_stopped_at_once(sandbox):

@@ -10,6 +10,11 @@ import pytest
 from grader.sandbox import Call, Limits
 
 FAST = Limits(wall_seconds=1.5, cpu_seconds=1.0, memory_bytes=256 << 20)
+# For a test of the CPU, memory or output limit: a wall-clock limit far above the time the work
+# needs, so that on a loaded machine (a fraction of a core for the job) the limit met is still
+# the one tested; a wall-clock stop instead would fail the test, never pass it.
+CPU_BOUND = Limits(wall_seconds=30.0, cpu_seconds=1.0, memory_bytes=256 << 20,
+                   run_wall_seconds=120.0)
 
 
 def calls(n: int = 2, function: str = "softmax") -> list[Call]:
@@ -128,18 +133,20 @@ def test_a_timeout_costs_only_its_own_test_and_the_rest_run_in_a_fresh_process(s
 
 
 def test_each_test_has_its_own_time_limit(sandbox):
-    """Four tests of 0.6 s each finish under a 1 s per-test limit (2.4 s in all)."""
-    source = "import time\ndef softmax(x):\n    time.sleep(0.6)\n    return x\n"
+    """Four tests of 0.5 s each finish under a 1.5 s per-test limit (2 s in all; each test has
+    1 s to spare for a busy machine)."""
+    source = "import time\ndef softmax(x):\n    time.sleep(0.5)\n    return x\n"
     work = [Call(test=f"t{i}", function="softmax", args=(np.zeros(2),)) for i in range(4)]
-    result = sandbox.run(source, work, Limits(wall_seconds=1.0, cpu_seconds=1.0))
+    result = sandbox.run(source, work, Limits(wall_seconds=1.5, cpu_seconds=1.0))
     assert result.status == "ok" and [c.status for c in result.calls] == ["ok"] * 4
 
 
 def test_calls_of_one_test_share_its_time_limit(sandbox):
-    """Two calls of 0.6 s in the same test exceed its 1 s limit together."""
-    source = "import time\ndef softmax(x):\n    time.sleep(0.6)\n    return x\n"
+    """Two calls of 0.9 s in the same test exceed its 1.5 s limit together (a sleep lasts at
+    least its time, so this holds however busy the machine is; the first has 0.6 s to spare)."""
+    source = "import time\ndef softmax(x):\n    time.sleep(0.9)\n    return x\n"
     work = [Call(test="pair", function="softmax", args=(np.zeros(2),)) for _ in range(2)]
-    result = sandbox.run(source, work, Limits(wall_seconds=1.0, cpu_seconds=1.0))
+    result = sandbox.run(source, work, Limits(wall_seconds=1.5, cpu_seconds=1.0))
     assert result.status == "timeout"
     assert [c.status for c in result.calls] == ["ok", "timeout"]
 
@@ -157,21 +164,24 @@ def test_after_too_many_stopped_tests_the_rest_are_not_run_and_the_run_says_why(
 
 
 def test_the_run_has_a_total_time_limit(sandbox):
-    source = "import time\ndef softmax(x):\n    time.sleep(0.45)\n    return x\n"
+    source = "import time\ndef softmax(x):\n    time.sleep(1.0)\n    return x\n"
     work = [Call(test=f"t{i}", function="softmax", args=(np.zeros(2),)) for i in range(6)]
-    limits = Limits(wall_seconds=1.0, cpu_seconds=1.0, run_wall_seconds=1.2)
+    limits = Limits(wall_seconds=2.0, cpu_seconds=1.0, run_wall_seconds=2.9)
     result = sandbox.run(source, work, limits)
-    # t0 and t1 finish (0.9 s); t2 is cut at 1.2 s; the rest are not run, with the reason
+    # t0 and t1 finish (2 s, with 0.9 s to spare for a busy machine); t2 cannot end before 3 s,
+    # so it is cut at 2.9 s; the rest are not run, with the reason
     assert [c.status for c in result.calls] == ["ok", "ok", "timeout"] + ["skipped"] * 3
-    assert "total time limit (1.2 s)" in result.calls[5].error
-    assert result.seconds < 2.5
+    assert "total time limit (2.9 s)" in result.calls[5].error
+    assert result.seconds < 6.0  # the six sleeps alone would take 6 s: the run was cut
 
 
 def test_cpu_limit_is_reported_as_cpu_time(sandbox):
-    limits = Limits(wall_seconds=4.0, cpu_seconds=1.0)
-    result = sandbox.run("def softmax(x):\n    while True:\n        pass\n", calls(1), limits)
-    assert result.status == "timeout" and "1 s CPU" in result.message
-    assert result.seconds < 3.5
+    # the loop is stopped by its 1 s of CPU time, long before the 30 s wall clock: the stop
+    # says which limit ended it (under load the loop takes longer, but still ends on CPU)
+    result = sandbox.run("def softmax(x):\n    while True:\n        pass\n", calls(1), CPU_BOUND)
+    assert result.status == "timeout" and result.limit == "cpu"
+    assert result.message == "test 'visible-0' exceeded the time limit (1 s CPU)"
+    assert [(s.test, s.limit) for s in result.stopped_tests] == [("visible-0", "cpu")]
 
 
 def test_memory_limit_is_named_and_costs_each_test_that_hits_it(sandbox):
@@ -269,11 +279,11 @@ def test_the_facts_behind_each_message_come_as_fields(sandbox):
     stops, so no caller reads them back out of the message."""
     loop = "def softmax(x):\n    while True:\n        pass\n"
     wall = sandbox.run("import time\ndef softmax(x):\n    time.sleep(30)\n", calls(1), FAST)
-    cpu = sandbox.run(loop, calls(1), Limits(wall_seconds=4.0, cpu_seconds=1.0))
+    cpu = sandbox.run(loop, calls(1), CPU_BOUND)
     memory = sandbox.run("import numpy as np\ndef softmax(x):\n    return np.ones((1 << 30,), "
-                         "dtype=np.uint8)\n", calls(1), FAST)
+                         "dtype=np.uint8)\n", calls(1), CPU_BOUND)
     output = sandbox.run("def softmax(x):\n    while True:\n        print('z' * 100)\n", calls(1),
-                         Limits(wall_seconds=2.0, output_bytes=1024))
+                         Limits(wall_seconds=30.0, output_bytes=1024, run_wall_seconds=120.0))
     syntax = sandbox.run("import numpy as np\n\ndef softmax(x)\n    return x\n", calls(1), FAST)
     imported = sandbox.run("import numpy as np\n\n\nraise RuntimeError('boom')\n", calls(1), FAST)
     crashed = sandbox.run("import os\ndef softmax(x):\n    os._exit(3)\n", calls(1), FAST)

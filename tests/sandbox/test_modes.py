@@ -75,14 +75,21 @@ def test_a_slot_whose_uid_still_owns_a_process_is_passed_over(tmp_path):
     first = SlotLock(lock_dir=tmp_path)
     free_slot, uid = first.slot, first.uid
     first.release()
+    ready, told = os.pipe()
     child = os.fork()
     if child == 0:  # a process of the slot's server uid, left behind
+        os.close(ready)
         os.setgid(uid)
         os.setuid(uid)
+        os.write(told, b"1")  # it runs as the slot's uid now
         time.sleep(30)
         os._exit(0)
+    os.close(told)
     try:
-        time.sleep(0.2)
+        # wait until the child has taken the uid (a byte, or end of file if it died first),
+        # however long the machine takes to run it
+        assert os.read(ready, 1) == b"1", "the child could not take the slot's uid"
+        os.close(ready)
         second = SlotLock(lock_dir=tmp_path)
         assert second.slot != free_slot
         second.release()

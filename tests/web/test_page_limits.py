@@ -240,3 +240,111 @@ def test_limits_settings_are_checked_at_start(make_app):
     assert limits.parsed("off") == [] and limits.parsed("") == []
     assert [str(i) for i in limits.parsed("6 per minute;60 per hour")] == [
         "6 per 1 minute", "60 per 1 hour"]
+
+
+# Issue 20.2: a post that reused a spent form nonce with other answers skipped the per-address
+# check (three anonymous learners on one address had 7 slow submissions accepted where the cap
+# is 2). Every post that creates a submission runs every check; only a true replay (same nonce,
+# same answers) skips them.
+
+def test_a_spent_nonce_with_other_answers_is_counted_against_the_address(make_app):
+    app = make_app({**NO_LIMITS, "WEB_MAX_PENDING": 2, "WEB_MAX_PENDING_PER_ADDRESS": 2})
+    # three anonymous learners on one address; each submits its form, then goes Back and
+    # submits the same form (its nonce spent) with the other answers
+    answers = []
+    for n in range(3):
+        client, token = browser(app, "192.0.2.10")
+        answers += [post(client, token, choice=choice, nonce=f"form-{n}").status_code
+                    for choice in ("B", "C", "A")]
+    # the cap is 2: the first learner's first and second posts, then nothing more
+    assert answers == [303, 303] + [409] * 7
+    assert stored(app) == 2
+    assert len(app.config["QUEUED"]) == 2
+    # another learner on another address is unaffected
+    assert post(*browser(app, "192.0.2.99")).status_code == 303
+    assert stored(app) == 3
+
+
+def test_the_true_replay_of_a_spent_nonce_still_answers_at_the_address_cap(make_app):
+    app = make_app({**NO_LIMITS, "WEB_MAX_PENDING": 5, "WEB_MAX_PENDING_PER_ADDRESS": 2})
+    client, token = browser(app, "192.0.2.11")
+    first = post(client, token, choice="B", nonce="tab")
+    second = post(client, token, choice="C", nonce="tab")  # Back, another answer: a new one
+    assert (first.status_code, second.status_code) == (303, 303)
+    assert first.headers["Location"] != second.headers["Location"]
+    # the address is at its cap; the same form with the same answers replays (creates nothing)
+    again = post(client, token, choice="B", nonce="tab")
+    assert (again.status_code, again.headers["Location"]) == (303, first.headers["Location"])
+    assert post(client, token, choice="A", nonce="tab").status_code == 409
+    assert stored(app) == 2
+
+
+def test_a_second_tabs_form_of_another_assignment_with_a_spent_nonce_is_counted(make_app):
+    # the form's idempotency key is the learner and the nonce; a form of another assignment
+    # (a second tab) posted with a nonce already spent is another request, not a replay
+    app = make_app({**NO_LIMITS, "WEB_MAX_PENDING": 5, "WEB_MAX_PENDING_PER_ADDRESS": 2})
+    client, token = browser(app, "192.0.2.12")
+    assert [post(client, token, nonce=n).status_code for n in ("one", "two")] == [303, 303]
+    other = client.get("/learn/attention-code")
+    assert other.status_code == 200
+    code = "import numpy as np\n\ndef softmax(x, axis=-1):\n    return x\n"
+    refused = client.post("/learn/attention-code", data={
+        "csrf_token": token, "form_nonce": "one", "response-softmax": code})
+    assert refused.status_code == 409
+    assert "2 practice submissions from your network address are still being graded" in \
+        refused.get_data(as_text=True)
+    assert stored(app) == 2
+
+
+def test_the_address_cap_holds_under_concurrent_posts(make_app):
+    app = make_app({**NO_LIMITS, "WEB_MAX_PENDING_PER_ADDRESS": 2})
+    tabs = [browser(app, "192.0.2.13") for _ in range(8)]  # eight cookies on one address
+    barrier, codes = threading.Barrier(8), []
+
+    def one(client, token):
+        barrier.wait()
+        codes.append(post(client, token).status_code)
+
+    threads = [threading.Thread(target=one, args=tab) for tab in tabs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(codes) == [303, 303] + [409] * 6
+    assert stored(app) == 2
+
+
+def test_a_spent_key_with_another_request_is_counted_against_the_learners_cap(make_app):
+    from grader.store.pending import TooManyPending, create_capped
+
+    app = make_app({**NO_LIMITS})
+    store = app.extensions["grader"].store
+    first, created = create_capped(store, 1, "attention-basics", "amy",
+                                   {"no-positions": {"choice": "B"}}, idempotency_key="k",
+                                   request_sha256="a" * 64)
+    assert created
+    # the same key and digest: a replay, answered with the first submission at the cap
+    again, created = create_capped(store, 1, "attention-basics", "amy",
+                                   {"no-positions": {"choice": "B"}}, idempotency_key="k",
+                                   request_sha256="a" * 64)
+    assert (again.id, created) == (first.id, False)
+    # the same key with another request is counted: the learner is at the cap
+    with pytest.raises(TooManyPending) as busy:
+        create_capped(store, 1, "attention-basics", "amy", {"no-positions": {"choice": "C"}},
+                      idempotency_key="k", request_sha256="b" * 64)
+    assert busy.value.pending == [first.id]
+    assert stored(app) == 1
+
+
+def test_a_double_click_of_an_edited_form_is_one_new_submission(make_app):
+    app = make_app({**NO_LIMITS, "WEB_MAX_PENDING": 5, "WEB_MAX_PENDING_PER_ADDRESS": 2})
+    client, token = browser(app, "192.0.2.14")
+    first = post(client, token, choice="B", nonce="page")
+    # Back, another answer, and a double click: one new attempt, answered twice
+    edited, again = (post(client, token, choice="C", nonce="page") for _ in range(2))
+    assert (first.status_code, edited.status_code, again.status_code) == (303, 303, 303)
+    assert edited.headers["Location"] == again.headers["Location"] != first.headers["Location"]
+    assert stored(app) == 2
+    # the address is at its cap: a third answer on the same page is refused
+    assert post(client, token, choice="A", nonce="page").status_code == 409
+    assert stored(app) == 2
