@@ -17,7 +17,7 @@ from typing import Any, Callable
 import numpy as np
 
 from grader.problems.base import BASES
-from grader.problems.compare import ATOL, as_array, mismatch, nonfinite, split_return
+from grader.problems.compare import ATOL, as_array, mismatch, nonfinite, several, split_return
 
 Check = Callable[[list, list, Any], "str | None"]
 
@@ -56,6 +56,29 @@ def _head_mean(weights: np.ndarray) -> np.ndarray:
     return np.asarray(weights).mean(axis=-3)
 
 
+def _result_names(case, count: int) -> tuple[str, ...]:
+    """The names of a function's several results (``options["results"]``, e.g. ``("m", "l",
+    "o")``), or ``result 1``, ``result 2``, ..."""
+    names = tuple(case.options.get("results", ()))
+    return names if len(names) == count else tuple(f"result {i + 1}" for i in range(count))
+
+
+def _several_problem(value: Any, reference: tuple, case, compare) -> str | None:
+    """``compare(array, expected, what)`` on each of several results, in order; the first
+    failure, or a message when ``value`` is not a tuple of as many."""
+    names = _result_names(case, len(reference))
+    if not (isinstance(value, (tuple, list)) and len(value) == len(reference)):
+        got = f"a {type(value).__name__} of {len(value)}" if isinstance(
+            value, (tuple, list)) else f"a {type(value).__name__}"
+        return (f"the function must return a tuple of {len(reference)} arrays "
+                f"({', '.join(names)}), got {got}")
+    for name, array, expected in zip(names, value, reference):
+        message = compare(array, expected, name)
+        if message:
+            return message
+    return None
+
+
 @check("values")
 def values(got: list, expected: list, case) -> str | None:
     """Each call's output (and its weights, when the learner returns ``(output, weights)`` and the
@@ -65,6 +88,12 @@ def values(got: list, expected: list, case) -> str | None:
     accepts weights averaged over the heads too, when the returned weights have that shape."""
     atol = case.options.get("atol", ATOL)
     for index, (value, reference) in enumerate(zip(got, expected)):
+        if several(reference) is not None:  # (m, l, o), (dQ, dK, dV): each result named
+            message = _several_problem(value, reference, case,
+                                       lambda a, e, what: mismatch(a, e, what, None, atol))
+            if message:
+                return _prefix(len(expected), index) + message
+            continue
         out, weights = _pair(reference)
         learner_out, learner_weights = split_return(value) if weights is not None else (value, None)
         rows = case.rows_for(index)
@@ -87,6 +116,12 @@ def shapes(got: list, expected: list, case) -> str | None:
     right-shaped array with NaN or inf entries fails: shape credit needs a finite output
     (``np.zeros`` earns it, all-NaN not)."""
     for index, (value, reference) in enumerate(zip(got, expected)):
+        if several(reference) is not None:
+            message = _several_problem(value, reference, case, lambda a, e, what: _shape_problem(
+                what, a, np.shape(e), allow_inf=not np.isfinite(e).all()))
+            if message:
+                return _prefix(len(expected), index) + message
+            continue
         out_ref, weights_ref = _pair(reference)
         out_shape = np.shape(out_ref)
         weights_shape = None if weights_ref is None else np.shape(weights_ref)
@@ -104,13 +139,16 @@ def shapes(got: list, expected: list, case) -> str | None:
     return None
 
 
-def _shape_problem(what: str, array: Any, shape: tuple[int, ...]) -> str | None:
+def _shape_problem(what: str, array: Any, shape: tuple[int, ...],
+                   allow_inf: bool = False) -> str | None:
+    """``allow_inf``: -inf/inf entries are part of a right answer (the maximum of no scores is
+    -inf); NaN still fails."""
     numeric = as_array(array)
     if numeric is None:
         return f"the {what} is not a numeric array"
     if numeric.shape != tuple(shape):
         return f"the {what} has shape {tuple(numeric.shape)}, expected {tuple(shape)}"
-    bad = nonfinite(numeric)
+    bad = nonfinite(np.where(np.isinf(numeric), 0.0, numeric) if allow_inf else numeric)
     if bad:
         return (f"the {what} has the right shape but contains {bad}; a shape test counts only for "
                 "a finite output")

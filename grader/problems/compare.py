@@ -60,6 +60,14 @@ def split_return(value: Any) -> tuple[Any, Any]:
     return value, None
 
 
+def several(value: Any) -> tuple | None:
+    """The arrays of a value that is several named results (a tuple of three or more, e.g.
+    ``(m, l, o)`` or ``(dQ, dK, dV)``), or None for one array or an (output, weights) pair."""
+    if isinstance(value, tuple) and len(value) > 2 and not _is_number_sequence(value):
+        return value
+    return None
+
+
 def _is_number_sequence(value: Any) -> bool:
     return all(isinstance(v, (int, float, bool, np.number)) for v in value)
 
@@ -101,7 +109,8 @@ def mismatch(got: Any, expected: np.ndarray, what: str = "output",
                        equal_nan=True) | ~keep
     if close.all():
         return None
-    diff = np.where(close, 0.0, np.abs(array - expected))
+    with np.errstate(invalid="ignore"):  # -inf - -inf where both are -inf (and close)
+        diff = np.where(close, 0.0, np.abs(array - expected))
     worst = np.unravel_index(int(np.argmax(diff)), diff.shape)
     return (f"the {what} differs from the expected values: largest difference "
             f"{float(diff[worst]):.3g} at index {_fmt_index(worst)}; {int((~close).sum())} of "

@@ -13,6 +13,8 @@ from grader.problems.compare import split_return
 
 
 def _plain(value: Any) -> Any:
+    if isinstance(value, dict):  # e.g. an encoder block's params
+        return {k: _plain(v) for k, v in value.items()}
     return np.asarray(value).tolist() if isinstance(value, np.ndarray) else value
 
 

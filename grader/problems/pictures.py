@@ -77,6 +77,17 @@ def _output(value: Any) -> Any:
     return split_return(value)[0]
 
 
+def _nth(index: int) -> Callable[[Any], Any]:
+    """Picks result ``index`` of a function that returns several (None when the value is not a
+    tuple or list that long)."""
+    def pick(value: Any) -> Any:
+        if isinstance(value, (tuple, list)) and len(value) > index:
+            return value[index]
+        return None
+
+    return pick
+
+
 def _first_batch(value: Any) -> Any:
     array = as_array(_output(value))
     return None if array is None else array.reshape(-1, *array.shape[-2:])[0] \
@@ -111,6 +122,8 @@ def _plan(problem: CodeProblem, picture: Picture, case: Case) -> Plan | None:
         pick, example = _squeezed, case.name
     else:
         pick, example = _output, case.name
+    if picture.result is not None:
+        pick = _nth(picture.result)
     drawn = _picture_case(case, tuple(args), dict(kwargs))
     value, error = problem.executor.values(REFERENCE, drawn)[0]
     if error is not None:

@@ -174,13 +174,16 @@ class Picture:
     the axis names of its ``rows`` and ``columns``, and ``call``: ``"example"`` (the example's own
     call, its output drawn) or ``"identity_values"`` (attention called with V = the identity, so
     the output IS the weight matrix; batched examples show batch element 0) or ``"squeezed"``
-    (the example's own output without its length-1 axes)."""
+    (the example's own output without its length-1 axes). ``result``: for a function that
+    returns several results (e.g. ``(m, l, o)``), the index of the one drawn (default: the
+    first)."""
 
     shows: str
     scale: str
     rows: str
     columns: str
     call: str = "example"
+    result: int | None = None
 
 
 @dataclass(frozen=True)

@@ -400,7 +400,8 @@ def encode_job(source: str, calls: Sequence[Call], test_cpu_seconds: float = 4.0
     parts = [wire.frame(b"JOB_", json.dumps(meta).encode("utf-8"))]
     for call in calls:
         values = tuple(call.args) + tuple(call.kwargs.values())
-        parts.append(wire.frame(b"ARGS", wire.encode_value(values, allow_none=True)))
+        parts.append(wire.frame(b"ARGS", wire.encode_value(values, allow_none=True,
+                                                           allow_dict=True)))
     size = sum(len(part) for part in parts)
     if size > MAX_JOB_BYTES:
         raise ValueError(f"job of {size} bytes exceeds {MAX_JOB_BYTES} (source plus arguments)")

@@ -369,7 +369,8 @@ class JobReader:
         tag, body = next(self._frames, (None, None))
         if tag != b"ARGS":
             raise wire.WireError("incomplete job")
-        return wire.decode_value(body, allow_none=True, max_bytes=MAX_JOB_BYTES)
+        return wire.decode_value(body, allow_none=True, allow_dict=True,
+                                 max_bytes=MAX_JOB_BYTES)
 
 
 def run_job(job_fd: int, result_fd: int, *, emit_json=_emit_json) -> None:

@@ -43,6 +43,7 @@ MAX_ARRAYS = 64
 MAX_NDIM = 8
 MAX_JSON_BYTES = 64 * 1024
 MAX_INT_DIGITS = 40
+MAX_KEY_CHARS = 64  # a key of a dict argument (``params["W_q"]``)
 DEFAULT_MAX_VALUE_BYTES = 64 << 20
 ALIGNMENT = 64  # array data starts at multiples of this from the start of a value body
 MAX_NPY_HEADER = 64 * 1024  # a .npy header is at most this long (NumPy itself caps it lower)
@@ -70,19 +71,20 @@ def describe_type(value: Any) -> str:
     return type(value).__name__
 
 
-def encode_value(value: Any, *, allow_none: bool = False) -> bytes:
+def encode_value(value: Any, *, allow_none: bool = False, allow_dict: bool = False) -> bytes:
     """Encode ``value`` (ndarray, NumPy/Python bool/int/float scalar, tuple/list of those) into a
-    value body. Raises :class:`EncodeError` for anything else (dicts, strings, object arrays,
-    complex numbers, ``None`` unless ``allow_none``)."""
-    return b"".join(encode_parts(value, allow_none=allow_none))
+    value body. Raises :class:`EncodeError` for anything else (strings, object arrays, complex
+    numbers, ``None`` unless ``allow_none``, dicts unless ``allow_dict``: a problem's arguments
+    may hold a dict with string keys, e.g. ``params`` of an encoder block; results never do)."""
+    return b"".join(encode_parts(value, allow_none=allow_none, allow_dict=allow_dict))
 
 
-def encode_parts(value: Any, *, allow_none: bool = False) -> list:
+def encode_parts(value: Any, *, allow_none: bool = False, allow_dict: bool = False) -> list:
     """The value body of :func:`encode_value` as a list of buffers (``bytes`` and memoryviews of
     the arrays' own data), so a large array is written out without being copied first."""
     blobs: list[list] = []
     counter = [0]
-    structure = _encode_node(value, blobs, 0, counter, allow_none)
+    structure = _encode_node(value, blobs, 0, counter, (allow_none, allow_dict))
     header = json.dumps(structure, separators=(",", ":")).encode("ascii")
     header += b" " * (-(JSON_HEADER.size + len(header)) % ALIGNMENT)  # JSON ignores the spaces
     parts: list = [JSON_HEADER.pack(len(header)), header]
@@ -115,7 +117,9 @@ def _npy_header(text: bytes, offset: int) -> bytes:
             + b"\n")
 
 
-def _encode_node(value: Any, blobs: list, depth: int, counter: list, allow_none: bool) -> dict:
+def _encode_node(value: Any, blobs: list, depth: int, counter: list,
+                 allowed: tuple[bool, bool]) -> dict:
+    allow_none, allow_dict = allowed
     counter[0] += 1
     if counter[0] > MAX_NODES:
         raise EncodeError(f"more than {MAX_NODES} values in one result")
@@ -142,7 +146,13 @@ def _encode_node(value: Any, blobs: list, depth: int, counter: list, allow_none:
         return {"a": _add_array(value, blobs)}
     if isinstance(value, (tuple, list)):
         key = "t" if isinstance(value, tuple) else "l"
-        return {key: [_encode_node(item, blobs, depth + 1, counter, allow_none) for item in value]}
+        return {key: [_encode_node(item, blobs, depth + 1, counter, allowed) for item in value]}
+    if isinstance(value, dict) and allow_dict:
+        if not all(isinstance(k, str) and 0 < len(k) <= MAX_KEY_CHARS for k in value):
+            raise EncodeError(f"a dict whose keys are not strings of 1 to {MAX_KEY_CHARS} "
+                              "characters")
+        return {"d": [[k, _encode_node(item, blobs, depth + 1, counter, allowed)]
+                      for k, item in value.items()]}
     raise EncodeError(describe_type(value))
 
 
@@ -168,14 +178,15 @@ def _add_array(array: np.ndarray, blobs: list) -> int:
 # --------------------------------------------------------------------------------------------
 
 
-def decode_value(body, *, allow_none: bool = False,
+def decode_value(body, *, allow_none: bool = False, allow_dict: bool = False,
                  max_bytes: int = DEFAULT_MAX_VALUE_BYTES) -> Any:
     """Parse a value body produced by :func:`encode_value` (``bytes``, ``bytearray`` or a
     ``memoryview`` of either).
 
     Returns ``np.ndarray`` (writable; when ``body`` is a ``bytearray`` the arrays are views of it,
     not copies, so give each value its own buffer), ``tuple`` (lists become tuples), Python
-    ``bool``, ``int`` or ``float`` (NumPy scalars become the matching Python scalar). Raises
+    ``bool``, ``int`` or ``float`` (NumPy scalars become the matching Python scalar), and with
+    ``allow_dict`` a ``dict`` of string keys (arguments only). Raises
     :class:`WireError` on any deviation: trailing bytes, unused or missing blobs, bad dtype,
     inconsistent shape, more than ``max_bytes`` in total.
     """
@@ -205,7 +216,7 @@ def decode_value(body, *, allow_none: bool = False,
         arrays.append(decode_array(view[offset:offset + blob_length]))
         offset += blob_length
     used: set[int] = set()
-    value = _decode_node(structure, arrays, used, 0, [0], allow_none)
+    value = _decode_node(structure, arrays, used, 0, [0], (allow_none, allow_dict))
     if used != set(range(len(arrays))):
         raise WireError("arrays sent but not referenced")
     return value
@@ -297,7 +308,8 @@ def _npy_header_numpy(view: memoryview) -> tuple[tuple, bool, np.dtype, int]:
 
 
 def _decode_node(node: Any, arrays: list, used: set, depth: int, counter: list,
-                 allow_none: bool) -> Any:
+                 allowed: tuple[bool, bool]) -> Any:
+    allow_none, allow_dict = allowed
     counter[0] += 1
     if counter[0] > MAX_NODES or depth > MAX_DEPTH + 1:
         raise WireError("structure too large or too deep")
@@ -327,10 +339,18 @@ def _decode_node(node: Any, arrays: list, used: set, depth: int, counter: list,
         except ValueError:
             raise WireError("bad float") from None
     if key in ("t", "l") and isinstance(item, list):
-        return tuple(_decode_node(child, arrays, used, depth + 1, counter, allow_none)
+        return tuple(_decode_node(child, arrays, used, depth + 1, counter, allowed)
                      for child in item)
     if key == "n" and item == 0 and allow_none:
         return None
+    if key == "d" and allow_dict and isinstance(item, list):
+        found = {}
+        for entry in item:
+            if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)
+                    and 0 < len(entry[0]) <= MAX_KEY_CHARS and entry[0] not in found):
+                raise WireError("bad dict entry")
+            found[entry[0]] = _decode_node(entry[1], arrays, used, depth + 1, counter, allowed)
+        return found
     raise WireError(f"bad structure node {key!r}")
 
 

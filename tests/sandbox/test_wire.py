@@ -70,6 +70,30 @@ def test_none_only_crosses_when_allowed():
         wire.decode_value(wire.encode_value(None, allow_none=True))
 
 
+def test_dicts_of_string_keys_cross_only_as_arguments():
+    params = {"W_q": np.eye(2), "num_heads": 2, "b": (1.5, np.zeros(3))}
+    decoded = wire.decode_value(wire.encode_value((np.ones(1), params), allow_dict=True),
+                                allow_dict=True)
+    assert isinstance(decoded[1], dict) and list(decoded[1]) == ["W_q", "num_heads", "b"]
+    assert np.array_equal(decoded[1]["W_q"], np.eye(2)) and decoded[1]["num_heads"] == 2
+    assert decoded[1]["b"][0] == 1.5 and np.array_equal(decoded[1]["b"][1], np.zeros(3))
+    # a result (decoded without allow_dict) never holds a dict
+    with pytest.raises(wire.WireError, match="bad structure node 'd'"):
+        wire.decode_value(wire.encode_value({"a": 1}, allow_dict=True))
+    for keys in ({1: 0}, {"": 0}, {"k" * 65: 0}):
+        with pytest.raises(wire.EncodeError, match="keys are not strings"):
+            wire.encode_value(keys, allow_dict=True)
+
+
+@pytest.mark.parametrize("entries", [[["a", {"i": "1"}], ["a", {"i": "2"}]], [["a"]],
+                                     [[1, {"i": "1"}]], [["", {"i": "1"}]], {"a": 1}])
+def test_malformed_dict_arguments_are_rejected(entries):
+    header = json.dumps({"d": entries}).encode("ascii")
+    body = wire.JSON_HEADER.pack(len(header)) + header
+    with pytest.raises(wire.WireError):
+        wire.decode_value(body, allow_dict=True)
+
+
 @pytest.mark.parametrize("value, named", [
     ("text", "str"), ({"a": 1}, "dict"), (np.array([object()]), "ndarray of dtype object"),
     (np.array(["a"]), "ndarray of dtype <U1"), (1 + 2j, "complex"), (np.zeros(2, complex), "complex128"),

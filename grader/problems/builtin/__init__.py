@@ -16,6 +16,12 @@ PACKAGES = (
     "kv_cache_decode_step",
     "sliding_window_attention",
     "linear_attention",
+    "combine_attention_partials",
+    "softmax_backward",
+    "attention_backward",
+    "layer_norm",
+    "transformer_encoder_block",
+    "transformer_encoder_block_post_ln",
 )
 
 #: The built-in assignment generated from :data:`PACKAGES`: one code item per built-in problem.

@@ -1,0 +1,8 @@
+import numpy as np
+
+
+def combine_attention_partials(m_a, l_a, o_a, m_b, l_b, o_b):
+    m = np.maximum(m_a, m_b)
+    safe = np.where(np.isneginf(m), 0.0, m)
+    alpha, beta = np.exp2(m_a - safe), np.exp2(m_b - safe)
+    return m, alpha * l_a + beta * l_b, alpha[..., None] * o_a + beta[..., None] * o_b

@@ -1,0 +1,10 @@
+import numpy as np
+
+
+def combine_attention_partials(m_a, l_a, o_a, m_b, l_b, o_b):
+    m = np.maximum(m_a, m_b)
+    safe = np.where(np.isneginf(m), 0.0, m)
+    alpha, beta = np.exp(m_a - safe), np.exp(m_b - safe)
+    o_a *= alpha[..., None]  # rescales the caller's accumulator in place
+    o_a += beta[..., None] * o_b
+    return m, alpha * l_a + beta * l_b, o_a

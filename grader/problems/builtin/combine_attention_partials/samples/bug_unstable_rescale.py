@@ -1,0 +1,10 @@
+import numpy as np
+
+
+def combine_attention_partials(m_a, l_a, o_a, m_b, l_b, o_b):
+    m = np.maximum(m_a, m_b)
+    safe = np.where(np.isneginf(m), 0.0, m)
+    with np.errstate(all="ignore"):
+        alpha = np.exp(m_a) / np.exp(safe)
+        beta = np.exp(m_b) / np.exp(safe)
+    return m, alpha * l_a + beta * l_b, alpha[..., None] * o_a + beta[..., None] * o_b

@@ -1,0 +1,8 @@
+import numpy as np
+
+
+def layer_norm(x, gamma, beta, eps=1e-5):
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    x_hat = (x - mean) / np.sqrt(var + 1e-5)
+    return x_hat * gamma + beta
