@@ -44,7 +44,7 @@ def _flatten(messages: Any, path: str = "") -> list[dict[str, str]]:
     if isinstance(messages, dict):
         found = []
         for key, value in messages.items():
-            if key == "_schema":
+            if key in ("_schema", "value"):  # a Dict field's value errors nest under "value"
                 found += _flatten(value, path)
                 continue
             step = f"[{key}]" if isinstance(key, int) else (f".{key}" if path else str(key))
