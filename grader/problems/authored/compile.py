@@ -17,15 +17,17 @@ from typing import Any
 
 from grader.problems.authored.draw import draw_case, plan
 from grader.problems.authored.executor import SandboxExecutor
-from grader.problems.authored.schema import load_document
+from grader.problems.authored.schema import DocumentError, load_document
 from grader.problems.base import CREDIT_NOTE, CodeProblem
 from grader.problems.compile import compile_problem
+from grader.problems.conditions import CaseConditionError
 from grader.problems.draws import case_rng
 from grader.problems.spec import (CaseSpec, Contract, Draw, Mistake, Param, Picture, ProblemSpec)
 
 #: The seed the visible examples are drawn with (once, the same for every learner).
 VISIBLE_SEED = 0
-CHECK_NAMES = {"values": "values", "shapes": "shapes", "inputs": "inputs"}
+CHECK_NAMES = {"values": "values", "shapes": "shapes", "inputs": "inputs",
+               "invariance": "relation"}
 
 
 @dataclass(frozen=True)
@@ -53,27 +55,58 @@ def _contract_text(doc: dict) -> str:
             f"{tolerance['atol']:g}; the dtype is not judged.\n" + CREDIT_NOTE)
 
 
-def _options(doc: dict, check: str) -> dict:
+def _check(doc: dict, category: str, test: dict | None = None) -> str:
+    return (test or {}).get("check") or doc["categories"][category].get("check") or "values"
+
+
+def _options(doc: dict, category: str, test: dict | None = None) -> dict:
+    check = _check(doc, category, test)
+    if check == "invariance":
+        what = (test or {}).get("what") or doc["categories"][category].get("what")
+        return {"what": what or "the invariance", "relation": "same"}
     return dict(doc["tolerance"]) if check == "values" else {}
 
 
-def _cases(doc: dict) -> tuple[CaseSpec, ...]:
-    found = []
-    visible = doc["visible"]
-    if visible["count"]:
-        shown = plan(doc, visible["category"])
-        check = doc["categories"][visible["category"]]["check"]
-        for k in range(visible["count"]):
-            name = f"example {k + 1}"
-            found.append(CaseSpec(name, visible["category"],
-                                  draw_case(case_rng(VISIBLE_SEED, name), shown),
-                                  CHECK_NAMES[check], _options(doc, check), visible=True))
-    for category, spec in doc["categories"].items():
-        label = f"{category}: {spec['description']}" if spec.get("description") else category
+def _example(doc: dict, category: str, test: dict | None, name: str) -> CaseSpec:
+    return CaseSpec(name, category, draw_case(case_rng(VISIBLE_SEED, name),
+                                              plan(doc, category, test)),
+                    CHECK_NAMES[_check(doc, category, test)], _options(doc, category, test),
+                    visible=True)
+
+
+def _examples(doc: dict) -> list[CaseSpec]:
+    """The visible examples: ``visible.count`` in ``visible.category``, then each category's own
+    (``visible: n``, or its ``tests`` marked ``visible``), drawn once from
+    :data:`VISIBLE_SEED`."""
+    wanted = [(doc["visible"]["category"], None)] * doc["visible"]["count"]
+    for name, found in doc["categories"].items():
+        wanted += [(name, None)] * found["visible"]
+        wanted += [(name, test) for test in found.get("tests", []) if test["visible"]]
+    return [_example(doc, category, test, f"example {index + 1}")
+            for index, (category, test) in enumerate(wanted)]
+
+
+def _hidden(doc: dict, category: str) -> list[CaseSpec]:
+    found = doc["categories"][category]
+    label = f"{category}: {found['description']}" if found.get("description") else category
+    if "tests" not in found:
         drawn = Draw(draw_case, {"plan": plan(doc, category)})
-        for k in range(spec["cases"]):
-            found.append(CaseSpec(f"{label} #{k + 1}", category, drawn,
-                                  CHECK_NAMES[spec["check"]], _options(doc, spec["check"])))
+        return [CaseSpec(f"{label} #{k + 1}", category, drawn, CHECK_NAMES[_check(doc, category)],
+                         _options(doc, category)) for k in range(found["cases"])]
+    cases = []
+    for k, test in enumerate(t for t in found["tests"] if not t["visible"]):
+        name = f"{category}: {test['description']}" if test.get("description") else \
+            f"{label} #{k + 1}"
+        cases.append(CaseSpec(name, category, Draw(draw_case, {"plan": plan(doc, category, test)}),
+                              CHECK_NAMES[_check(doc, category, test)],
+                              _options(doc, category, test)))
+    return cases
+
+
+def _cases(doc: dict) -> tuple[CaseSpec, ...]:
+    found = _examples(doc)
+    for category in doc["categories"]:
+        found += _hidden(doc, category)
     return tuple(found)
 
 
@@ -99,7 +132,11 @@ def compile_document(raw: Any, stored: dict | None = None) -> CodeProblem:
     computed at upload (:meth:`SandboxExecutor.visible_values`). Raises
     :class:`grader.problems.authored.schema.DocumentError` naming every field at fault."""
     doc = load_document(raw)
-    spec = to_spec(doc)
+    try:
+        spec = to_spec(doc)
+    except CaseConditionError as exc:  # a visible example is drawn here
+        raise DocumentError([{"path": "categories", "message": f"a visible example: {exc}"}]) \
+            from None
     return compile_problem(spec, lambda implementations: SandboxExecutor(
         [impl.source for impl in implementations], doc["function"], stored))
 

@@ -42,15 +42,27 @@ class Plan:
     dims: Mapping[str, list[int]]
     arguments: Mapping[str, Mapping[str, Any]]
     where: tuple[str, ...] = ()
-    options: Mapping[str, Any] = field(default_factory=dict)
+    then: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def __repr__(self) -> str:  # Draw's repr names the category, not every field
         return f"Plan({self.category!r})"
 
 
-def plan(doc: dict, category: str) -> Plan:
-    """The :class:`Plan` of ``category`` in the validated document ``doc``."""
-    found = doc["categories"][category]
+def _merged(found: dict, test: dict | None) -> dict:
+    """A category's overrides with one test's on top (``where`` conditions add up)."""
+    if not test:
+        return found
+    merged = dict(found)
+    for key in ("shapes", "scale", "dims", "arguments", "then"):
+        merged[key] = {**found.get(key, {}), **test.get(key, {})}
+    merged["where"] = [*found.get("where", ()), *test.get("where", ())]
+    return merged
+
+
+def plan(doc: dict, category: str, test: dict | None = None) -> Plan:
+    """The :class:`Plan` of ``category`` in the validated document ``doc`` (with the overrides
+    of ``test``, one entry of the category's ``tests``)."""
+    found = _merged(doc["categories"][category], test)
     dims = {**doc["dims"], **found.get("dims", {})}
     arguments = {}
     for name, spec in doc["arguments"].items():
@@ -60,7 +72,8 @@ def plan(doc: dict, category: str) -> Plan:
         if name in found.get("scale", {}):
             spec["scale"] = spec.get("scale", 1.0) * found["scale"][name]
         arguments[name] = spec
-    return Plan(category, dims, arguments, tuple(found.get("where", ())))
+    return Plan(category, dims, arguments, tuple(found.get("where", ())),
+                {name: shift["add"] for name, shift in found.get("then", {}).items()})
 
 
 def _term(term: str, sizes: dict[str, int]) -> int:
@@ -139,13 +152,53 @@ def draw_argument(rng: np.random.Generator, spec: Mapping[str, Any], sizes: dict
     if "int" in spec:
         lo, hi = (_bound(b, sizes) for b in spec["int"])
         return rng.integers(lo, max(lo, hi) + 1, size=shape, dtype=np.int64)
-    if "float" in spec:
+    if spec.get("spacing") == "even":
+        array = _even(rng, spec["float"], shape, spec.get("axis", -1))
+    elif "float" in spec:
         lo, hi = spec["float"]
         array = rng.uniform(lo, hi, shape)
     else:
         array = rng.standard_normal(shape)
     array = array * spec.get("scale", 1.0)
+    if "offsets" in spec:
+        array = array + _offsets(rng, spec, shape)
+    if spec.get("float32_exact"):
+        array = array.astype(np.float32).astype(np.float64)
     return array.astype(spec.get("dtype", "float64"))
+
+
+def _slices(shape: tuple[int, ...], axis: int) -> tuple[int, ...]:
+    """The shape of the slices' index: ``shape`` without ``axis``, kept as length 1."""
+    if not -len(shape) <= axis < len(shape):
+        raise CaseConditionError(f"axis {axis} of a {len(shape)}-D array")
+    kept = list(shape)
+    kept[axis] = 1
+    return tuple(kept)
+
+
+def _even(rng: np.random.Generator, bounds, shape: tuple[int, ...], axis: int) -> np.ndarray:
+    """Each slice along ``axis``: its entries evenly spaced over [lo, hi], in random order."""
+    lo, hi = bounds
+    grid = np.linspace(lo, hi, shape[axis])
+    moved = np.moveaxis(np.empty(shape), axis, -1)
+    flat = moved.reshape(-1, shape[axis])
+    for row in range(flat.shape[0]):
+        flat[row] = rng.permutation(grid)
+    return np.moveaxis(flat.reshape(moved.shape), -1, axis)
+
+
+def _offsets(rng: np.random.Generator, spec: Mapping[str, Any], shape: tuple[int, ...]
+             ) -> np.ndarray:
+    """One offset per slice along ``axis`` (the offsets in random order, each moved by up to
+    ``jitter``); the number of slices must be the number of offsets."""
+    index = _slices(shape, spec.get("axis", -1))
+    offsets = np.asarray(spec["offsets"], dtype=np.float64)
+    if int(np.prod(index)) != offsets.size:
+        raise CaseConditionError(f"{offsets.size} offsets for {int(np.prod(index))} slices of "
+                                 f"an array of shape {shape}")
+    jitter = spec.get("jitter", 0.0)
+    moved = rng.permutation(offsets) + rng.uniform(-jitter, jitter, offsets.size)
+    return moved.reshape(index)
 
 
 def draw_case(rng: np.random.Generator, plan: Plan) -> Inputs:
@@ -153,7 +206,16 @@ def draw_case(rng: np.random.Generator, plan: Plan) -> Inputs:
     the case's ``data`` (``sizes``)."""
     sizes = draw_sizes(rng, plan)
     args = tuple(draw_argument(rng, spec, sizes) for spec in plan.arguments.values())
-    return Inputs(((args, {}),), {"sizes": sizes})
+    calls = [(args, {})]
+    if plan.then:  # an invariance: the same call with some arguments moved
+        names = list(plan.arguments)
+        moved = list(args)
+        for name, spec in plan.then.items():
+            first = args[names.index(name)]
+            moved[names.index(name)] = np.asarray(first + draw_argument(rng, spec, sizes),
+                                                  dtype=np.asarray(first).dtype)
+        calls.append((tuple(moved), {}))
+    return Inputs(tuple(calls), {"sizes": sizes})
 
 
 __all__ = ["Plan", "draw_argument", "draw_case", "draw_sizes", "holds", "plan"]

@@ -11,6 +11,8 @@ source text, graded like a learner's code in the sandbox, never run here. The op
 * ``remove-transpose``: ``np.swapaxes(x, ...)``, ``np.transpose(x, ...)``, ``x.transpose(...)``,
   ``x.T`` -> ``x``;
 * ``flip-comparison``: ``<`` <-> ``>=``, ``>`` <-> ``<=``, ``==`` <-> ``!=``;
+* ``comparison-boundary``: ``<`` <-> ``<=``, ``>`` <-> ``>=`` (an off-by-one: a causal mask's
+  diagonal, a padding mask's first padded position);
 * ``remove-max-subtraction``: ``x - x.max(...)`` / ``x - np.max(x, ...)`` -> ``x``;
 * ``divide-to-multiply``: ``a / b`` -> ``a * b``;
 * ``drop-exp``: ``np.exp(x)`` -> ``x``.
@@ -109,6 +111,17 @@ def _flip_comparison(node):
     return None
 
 
+_BOUNDARIES = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt}
+
+
+def _comparison_boundary(node):
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and \
+            type(node.ops[0]) in _BOUNDARIES:
+        return ast.Compare(left=node.left, ops=[_BOUNDARIES[type(node.ops[0])]()],
+                           comparators=node.comparators)
+    return None
+
+
 def _is_max(node: ast.AST) -> bool:
     if _is_call_to(node, ("max", "amax")):
         return True
@@ -135,6 +148,7 @@ OPERATORS: dict[str, Callable[[ast.AST], ast.AST | None]] = {
     "drop-keepdims": _drop_keepdims,
     "remove-transpose": _remove_transpose,
     "flip-comparison": _flip_comparison,
+    "comparison-boundary": _comparison_boundary,
     "remove-max-subtraction": _remove_max_subtraction,
     "divide-to-multiply": _divide_to_multiply,
     "drop-exp": _drop_exp,

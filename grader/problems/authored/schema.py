@@ -24,7 +24,7 @@ MAX_CASES = 50  # hidden cases per category
 MAX_ENTRIES = 1 << 20  # entries of one drawn array (8 MiB in float64)
 DTYPES = ("float64", "float32", "int64", "bool")
 MASKS = ("causal", "random", "padding")
-CHECKS = ("values", "shapes", "inputs")
+CHECKS = ("values", "shapes", "inputs", "invariance")
 RETURNS = ("output", "output_and_weights")
 #: Comparisons a category's ``where`` conditions may use (``"Lq != Lk"``, ``"d % H == 0"``).
 COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
@@ -99,6 +99,11 @@ class ArgumentSchema(Schema):
     dim = fields.String()
     value = fields.Raw(allow_none=True)
     mask = fields.String(validate=validate.OneOf(MASKS))
+    offsets = fields.List(fields.Float(allow_nan=False), validate=validate.Length(min=1, max=64))
+    jitter = fields.Float(allow_nan=False, validate=validate.Range(min=0))
+    axis = fields.Integer(strict=True, validate=validate.Range(min=-8, max=7))
+    spacing = fields.String(validate=validate.OneOf(("random", "even")))
+    float32_exact = fields.Boolean()
 
     @validates_schema
     def _one_kind(self, data, **kwargs):
@@ -112,18 +117,22 @@ class ArgumentSchema(Schema):
             raise ValidationError("a mask needs a shape", "shape")
         if "value" in data and not isinstance(data["value"], (bool, int, float, type(None))):
             raise ValidationError("a number, true, false or null", "value")
+        if any(k in data for k in ("offsets", "spacing", "float32_exact")) and (
+                "shape" not in data or any(k in data for k in ("int", "mask"))):
+            raise ValidationError("offsets, spacing and float32_exact are for float arrays")
+        if data.get("spacing") == "even" and "float" not in data:
+            raise ValidationError("even spacing needs float: [lo, hi]", "spacing")
         if data.get("dtype") == "bool" and "mask" not in data:
             raise ValidationError("bool arrays are masks: use mask: causal|random|padding",
                                   "dtype")
 
 
-class CategorySchema(Schema):
+class OverridesSchema(Schema):
+    """What a category (or one of its ``tests``) changes in the document's draw and check."""
+
     class Meta:
         unknown = RAISE
 
-    points = fields.Float(required=True, allow_nan=False,
-                          validate=validate.Range(min=0, min_inclusive=False, max=1000))
-    cases = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=MAX_CASES))
     description = fields.String(validate=validate.Length(max=200))
     shapes = fields.Dict(fields.String(), fields.List(fields.Raw(), validate=validate.Length(max=8)))
     scale = fields.Dict(fields.String(), fields.Float(allow_nan=False, validate=validate.Range(
@@ -132,7 +141,47 @@ class CategorySchema(Schema):
     arguments = fields.Dict(fields.String(), fields.Nested(ArgumentSchema))
     where = fields.List(fields.String(validate=validate.Length(max=100)),
                         validate=validate.Length(max=10))
-    check = fields.String(load_default="values", validate=validate.OneOf(CHECKS))
+    check = fields.String(validate=validate.OneOf(CHECKS))
+    then = fields.Dict(fields.String(), fields.Nested(lambda: ShiftSchema()))
+    what = fields.String(validate=validate.Length(min=1, max=100))
+
+    @validates_schema
+    def _relation(self, data, **kwargs):
+        if (data.get("check") == "invariance") != bool(data.get("then")) and (
+                "check" in data or "then" in data):
+            raise ValidationError("check: invariance and then: {...} go together", "then")
+
+
+class TestSchema(OverridesSchema):
+    """One test of a category's ``tests`` list: a hidden case (or a visible example)."""
+
+    visible = fields.Boolean(load_default=False)
+
+
+class CategorySchema(OverridesSchema):
+    points = fields.Float(required=True, allow_nan=False,
+                          validate=validate.Range(min=0, min_inclusive=False, max=1000))
+    cases = fields.Integer(strict=True, validate=validate.Range(min=0, max=MAX_CASES))
+    visible = fields.Integer(strict=True, load_default=0, validate=validate.Range(min=0, max=10))
+    tests = fields.List(fields.Nested(TestSchema), validate=validate.Length(min=1, max=MAX_CASES))
+
+    @validates_schema
+    def _count(self, data, **kwargs):
+        if "tests" in data and "cases" in data:
+            raise ValidationError("give cases (a count) or tests (a list), not both", "tests")
+        if "tests" not in data and "cases" not in data:
+            raise ValidationError("give cases (a count) or tests (a list)", "cases")
+        if data.get("cases") == 0 and not data.get("visible"):
+            raise ValidationError("a category needs a hidden case or a visible example", "cases")
+
+
+class ShiftSchema(Schema):
+    """``then: {x: {add: <argument>}}``: the second call's argument is the first's plus a draw."""
+
+    class Meta:
+        unknown = RAISE
+
+    add = fields.Nested(ArgumentSchema, required=True)
 
 
 class MistakeSchema(Schema):
@@ -289,6 +338,33 @@ def _defines(source: str, function: str, path: str) -> list[dict]:
     return []
 
 
+def _override_errors(found: dict, dims: dict, arguments: dict, here: str) -> list[dict]:
+    errors = []
+    for name, shape in found.get("shapes", {}).items():
+        if name not in arguments or "shape" not in arguments[name]:
+            errors.append({"path": f"{here}.shapes.{name}", "message": "not an array argument"})
+        errors += _shape_errors(shape, dims, f"{here}.shapes.{name}")
+    for name in found.get("scale", {}):
+        if name not in arguments or "shape" not in arguments[name]:
+            errors.append({"path": f"{here}.scale.{name}", "message": "not an array argument"})
+    for name, bounds in found.get("dims", {}).items():
+        if name not in dims:
+            errors.append({"path": f"{here}.dims.{name}", "message": "unknown dimension"})
+        elif not 1 <= bounds[0] <= bounds[1] <= MAX_DIM:
+            errors.append({"path": f"{here}.dims.{name}", "message": f"sizes are 1 to {MAX_DIM}"})
+    for name, spec in found.get("arguments", {}).items():
+        if name not in arguments:
+            errors.append({"path": f"{here}.arguments.{name}", "message": "not an argument"})
+        errors += _argument_errors(spec, dims, f"{here}.arguments.{name}")
+    for name, shift in found.get("then", {}).items():
+        if name not in arguments:
+            errors.append({"path": f"{here}.then.{name}", "message": "not an argument"})
+        errors += _argument_errors(shift["add"], dims, f"{here}.then.{name}.add")
+    for index, text in enumerate(found.get("where", [])):
+        errors += _condition_errors(text, dims, f"{here}.where[{index}]")
+    return errors
+
+
 def _semantic_errors(doc: dict) -> list[dict]:
     errors = []
     function, dims, arguments = doc["function"], doc["dims"], doc["arguments"]
@@ -304,25 +380,9 @@ def _semantic_errors(doc: dict) -> list[dict]:
             errors.append({"path": f"arguments.{name}", "message": "not a Python name"})
         errors += _argument_errors(spec, dims, f"arguments.{name}")
     for cat, found in doc["categories"].items():
-        here = f"categories.{cat}"
-        for name, shape in found.get("shapes", {}).items():
-            if name not in arguments or "shape" not in arguments[name]:
-                errors.append({"path": f"{here}.shapes.{name}", "message": "not an array argument"})
-            errors += _shape_errors(shape, dims, f"{here}.shapes.{name}")
-        for name in found.get("scale", {}):
-            if name not in arguments or "shape" not in arguments[name]:
-                errors.append({"path": f"{here}.scale.{name}", "message": "not an array argument"})
-        for name, bounds in found.get("dims", {}).items():
-            if name not in dims:
-                errors.append({"path": f"{here}.dims.{name}", "message": "unknown dimension"})
-            elif not 1 <= bounds[0] <= bounds[1] <= MAX_DIM:
-                errors.append({"path": f"{here}.dims.{name}", "message": f"sizes are 1 to {MAX_DIM}"})
-        for name, spec in found.get("arguments", {}).items():
-            if name not in arguments:
-                errors.append({"path": f"{here}.arguments.{name}", "message": "not an argument"})
-            errors += _argument_errors(spec, dims, f"{here}.arguments.{name}")
-        for index, text in enumerate(found.get("where", [])):
-            errors += _condition_errors(text, dims, f"{here}.where[{index}]")
+        errors += _override_errors(found, dims, arguments, f"categories.{cat}")
+        for index, test in enumerate(found.get("tests", [])):
+            errors += _override_errors(test, dims, arguments, f"categories.{cat}.tests[{index}]")
     errors += _defines(doc["reference"], function, "reference")
     seen = set()
     for index, found in enumerate(doc["mistakes"]):
