@@ -58,9 +58,8 @@ class CodeKind(BaseKind):
                 raise ValueError(f"problem: {exc}") from None
             problem_id = registry.label(problem_id)
         elif problem_id not in PROBLEMS:
-            raise ValueError(f"problem: unknown problem {problem_id!r} (built-in: "
-                             f"{', '.join(sorted(PROBLEMS))}; or one of the course's problems, "
-                             "POST /api/v1/problems)")
+            raise ValueError(f"problem: unknown problem {problem_id!r} "
+                             f"(known: {', '.join(sorted(PROBLEMS))})")
         limits_raw = raw.get("limits")
         if limits_raw is not None and not isinstance(limits_raw, dict):
             raise ValueError("limits: must be a mapping")
