@@ -45,11 +45,13 @@ class TrialBodySchema(Schema):
 
 
 def _sandbox():
-    from grader.runtime import make_sandbox
     from grader.sandbox import SandboxUnavailable
 
+    factory = state().sandbox_factory
+    if factory is None:
+        raise ApiError(503, "sandbox_unavailable", "this process runs no trials", None)
     try:
-        return make_sandbox(state().config)
+        return factory()
     except SandboxUnavailable as exc:
         raise ApiError(503, "sandbox_unavailable", f"the trial needs the sandbox: {exc}",
                        None) from None
