@@ -218,6 +218,7 @@ def save_assignment(principal, body: dict, status: int, current=None):
                                                                       document))
     try:
         checked, _following = app_state.catalog.follow_latest(principal.course_id, document)
+        checked = app_state.catalog.with_problems(principal.course_id, checked)
         compile_assignment(checked, app_state.catalog.content_dir, where="assignment")
     except ContentError as exc:
         message = str(exc).removeprefix("assignment: ")

@@ -20,7 +20,6 @@ from grader.api.state import state
 from grader.problems import PROBLEMS
 from grader.problems.authored import DocumentError, compile_document, load_document, parse
 from grader.problems.authored.executor import encode
-from grader.problems.authored.registry import inline
 from grader.problems.authored.trial import trial
 from grader.results import InfrastructureError
 
@@ -195,9 +194,11 @@ class ProblemTrial(MethodView):
 
 
 def resolve_problems(course_id: str, document: dict) -> dict:
-    """Inline the course's authored problems into code items, pinned: ``problem: <id>`` pins
-    the newest version now, ``<id>@<n>`` version n; a built-in problem's id is kept. 422 naming
-    ``items[i].problem`` for a problem that does not exist. ``document`` is changed in place."""
+    """Pin the course's authored problems in code items: ``problem: <id>`` becomes
+    ``<id>@<newest version>`` now, ``<id>@<n>`` stays; a built-in problem's id is kept (the
+    catalogue inlines the pinned version when it compiles the assignment,
+    :meth:`grader.content.Catalog.with_problems`). 422 naming ``items[i].problem`` for a problem
+    that does not exist. ``document`` is changed in place."""
     for index, item in enumerate(document.get("items") or []):
         if not isinstance(item, dict) or item.get("kind") != "code":
             continue
@@ -214,5 +215,5 @@ def resolve_problems(course_id: str, document: dict) -> dict:
         if record is None:
             raise ApiError(422, "validation_error", f"{field}: {ref!r} is neither a built-in "
                            "problem nor one of this course's problems", field)
-        item["problem"] = inline(record)
+        item["problem"] = f"{record.problem_id}@{record.version}"
     return document

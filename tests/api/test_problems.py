@@ -130,3 +130,14 @@ def test_an_item_keeps_the_version_it_pinned(client, uploaded):
     make_assignment(client, "cosine-attention", "hw-cos-2")
     assert client.get("/api/v1/assignments/hw-cos-2").get_json()["items"][0]["prompt"] == \
         "renamed"
+
+
+def test_the_stored_assignment_names_the_pinned_version_and_patches(client, uploaded):
+    make_assignment(client)
+    record = client.application.extensions["grader"].store.content.assignment("local", "hw-cos")
+    assert record.document["items"][0]["problem"] == "cosine-attention@1"
+    resp = client.patch("/api/v1/assignments/hw-cos", json={"title": "Renamed"},
+                        headers={"Content-Type": "application/merge-patch+json"})
+    assert resp.status_code == 200, resp.get_json()
+    assert resp.get_json()["version"] == 2
+    assert graded(client, yaml.safe_load(COSINE)["reference"])["score"] == 10.0
