@@ -22,7 +22,7 @@ from grader.problems.base import CREDIT_NOTE, CodeProblem
 from grader.problems.compile import compile_problem
 from grader.problems.conditions import CaseConditionError
 from grader.problems.draws import case_rng
-from grader.problems.spec import (CaseSpec, Contract, Draw, Mistake, Param, Picture, ProblemSpec)
+from grader.problems.spec import CaseSpec, Contract, Draw, Mistake, Param, Picture, ProblemSpec
 
 #: The seed the visible examples are drawn with (once, the same for every learner).
 VISIBLE_SEED = 0

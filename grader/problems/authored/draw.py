@@ -24,9 +24,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from grader.problems.authored.schema import MAX_ENTRIES, condition_terms
 from grader.problems.conditions import CaseConditionError
 from grader.problems.spec import Inputs
-from grader.problems.authored.schema import MAX_ENTRIES, condition_terms
 
 TRIES = 200
 _OPS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,

@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import ast
 import copy
+import time
 from dataclasses import dataclass
 from typing import Callable
 
 MAX_MUTANTS = 40
+CPU_SECONDS = 2.0
 
 
 @dataclass(frozen=True)
@@ -173,14 +175,25 @@ class _Rewrite(ast.NodeTransformer):
         return self.generic_visit(node)
 
 
-def mutants(source: str, limit: int = MAX_MUTANTS) -> list[Mutant]:
-    """The mutants of ``source`` (parsed, never run), at most ``limit``; distinct sources only.
-    ``SyntaxError`` when the source does not parse."""
+def mutants(source: str, limit: int = MAX_MUTANTS, cpu_seconds: float = CPU_SECONDS
+            ) -> list[Mutant]:
+    """The mutants of ``source`` (parsed, never run), at most ``limit``; distinct sources only,
+    from at most ``4 * limit`` rewrites (each copies the tree once) and ``cpu_seconds`` of this
+    process's CPU time (a long reference gets the mutants made by then). Empty when the source is
+    nested too deeply to copy (``RecursionError``); ``SyntaxError`` when it does not parse."""
+    try:
+        return _mutants(source, limit, time.process_time() + cpu_seconds)
+    except RecursionError:
+        return []
+
+
+def _mutants(source: str, limit: int, deadline: float) -> list[Mutant]:
     tree = ast.parse(source)
-    found, sources = [], {ast.unparse(tree)}
+    found, sources, tries = [], {ast.unparse(tree)}, 0
     for name, operator in OPERATORS.items():
         target = 0
-        while len(found) < limit:
+        while len(found) < limit and tries < 4 * limit and time.process_time() < deadline:
+            tries += 1
             rewrite = _Rewrite(operator, target)
             mutated = ast.fix_missing_locations(rewrite.visit(copy.deepcopy(tree)))
             if rewrite.seen <= target:

@@ -14,9 +14,9 @@ import keyword
 from typing import Any
 
 import yaml
+from marshmallow import RAISE, Schema, ValidationError, fields, pre_load, validate, validates_schema
+
 from grader.ids import ID_PATTERN
-from marshmallow import (EXCLUDE, RAISE, Schema, ValidationError, fields, pre_load, validate,
-                         validates_schema)
 
 MAX_SOURCE_CHARS = 100_000
 MAX_DIM = 512  # the largest size a dimension may be drawn with
@@ -26,6 +26,7 @@ DTYPES = ("float64", "float32", "int64", "bool")
 MASKS = ("causal", "random", "padding")
 CHECKS = ("values", "shapes", "inputs", "invariance")
 RETURNS = ("output", "output_and_weights")
+ID_MESSAGE = "1-100 of letters, digits, '.', '_', '-', starting with a letter or digit"
 #: Comparisons a category's ``where`` conditions may use (``"Lq != Lk"``, ``"d % H == 0"``).
 COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 
@@ -134,7 +135,8 @@ class OverridesSchema(Schema):
         unknown = RAISE
 
     description = fields.String(validate=validate.Length(max=200))
-    shapes = fields.Dict(fields.String(), fields.List(fields.Raw(), validate=validate.Length(max=8)))
+    shapes = fields.Dict(fields.String(),
+                         fields.List(fields.Raw(), validate=validate.Length(max=8)))
     scale = fields.Dict(fields.String(), fields.Float(allow_nan=False, validate=validate.Range(
         min=0, min_inclusive=False)))
     dims = fields.Dict(fields.String(), Range("int"))
@@ -189,7 +191,7 @@ class MistakeSchema(Schema):
         unknown = RAISE
 
     id = fields.String(required=True, validate=validate.Regexp(
-        ID_PATTERN, error="1-100 of letters, digits, '.', '_', '-', starting with a letter or digit"))
+        ID_PATTERN, error=ID_MESSAGE))
     message = fields.String(required=True, validate=validate.Length(min=1, max=1000))
     source = fields.String(required=True, validate=validate.Length(min=1, max=MAX_SOURCE_CHARS))
 
@@ -231,7 +233,7 @@ class DocumentSchema(Schema):
         ordered = True
 
     id = fields.String(required=True, validate=validate.Regexp(
-        ID_PATTERN, error="1-100 of letters, digits, '.', '_', '-', starting with a letter or digit"))
+        ID_PATTERN, error=ID_MESSAGE))
     version = fields.Integer()  # set by the store; ignored on upload
     title = fields.String(required=True, validate=validate.Length(min=1, max=200))
     function = fields.String(required=True)
@@ -331,6 +333,8 @@ def _defines(source: str, function: str, path: str) -> list[dict]:
         tree = ast.parse(source)
     except SyntaxError as exc:
         return [{"path": path, "message": f"SyntaxError: {exc.msg} (line {exc.lineno})"}]
+    except (RecursionError, MemoryError, ValueError):
+        return [{"path": path, "message": "nested too deeply to parse"}]
     names = {node.name for node in tree.body
              if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
     if function not in names:
@@ -417,4 +421,4 @@ def load_document(raw: Any) -> dict:
     return doc
 
 
-__all__ = ["DocumentError", "DocumentSchema", "EXCLUDE", "load_document", "parse"]
+__all__ = ["DocumentError", "DocumentSchema", "condition_terms", "load_document", "parse"]

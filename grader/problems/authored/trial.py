@@ -23,12 +23,11 @@ from typing import Any
 
 import numpy as np
 
+from grader.problems import pictures, scoring
 from grader.problems import trial as checks
 from grader.problems.authored.executor import SandboxExecutor
 from grader.problems.authored.mutants import mutants
 from grader.problems.base import CodeProblem
-from grader.problems.conditions import CaseConditionError
-from grader.problems import pictures, scoring
 from grader.results import InfrastructureError
 from grader.sandbox.api import Limits
 
