@@ -4,6 +4,7 @@ from __future__ import annotations
 import atexit
 import logging
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from flask import Flask
@@ -17,7 +18,8 @@ from grader.observability.health import make_sandbox_check
 from grader.observability.web import init_app as init_observability
 from grader.queue import make_dispatcher
 from grader.wakeup import make_wakeups
-from grader.runtime import build_service, check_sandbox, make_catalog, make_notifier
+from grader.runtime import (build_service, check_sandbox, make_catalog, make_notifier,
+                            make_sandbox)
 from grader.store import Store
 from grader.web import init_app as init_web
 
@@ -66,7 +68,8 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     notifier = service.notifier if service is not None else make_notifier(
         config, store, content, dispatcher.deliver_webhook)
     app.extensions["grader"] = AppState(config=config, store=store, catalog=content,
-                                        dispatcher=dispatcher, notifier=notifier)
+                                        dispatcher=dispatcher, notifier=notifier,
+                                        sandbox_factory=partial(make_sandbox, config))
     api = register_api(app)
     init_web(app)  # the learner page, result pages and instructor view (grader/web)
     init_lti(app, api)  # the LTI tool (grader/lti): /lti and /api/v1/lti/platforms

@@ -309,6 +309,52 @@ def cmd_rubric_explain(args) -> int:
     return 0
 
 
+def cmd_problem_trial(args) -> int:
+    """``grader problem trial FILE``: the upload's trial of a problem document, in the sandbox;
+    exit 1 when the trial refuses the problem, 2 when the document is invalid."""
+    from grader.problems.authored import DocumentError, compile_document, load_document, parse
+    from grader.problems.authored.trial import SEEDS, trial
+    from grader.runtime import make_sandbox
+
+    try:
+        text = Path(args.file).read_text(encoding="utf-8")
+        raw = parse(text, "json" if args.file.endswith(".json") else "yaml")
+        doc, problem = load_document(raw), compile_document(raw)
+    except (OSError, UnicodeDecodeError, DocumentError) as exc:
+        print(f"grader problem trial: {args.file}: {exc}", file=sys.stderr)
+        return 2
+    sandbox = make_sandbox(load_config())
+    try:
+        report = trial(problem, doc, sandbox, range(args.seeds or len(SEEDS)),
+                       with_mutants=not args.no_mutants)
+    finally:
+        sandbox.close()
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 1 if report["refused"] else 0
+    print(f"problem {report['id']}: trial on {report['seeds']} draws, {report['seconds']:g} s")
+    if "reference" in report:
+        print(f"  reference: {report['reference']['score']:g} / 10; grading "
+              f"{report['seconds_per_grading'] * 1000:.0f} ms ({report['cpu_ms_per_grading']:g}"
+              " CPU-ms in the grader)")
+        for found in report["mistakes"]:
+            print(f"  mistake {found['id']}: {found['score']:g} / 10, "
+                  f"{'named' if found['named'] else 'NOT named'}, "
+                  f"{'separable' if found['separable'] else 'NOT separable'}")
+        for mutant in report.get("mutants", []):
+            print(f"  mutant {mutant['id']}: {'caught' if mutant['caught'] else 'NOT caught'} "
+                  f"({mutant['score']:g} / 10)")
+        if "mutants_caught" in report:
+            print(f"  mutants caught: {report['mutants_caught']['caught']} of "
+                  f"{report['mutants_caught']['of']}")
+    for finding in report["findings"]:
+        print(f"  {finding['check']}: {finding['message']}")
+    if report["refused"]:
+        print(f"REFUSED: {report['refused']}")
+        return 1
+    return 0
+
+
 def cmd_init(args) -> int:
     from grader.bootstrap import init_course
     from grader.store import Store
@@ -509,6 +555,16 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("answer", help="the answer text ('-' reads standard input)")
     explain.add_argument("--json", action="store_true")
     explain.set_defaults(func=cmd_rubric_explain)
+
+    problem = sub.add_parser("problem", help="authored code problem tools")
+    problem_sub = problem.add_subparsers(dest="problem_command", required=True)
+    ptrial = problem_sub.add_parser("trial", help="try a problem document in the sandbox: the "
+                                    "reference, each mistake, the automatic mutants")
+    ptrial.add_argument("file", help="a problem document (YAML or JSON)")
+    ptrial.add_argument("--seeds", type=int, default=None, help="draws to try (default 4)")
+    ptrial.add_argument("--no-mutants", action="store_true", help="skip the mutants")
+    ptrial.add_argument("--json", action="store_true")
+    ptrial.set_defaults(func=cmd_problem_trial)
 
     init = sub.add_parser("init", help="production bootstrap: migrate, create a course, print an "
                                        "admin key and the course's lms key")

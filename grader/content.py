@@ -184,6 +184,7 @@ class Catalog:
                                                    version if version else None)
             if record is not None:
                 document, following = self.follow_latest(course_id, record.document)
+                document = self.with_problems(course_id, document)
                 key = (course_id, assignment_id, record.version, tuple(sorted(following.items())))
                 if key not in self._compiled:
                     compiled = compile_assignment(
@@ -218,6 +219,31 @@ class Catalog:
                     following[item["id"]] = record.version
             resolved.append(item)
         return {**document, "items": resolved}, following
+
+    def with_problems(self, course_id: str, document: dict[str, Any]) -> dict[str, Any]:
+        """``document`` with every code item whose problem is a course's authored one, pinned as
+        ``<id>@<version>`` (``grader.api.problems.resolve_problems``), given that version inline
+        (:func:`grader.problems.authored.registry.inline`: the document and the values stored
+        with it). A pin that names no stored version is left for the code kind to refuse.
+        Reads the store once per such item."""
+        from grader.problems import PROBLEMS
+        from grader.problems.authored.registry import inline
+
+        items = document.get("items") if isinstance(document, dict) else None
+        if not isinstance(items, list) or self.content_store is None:
+            return document
+        resolved, changed = [], False
+        for item in items:
+            ref = item.get("problem") if isinstance(item, dict) else None
+            if isinstance(item, dict) and item.get("kind") == "code":
+                if isinstance(ref, str) and ref not in PROBLEMS and "@" in ref:
+                    problem_id, _, version = ref.rpartition("@")
+                    record = self.content_store.problem(course_id, problem_id, int(version)) \
+                        if version.isdigit() else None
+                    if record is not None:
+                        item, changed = {**item, "problem": inline(record)}, True
+            resolved.append(item)
+        return {**document, "items": resolved} if changed else document
 
     def visible(self, course_id: str | None) -> list[Assignment]:
         """Built-in assignments and the latest version of each of the course's own."""

@@ -7,8 +7,8 @@ from flask import Flask, request
 from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
 
-from grader.api import (analytics, assignments, courses, extensions, overrides, rubrics,
-                        submissions, webhooks)
+from grader.api import (analytics, assignments, courses, extensions, overrides, problems,
+                        rubrics, submissions, webhooks)
 from grader.api.auth import authenticate
 from grader.api.item_schemas import register_item_schemas
 from grader.api.errors import ApiError, error_response, handle_api_error, handle_http_exception
@@ -89,8 +89,9 @@ def register_api(app: Flask) -> Api:
     api.spec.options["security"] = [{"ApiKey": []}]
     register_item_schemas(api)
     EXTRA_TYPES["/api/v1/rubrics"] = rubrics.YAML_TYPES
+    EXTRA_TYPES["/api/v1/problems"] = problems.YAML_TYPES
     for module in (assignments, submissions, overrides, extensions, analytics, courses,
-                   rubrics, webhooks):
+                   rubrics, problems, webhooks):
         api.register_blueprint(module.blp)
     app.register_error_handler(ApiError, handle_api_error)
     app.register_error_handler(HTTPException, handle_http_exception)

@@ -17,6 +17,7 @@ from grader.api.auth import require_course
 from grader.api.errors import ApiError, first_field
 from grader.api.item_schemas import ItemField
 from grader.api.parsing import Blueprint, read_body
+from grader.api.problems import resolve_problems
 from grader.api.schemas import AssignmentSchema, AssignmentSummarySchema, PollArgsSchema
 from grader.api.state import state
 from grader.content import (ATTEMPT_POLICIES, ContentError, builtin_document,
@@ -213,9 +214,11 @@ def save_assignment(principal, body: dict, status: int, current=None):
                 "published": published}
     if document.get("late_policy") is None:
         document.pop("late_policy", None)
-    document = resolve_rubrics(principal.course_id, document)
+    document = resolve_problems(principal.course_id, resolve_rubrics(principal.course_id,
+                                                                      document))
     try:
         checked, _following = app_state.catalog.follow_latest(principal.course_id, document)
+        checked = app_state.catalog.with_problems(principal.course_id, checked)
         compile_assignment(checked, app_state.catalog.content_dir, where="assignment")
     except ContentError as exc:
         message = str(exc).removeprefix("assignment: ")

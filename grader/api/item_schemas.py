@@ -57,11 +57,14 @@ class _ItemBase(Schema):
 
 
 class CodeItemSchema(_ItemBase):
-    """A code item: a built-in problem whose hidden tests grade the learner's function."""
+    """A code item: a built-in or course problem whose hidden tests grade the learner's
+    function."""
 
     kind = kind_field("code")
-    problem = fields.String(required=True, validate=validate.OneOf(sorted(PROBLEMS)),
-                            metadata={"description": "a built-in code problem"})
+    problem = fields.String(required=True, validate=validate.Length(min=1, max=220), metadata={
+        "description": "a built-in code problem (" + ", ".join(sorted(PROBLEMS)) + "), or one of "
+                       "the course's problems (POST /problems): <id> pins its newest version "
+                       "when the assignment is saved, <id>@<version> that version"})
     limits = fields.Nested(LimitsSchema)
     hidden_tests = fields.String(validate=validate.OneOf(HIDDEN_TEST_MODES),
                                  metadata={"description": "after_due_date: hidden tests show "

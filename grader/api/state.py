@@ -14,6 +14,9 @@ class AppState:
     catalog: dict
     dispatcher: Any
     notifier: Any = None  # grader.notify.Notifier: replays from the API
+    #: ``() -> sandbox`` (grader.runtime.make_sandbox with the app's config): the trials of
+    #: authored problems (grader/api/problems.py); None: no trials in this process
+    sandbox_factory: Any = None
 
 
 def state() -> AppState:

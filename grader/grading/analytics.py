@@ -54,11 +54,13 @@ class ItemInfo:
 def item_infos(assignment) -> list[ItemInfo]:
     """:class:`ItemInfo` of every item of a compiled :class:`grader.content.Assignment`."""
     from grader.problems import PROBLEMS
+    from grader.problems.base import CodeProblem
 
     out = []
     for item in assignment.items.values():
         if item.kind == "code":
-            problem = PROBLEMS.get(item.spec.get("problem"))
+            problem = item.compiled if isinstance(item.compiled, CodeProblem) else \
+                PROBLEMS.get(item.spec.get("problem"))
             mistakes = {}
             for entry in [*(problem.variants if problem else ()), *(problem.rules if problem
                                                                        else ())]:

@@ -3,7 +3,9 @@
 Item YAML: ``{id, kind: code, points, problem: <problem id>, limits: {wall_seconds: 5, ...,
 imports: [scipy]}, prompt: optional}`` (``limits.imports``: modules the learner's code may import
 besides NumPy and the standard library, checked against what is installed when the item is
-loaded). Grading runs every call of the problem's visible and hidden cases in one run of
+loaded). ``problem`` names a built-in problem or, in a course's assignment, one of the course's
+authored problems (``<id>`` pins its newest version when the assignment is saved, ``<id>@<n>``
+version n), which the API inlines (:func:`grader.problems.authored.registry.inline`). Grading runs every call of the problem's visible and hidden cases in one run of
 ``ctx.sandbox`` and judges the values in the trusted process (:mod:`grader.problems.scoring`).
 """
 from __future__ import annotations
@@ -16,6 +18,9 @@ from typing import Any
 from grader.budget import NO_BUDGET
 from grader.items.base import MIN_ITEM_RUN_SECONDS, BaseKind, GradingContext, Item
 from grader.problems import PROBLEMS, examples, scoring
+from grader.problems.authored import registry
+from grader.problems.authored.schema import DocumentError
+from grader.problems.base import CodeProblem
 from grader.results import InfrastructureError, ItemResult
 from grader.sandbox.api import Limits
 
@@ -24,6 +29,13 @@ MAX_SOURCE_CHARS = 100_000
 
 #: The feedback of a code response that is empty or only white space (scored 0, nothing run).
 EMPTY_CODE = "The code submitted is empty, so nothing was run and it scores 0."
+
+
+def problem_of(item: Item) -> CodeProblem:
+    """The compiled problem of a code item: an authored one it holds, or a built-in one."""
+    if isinstance(item.compiled, CodeProblem):
+        return item.compiled
+    return PROBLEMS[item.spec["problem"]]
 
 
 class CodeKind(BaseKind):
@@ -38,7 +50,14 @@ class CodeKind(BaseKind):
     def build(self, item_id: str, raw: dict[str, Any], points: float, content_dir: Path) -> Item:
         """Raises ``ValueError`` naming the field (``problem``, ``limits``)."""
         problem_id = raw.get("problem")
-        if problem_id not in PROBLEMS:
+        compiled = None
+        if registry.is_inline(problem_id):
+            try:
+                compiled = registry.compiled(problem_id)
+            except DocumentError as exc:
+                raise ValueError(f"problem: {exc}") from None
+            problem_id = registry.label(problem_id)
+        elif problem_id not in PROBLEMS:
             raise ValueError(f"problem: unknown problem {problem_id!r} "
                              f"(known: {', '.join(sorted(PROBLEMS))})")
         limits_raw = raw.get("limits")
@@ -48,15 +67,16 @@ class CodeKind(BaseKind):
             limits = Limits.from_dict(limits_raw)
         except (ValueError, TypeError) as exc:
             raise ValueError(f"limits: {exc}") from exc
-        problem = PROBLEMS[problem_id]
+        problem = compiled or PROBLEMS[problem_id]
         return Item(id=item_id, kind=self.kind, prompt=str(raw.get("prompt") or problem.title),
-                    points=points, spec={"problem": problem_id, "limits": limits})
+                    points=points, spec={"problem": problem_id, "limits": limits},
+                    compiled=compiled)
 
     def public_fields(self, item: Item) -> dict[str, Any]:
         """Function name, contract, starter, the visible examples (inputs and expected values)
         and the modules the code may import besides NumPy and the standard library; never hidden
         inputs or expected values."""
-        problem = PROBLEMS[item.spec["problem"]]
+        problem = problem_of(item)
         return {"problem": problem.id, "function": problem.function, "contract": problem.contract,
                 "starter": problem.starter, "visible_tests": examples.public_examples(problem),
                 "imports": list(item.spec["limits"].imports)}
@@ -82,7 +102,7 @@ class CodeKind(BaseKind):
         if not response["code"].strip():  # nothing to run: say so instead of "not defined" x N
             return ItemResult(item_id=item.id, kind=self.kind, score=0.0, max_score=item.points,
                               output=EMPTY_CODE)
-        problem = PROBLEMS[item.spec["problem"]]
+        problem = problem_of(item)
         limits = item.spec["limits"]
         if ctx.deadline is not None:  # the submission's budget, shared by its code items
             left = max(MIN_ITEM_RUN_SECONDS, ctx.deadline - time.monotonic())

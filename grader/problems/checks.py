@@ -17,7 +17,8 @@ from typing import Any, Callable
 import numpy as np
 
 from grader.problems.base import BASES
-from grader.problems.compare import ATOL, as_array, mismatch, nonfinite, several, split_return
+from grader.problems.compare import (ATOL, RTOL, as_array, mismatch, nonfinite, several,
+                                     split_return)
 
 Check = Callable[[list, list, Any], "str | None"]
 
@@ -84,26 +85,28 @@ def values(got: list, expected: list, case) -> str | None:
     """Each call's output (and its weights, when the learner returns ``(output, weights)`` and the
     reference returns weights) must equal the reference's within tolerance on the checked rows
     (``case.rows``); the weights are then checked on the rows where the reference's weights are
-    finite (fully masked rows are NaN). Options: ``atol``; ``alternative_weights: "head_mean"``
+    finite (fully masked rows are NaN). Options: ``atol``, ``rtol``;
+    ``alternative_weights: "head_mean"``
     accepts weights averaged over the heads too, when the returned weights have that shape."""
-    atol = case.options.get("atol", ATOL)
+    atol, rtol = case.options.get("atol", ATOL), case.options.get("rtol", RTOL)
     for index, (value, reference) in enumerate(zip(got, expected)):
         if several(reference) is not None:  # (m, l, o), (dQ, dK, dV): each result named
             message = _several_problem(value, reference, case,
-                                       lambda a, e, what: mismatch(a, e, what, None, atol))
+                                       lambda a, e, what: mismatch(a, e, what, None, atol, rtol))
             if message:
                 return _prefix(len(expected), index) + message
             continue
         out, weights = _pair(reference)
         learner_out, learner_weights = split_return(value) if weights is not None else (value, None)
         rows = case.rows_for(index)
-        message = mismatch(learner_out, out, "output", rows, atol)
+        message = mismatch(learner_out, out, "output", rows, atol, rtol)
         if message is None and learner_weights is not None:
             if case.options.get("alternative_weights") == "head_mean" and \
                     np.shape(learner_weights) == _head_mean(weights).shape:
                 weights = _head_mean(weights)
             weight_rows = None if rows is None else np.isfinite(weights).all(axis=-1)
-            message = mismatch(learner_weights, weights, "returned weights", weight_rows, atol)
+            message = mismatch(learner_weights, weights, "returned weights", weight_rows, atol,
+                               rtol)
         if message:
             return _prefix(len(expected), index) + message
     return None

@@ -77,10 +77,11 @@ def _fmt_index(index: tuple[int, ...]) -> str:
 
 
 def mismatch(got: Any, expected: np.ndarray, what: str = "output",
-             rows: np.ndarray | None = None, atol: float = ATOL) -> str | None:
+             rows: np.ndarray | None = None, atol: float = ATOL, rtol: float = RTOL) -> str | None:
     """Compare ``got`` with ``expected``; None when they agree, else a learner-safe message.
 
-    ``atol`` may be loosened by a problem whose float32 solutions carry more absolute error.
+    ``atol`` may be loosened by a problem whose float32 solutions carry more absolute error, and
+    ``rtol`` by an uploaded problem's ``tolerance`` (:mod:`grader.problems.authored`).
     ``rows`` (optional boolean array of shape ``expected.shape[:-1]``) selects the rows that are
     checked; unchecked rows (e.g. fully masked query rows) may hold anything, NaN included.
     The message gives the shape problem, the NaN/inf count, or the index and size of the largest
@@ -105,7 +106,7 @@ def mismatch(got: Any, expected: np.ndarray, what: str = "output",
         return (f"the {what} contains {' and '.join(parts)} in {int(bad_values.sum())} of "
                 f"{int(keep.sum())} checked entries (first at index {first})")
     scale = _TOLERANCE_SCALE.get()
-    close = np.isclose(array, expected, rtol=RTOL * scale, atol=atol * scale,
+    close = np.isclose(array, expected, rtol=rtol * scale, atol=atol * scale,
                        equal_nan=True) | ~keep
     if close.all():
         return None
@@ -114,7 +115,7 @@ def mismatch(got: Any, expected: np.ndarray, what: str = "output",
     worst = np.unravel_index(int(np.argmax(diff)), diff.shape)
     return (f"the {what} differs from the expected values: largest difference "
             f"{float(diff[worst]):.3g} at index {_fmt_index(worst)}; {int((~close).sum())} of "
-            f"{int(keep.sum())} checked entries outside tolerance (rtol {RTOL:g}, atol {atol:g})")
+            f"{int(keep.sum())} checked entries outside tolerance (rtol {rtol:g}, atol {atol:g})")
 
 
 def nonfinite(got: Any, rows: np.ndarray | None = None) -> str | None:

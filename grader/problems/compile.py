@@ -128,10 +128,13 @@ def _case_maker(spec: ProblemSpec, checks: dict) -> Callable[..., Case]:
     return make
 
 
-def compile_problem(spec: ProblemSpec) -> CodeProblem:
+def compile_problem(spec: ProblemSpec, executor: Callable[[tuple], Any] | None = None
+                    ) -> CodeProblem:
     """Check ``spec`` and compile it. Raises :class:`ProblemError` listing every fault with its
     path; a hidden case whose draw lacks its condition raises
-    :class:`grader.problems.conditions.CaseConditionError` when the seed is drawn."""
+    :class:`grader.problems.conditions.CaseConditionError` when the seed is drawn.
+    ``executor(implementations)`` makes the executor (default: in process, for the built-ins'
+    trusted implementations; an uploaded problem's runs them in the sandbox)."""
     checks = {**CHECKS, **spec.checks}
     errors = _contract_errors(spec) + _case_errors(spec, checks) + _other_errors(spec)
     if errors:
@@ -148,11 +151,14 @@ def compile_problem(spec: ProblemSpec) -> CodeProblem:
         generators = CaseGenerators(seed)
         return tuple(make(case, seed, generators) for case in hidden)
 
+    if executor is None:
+        made = InProcessExecutor(implementations, lambda key: combination(
+            spec.buggy, tuple(variants[i] for i in key)))
+    else:
+        made = executor(implementations)
     return CodeProblem(spec=spec, contract=contract, categories=dict(spec.categories),
                        visible=visible, implementations=implementations, variants=variants,
-                       checks=checks, draw=draw, executor=InProcessExecutor(
-                           implementations, lambda key: combination(
-                               spec.buggy, tuple(variants[i] for i in key))))
+                       checks=checks, draw=draw, executor=made)
 
 
 __all__ = ["REFERENCE", "Picture", "ProblemError", "compile_problem"]

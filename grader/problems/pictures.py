@@ -30,6 +30,7 @@ turns the picture calls' outcomes into JSON-safe dicts for the item result's
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
@@ -112,19 +113,33 @@ def _picture_case(case: Case, args: tuple, kwargs: dict) -> Case:
                    key=(case.key[0], None, PREFIX + case.name), rows=())
 
 
-def _plan(problem: CodeProblem, picture: Picture, case: Case) -> Plan | None:
+def _drawn(picture: Picture, case: Case) -> Case | None:
+    """The case of ``picture`` drawn for the visible example ``case`` (None: not drawable)."""
     if len(case.calls) != 1:
         return None
     args, kwargs = case.calls[0]
     if picture.call == "identity_values":
-        args, pick, example = _identity_values(args), _first_batch, case.name
-    elif picture.call == "squeezed":
-        pick, example = _squeezed, case.name
-    else:
-        pick, example = _output, case.name
+        args = _identity_values(args)
+    return _picture_case(case, tuple(args), dict(kwargs))
+
+
+def reference_cases(problem: CodeProblem) -> list[Case]:
+    """The cases whose reference values the pictures read (an executor that computes values
+    ahead, :mod:`grader.problems.authored.executor`, prepares them with the visible examples)."""
+    found = (_drawn(picture, case) for picture in problem.pictures
+             for case in problem.visible_cases())
+    return [case for case in found if case is not None]
+
+
+def _plan(problem: CodeProblem, picture: Picture, case: Case) -> Plan | None:
+    drawn = _drawn(picture, case)
+    if drawn is None:
+        return None
+    args, kwargs = drawn.calls[0]
+    pick = {"identity_values": _first_batch, "squeezed": _squeezed}.get(picture.call, _output)
     if picture.result is not None:
         pick = _nth(picture.result)
-    drawn = _picture_case(case, tuple(args), dict(kwargs))
+    example = case.name
     value, error = problem.executor.values(REFERENCE, drawn)[0]
     if error is not None:
         return None
@@ -141,13 +156,13 @@ def _plan(problem: CodeProblem, picture: Picture, case: Case) -> Plan | None:
                 picture.columns, pick)
 
 
-_PLANS: dict[int, list[Plan]] = {}
+_PLANS: "weakref.WeakKeyDictionary[CodeProblem, list[Plan]]" = weakref.WeakKeyDictionary()
 
 
 def plans(problem: CodeProblem) -> list[Plan]:
     """The pictures of ``problem`` (visible examples only). They depend on the problem alone, so
     they are made once per process; their arrays are read-only copies."""
-    key = id(problem)
+    key = problem  # weakly: an uploaded problem's version compiled again is another problem
     if key not in _PLANS:
         made = [_plan(problem, picture, case) for picture in problem.pictures
                 for case in problem.visible_cases()]

@@ -94,6 +94,9 @@ def _evaluate(problem: CodeProblem, source: str, sandbox: Any, limits: Limits, s
               budget: CpuBudget = NO_BUDGET):
     """:func:`evaluate`, plus the picture calls' outcomes (for :func:`pictures.draw_outcomes`)."""
     cases = problem.cases(seed)
+    prepare = getattr(problem.executor, "prepare", None)
+    if prepare is not None:  # an uploaded problem: its reference runs in the sandbox, ahead
+        prepare(cases + pictures.reference_cases(problem), sandbox)
     expected = expected_values(problem, cases)
     visible = build_calls(problem, [case for case in cases if case.visible], expected)
     hidden = [replace(call, secret=True) for call in

@@ -1,10 +1,10 @@
-"""Versioned instructor content: assignments and rubrics. Every edit adds a version; nothing is
+"""Versioned instructor content: assignments, rubrics and code problems. Every edit adds a version; nothing is
 overwritten, so a result can always name the version it was scored with."""
 from __future__ import annotations
 
 from sqlalchemy import func, select
 
-from grader.store.models import AssignmentRecord, RubricRecord
+from grader.store.models import AssignmentRecord, ProblemRecord, RubricRecord
 
 
 class ContentRepository:
@@ -39,6 +39,39 @@ class ContentRepository:
                 query = query.where(RubricRecord.rubric_id == rubric_id)
             return list(session.execute(query.order_by(RubricRecord.rubric_id,
                                                        RubricRecord.version)).scalars())
+
+    # -- code problems -------------------------------------------------------------------------
+    def add_problem_version(self, course_id: str, problem_id: str, document: dict, source: str,
+                            expected: dict, trial: dict) -> ProblemRecord:
+        """A new version (1, 2, ...) of a course's authored problem."""
+        with self.sessions.begin() as session:
+            latest = session.execute(select(func.max(ProblemRecord.version)).where(
+                ProblemRecord.course_id == course_id,
+                ProblemRecord.problem_id == problem_id)).scalar()
+            row = ProblemRecord(course_id=course_id, problem_id=problem_id,
+                                version=(latest or 0) + 1, document=document, source=source,
+                                expected=expected, trial=trial)
+            session.add(row)
+        return row
+
+    def problem(self, course_id: str, problem_id: str, version: int | None = None
+                ) -> ProblemRecord | None:
+        """One version (default: the latest) of a course's authored problem."""
+        with self.sessions() as session:
+            query = select(ProblemRecord).where(ProblemRecord.course_id == course_id,
+                                                ProblemRecord.problem_id == problem_id)
+            if version is not None:
+                query = query.where(ProblemRecord.version == version)
+            return session.execute(query.order_by(ProblemRecord.version.desc()).limit(1)).scalar()
+
+    def problem_versions(self, course_id: str, problem_id: str | None = None
+                         ) -> list[ProblemRecord]:
+        with self.sessions() as session:
+            query = select(ProblemRecord).where(ProblemRecord.course_id == course_id)
+            if problem_id is not None:
+                query = query.where(ProblemRecord.problem_id == problem_id)
+            return list(session.execute(query.order_by(ProblemRecord.problem_id,
+                                                       ProblemRecord.version)).scalars())
 
     # -- assignments ---------------------------------------------------------------------------
     def add_assignment_version(self, course_id: str, assignment_id: str,

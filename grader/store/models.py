@@ -189,6 +189,26 @@ class RubricRecord(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
+class ProblemRecord(Base):
+    """One version of an instructor-authored code problem (:mod:`grader.problems.authored`):
+    ``source`` as uploaded, ``document`` parsed, ``expected`` the visible examples' values the
+    sandbox computed at upload (:func:`grader.problems.authored.executor.encode`) and ``trial``
+    the upload's trial report."""
+
+    __tablename__ = "problems"
+    __table_args__ = (UniqueConstraint("course_id", "problem_id", "version"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    course_id: Mapped[str] = mapped_column(String(64), index=True)
+    problem_id: Mapped[str] = mapped_column(String(200))
+    version: Mapped[int] = mapped_column(Integer)
+    document: Mapped[dict] = mapped_column(JSON)
+    source: Mapped[str] = mapped_column(Text)
+    expected: Mapped[dict] = mapped_column(JSON)
+    trial: Mapped[dict] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
 class WebhookDelivery(Base):
     """One event to deliver to one target through one channel, with its attempts: the delivery
     log (see :mod:`grader.notify`). ``channel`` names the sender (``webhook``: a signed POST to a

@@ -1,0 +1,136 @@
+"""The costs of an authored problem (issue 25): upload-to-trial time, mutants caught per example,
+and CPU-ms per grading against the built-in equivalent.
+
+Run: ``.venv/bin/python benchmarks/authored_bench.py [--mode auto] [--repeat 20]``.
+
+* **upload to trial**: ``POST /api/v1/problems`` of each example document on an embedded app
+  (validation, compile, a fresh sandbox, the whole trial, the store), wall seconds;
+* **mutants caught** per example, from that trial;
+* **CPU-ms per grading**: a correct softmax graded ``--repeat`` times by the built-in ``softmax``
+  and by ``examples/problems/softmax.yaml``, each on new seeds (the document's reference then
+  runs in the sandbox once per seed) and again on the same seeds (a regrade: the reference's
+  values are cached). CPU is the user + system time of this process and every process under it
+  (the sandbox server and its jobs), from ``/proc``, so a busy machine does not inflate it.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from grader.problems import PROBLEMS, scoring  # noqa: E402
+from grader.problems.authored import compile_document, parse  # noqa: E402
+from grader.sandbox import get_sandbox  # noqa: E402
+from grader.sandbox.api import Limits  # noqa: E402
+
+TICKS = os.sysconf("SC_CLK_TCK")
+EXAMPLES = ROOT / "examples" / "problems"
+CORRECT = (ROOT / "grader/problems/builtin/softmax/samples/correct_keepdims.py").read_text()
+
+
+def _children() -> dict[int, list[int]]:
+    found: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            found.setdefault(parent, []).append(int(entry.name))
+    return found
+
+
+def tree_cpu_seconds(root: int | None = None) -> float:
+    """User + system CPU of ``root`` (default this process) and every living descendant,
+    with the time of the children each has reaped."""
+    children, total, stack = _children(), 0.0, [root or os.getpid()]
+    while stack:
+        pid = stack.pop()
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += sum(int(v) for v in fields[11:15]) / TICKS
+        except (OSError, IndexError, ValueError):
+            pass
+        stack += children.get(pid, [])
+    return total
+
+
+def grading_costs(problem, sandbox, seeds) -> dict[str, float]:
+    """Mean CPU-ms (every process; the clock ticks in 10 ms, so a mean over many gradings),
+    mean CPU-ms of this (trusted) process alone, and median wall ms per grading."""
+    walls, own = [], []
+    before = tree_cpu_seconds()
+    for seed in seeds:
+        started, mine = time.perf_counter(), time.process_time()
+        result = scoring.grade(problem, "bench", 10.0, CORRECT, sandbox, Limits(), seed)
+        walls.append((time.perf_counter() - started) * 1000)
+        own.append((time.process_time() - mine) * 1000)
+        assert result.score == 10.0, result.output
+    total = (tree_cpu_seconds() - before) * 1000 / len(walls)
+    return {"cpu_ms_mean": round(total, 1), "trusted_cpu_ms_mean": round(statistics.mean(own), 1),
+            "wall_ms_median": round(statistics.median(walls), 1)}
+
+
+def upload_figures() -> dict[str, dict]:
+    from grader.app import create_app
+    from grader.bootstrap import KEY_FILE
+
+    found = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        app = create_app({"INSTANCE_PATH": f"{tmp}/instance", "DATABASE_URL":
+                          f"sqlite:///{tmp}/grader.db", "CELERY_BROKER_URL": "",
+                          "GRADER_SECRET_KEY": "bench", "SWEEP_INTERVAL_SECONDS": 3600})
+        key = (Path(tmp) / "instance" / KEY_FILE).read_text().strip()
+        client = app.test_client()
+        try:
+            for path in sorted(EXAMPLES.glob("*.yaml")):
+                started = time.perf_counter()
+                resp = client.post("/api/v1/problems", data=path.read_text(), headers={
+                    "Authorization": f"Bearer {key}", "Content-Type": "application/yaml"})
+                seconds = time.perf_counter() - started
+                body = resp.get_json()
+                trial = body.get("trial", {})
+                found[path.stem] = {
+                    "status": resp.status_code, "upload_to_trial_seconds": round(seconds, 2),
+                    "trial_seconds": trial.get("seconds"),
+                    "sandbox_runs": trial.get("sandbox_runs"),
+                    "mutants_caught": trial.get("mutants_caught"),
+                    "not_caught": [m["id"] for m in trial.get("mutants", []) if not m["caught"]],
+                    "mistakes_named": [m["named"] for m in trial.get("mistakes", [])]}
+        finally:
+            app.extensions["grader"].dispatcher.close()
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--mode", default="auto")
+    parser.add_argument("--repeat", type=int, default=40)
+    args = parser.parse_args(argv)
+    os.environ.setdefault("SANDBOX_MODE", args.mode)
+    figures: dict = {"uploads": upload_figures()}
+    document = compile_document(parse((EXAMPLES / "softmax.yaml").read_text()))
+    sandbox = get_sandbox(args.mode)
+    try:
+        seeds = range(1000, 1000 + args.repeat)
+        grading_costs(PROBLEMS["softmax"], sandbox, range(3))  # warm both
+        grading_costs(document, sandbox, range(3))
+        figures["builtin_softmax"] = grading_costs(PROBLEMS["softmax"], sandbox, seeds)
+        figures["document_softmax_new_seeds"] = grading_costs(document, sandbox, seeds)
+        figures["document_softmax_cached_seeds"] = grading_costs(document, sandbox, seeds)
+    finally:
+        sandbox.close()
+    print(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

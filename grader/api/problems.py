@@ -1,0 +1,219 @@
+"""``/api/v1/problems``: instructors upload their own code problems (YAML or JSON documents,
+:mod:`grader.problems.authored`), version them, and try them before learners see them (role:
+instructor, course-scoped).
+
+An upload is validated (422 ``invalid_problem``, every error with its path), then tried in the
+sandbox (:func:`grader.problems.authored.trial.trial`); a problem whose reference fails is refused
+(422 ``problem_refused`` with the trial). A stored version keeps its trial and the visible
+examples' values the sandbox computed, so the API shows the examples without running anything.
+"""
+from __future__ import annotations
+
+from flask import request, url_for
+from flask.views import MethodView
+from marshmallow import Schema, fields, validate
+
+from grader.api.auth import require_course
+from grader.api.errors import ApiError
+from grader.api.parsing import Blueprint, read_body
+from grader.api.state import state
+from grader.problems import PROBLEMS
+from grader.problems.authored import DocumentError, compile_document, load_document, parse
+from grader.problems.authored.executor import encode
+from grader.problems.authored.trial import trial
+from grader.results import InfrastructureError
+
+blp = Blueprint("problems", __name__, url_prefix="/api/v1/problems",
+                description="Instructor-authored code problems: upload, version, trial.")
+
+YAML_TYPES = {"application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"}
+PROBLEM_BODY = {"content": {
+    "application/yaml": {"schema": {"type": "string"}},
+    "application/json": {"schema": {"type": "object"}},
+}, "required": True, "description": "A problem document (README, \"Authored code problems\")."}
+MAX_VERSION = 2**31 - 1
+
+
+class VersionArgsSchema(Schema):
+    version = fields.Integer(load_default=None, validate=validate.Range(min=1, max=MAX_VERSION))
+
+
+class TrialBodySchema(Schema):
+    version = fields.Integer(load_default=None, validate=validate.Range(min=1, max=MAX_VERSION))
+    mutants = fields.Boolean(load_default=True)
+
+
+def _sandbox():
+    from grader.sandbox import SandboxUnavailable
+
+    factory = state().sandbox_factory
+    if factory is None:
+        raise ApiError(503, "sandbox_unavailable", "this process runs no trials", None)
+    try:
+        return factory()
+    except SandboxUnavailable as exc:
+        raise ApiError(503, "sandbox_unavailable", f"the trial needs the sandbox: {exc}",
+                       None) from None
+
+
+def run_trial(raw: dict, with_mutants: bool = True) -> tuple[dict, dict, dict]:
+    """Compile ``raw`` and try it in a fresh sandbox: ``(document, trial report, the visible
+    examples' values encoded)``. 422 ``invalid_problem`` naming the field."""
+    try:
+        doc = load_document(raw)
+        problem = compile_document(raw)
+    except DocumentError as exc:
+        first = exc.errors[0] if exc.errors else {"path": None}
+        raise ApiError(422, "invalid_problem", str(exc), first["path"] or None,
+                       errors=exc.errors) from None
+    sandbox = _sandbox()
+    try:
+        report = trial(problem, doc, sandbox, with_mutants=with_mutants)
+    except InfrastructureError as exc:
+        raise ApiError(503, "sandbox_unavailable", str(exc), None) from None
+    finally:
+        sandbox.close()
+    return doc, report, encode(problem.executor.visible_values())
+
+
+def read_problem_body(expected_id: str | None = None) -> tuple[dict, str]:
+    source = read_body(request).decode("utf-8", errors="replace")
+    fmt = "json" if request.mimetype == "application/json" else "yaml"
+    try:
+        raw = parse(source, fmt)
+    except DocumentError as exc:
+        raise ApiError(422, "invalid_problem", str(exc), None, errors=exc.errors) from None
+    if not isinstance(raw, dict):
+        raise ApiError(422, "invalid_problem", "the document must be a mapping", None)
+    if expected_id is not None:
+        raw.setdefault("id", expected_id)
+        if raw["id"] != expected_id:
+            raise ApiError(422, "invalid_problem", f"id: {raw['id']!r} differs from the path's "
+                           f"{expected_id!r}", "id")
+    if raw.get("id") in PROBLEMS:
+        raise ApiError(422, "invalid_problem", f"id: {raw['id']!r} is a built-in problem; "
+                       "choose another id", "id")
+    return raw, source
+
+
+def _store(principal, raw: dict, source: str) -> dict:
+    doc, report, expected = run_trial(raw)
+    if report["refused"]:
+        raise ApiError(422, "problem_refused", f"the trial refuses the problem: "
+                       f"{report['refused']}", "reference", errors=report["findings"])
+    record = state().store.content.add_problem_version(principal.course_id, doc["id"], raw,
+                                                       source, expected, report)
+    return problem_view(record)
+
+
+def problem_view(record) -> dict:
+    """A stored version: id, version, title, the document and its trial."""
+    return {"id": record.problem_id, "version": record.version,
+            "title": record.document.get("title"), "created_at": record.created_at.isoformat(),
+            "document": record.document, "trial": record.trial}
+
+
+def get_problem(principal, problem_id: str, version: int | None = None):
+    record = state().store.content.problem(principal.course_id, problem_id, version)
+    if record is None:
+        raise ApiError(404, "problem_not_found", f"No problem {problem_id!r}"
+                       + (f" version {version}" if version else "") + " in this course.",
+                       "problem_id")
+    return record
+
+
+@blp.route("")
+class Problems(MethodView):
+    @blp.response(200)
+    def get(self):
+        """The course's authored problems with their versions."""
+        principal = require_course("instructor")
+        listing: dict[str, dict] = {}
+        for record in state().store.content.problem_versions(principal.course_id):
+            entry = listing.setdefault(record.problem_id, {"id": record.problem_id,
+                                                           "versions": []})
+            entry["versions"].append({"version": record.version,
+                                      "created_at": record.created_at.isoformat()})
+            entry["latest"], entry["title"] = record.version, record.document.get("title")
+        return list(listing.values())
+
+    @blp.doc(requestBody=PROBLEM_BODY)
+    @blp.response(201)
+    @blp.alt_response(409, schema="Error", description="A problem with this id exists")
+    @blp.alt_response(422, schema="Error", description="Invalid or refused problem")
+    def post(self):
+        """Upload a new problem (YAML or JSON; its ``id`` names it): validated, then tried in
+        the sandbox (``trial`` in the answer: the reference's score, each mistake's score and
+        whether it is named and separable, each automatic mutant caught or not, the time per
+        grading). 422 ``problem_refused`` (with the trial) when the reference fails."""
+        principal = require_course("instructor")
+        raw, source = read_problem_body()
+        if state().store.content.problem(principal.course_id, str(raw.get("id"))) is not None:
+            raise ApiError(409, "conflict", f"Problem {raw['id']!r} exists; PUT to add a "
+                           "version.", "id")
+        view = _store(principal, raw, source)
+        return view, 201, {"Location": url_for("problems.ProblemById",
+                                               problem_id=view["id"])}
+
+
+@blp.route("/<problem_id>")
+class ProblemById(MethodView):
+    @blp.arguments(VersionArgsSchema, location="query")
+    @blp.response(200)
+    def get(self, args, problem_id):
+        """A problem (latest version, or ``?version=N``) and the list of its versions."""
+        principal = require_course("instructor")
+        record = get_problem(principal, problem_id, args["version"])
+        versions = [r.version for r in
+                    state().store.content.problem_versions(principal.course_id, problem_id)]
+        return {**problem_view(record), "versions": versions}
+
+    @blp.doc(requestBody=PROBLEM_BODY)
+    @blp.response(200)
+    @blp.alt_response(422, schema="Error", description="Invalid or refused problem")
+    def put(self, problem_id):
+        """A new version of the problem (tried like an upload); assignments saved before keep
+        the version they pinned."""
+        principal = require_course("instructor")
+        get_problem(principal, problem_id)
+        raw, source = read_problem_body(problem_id)
+        return _store(principal, raw, source)
+
+
+@blp.route("/<problem_id>/trial")
+class ProblemTrial(MethodView):
+    @blp.arguments(TrialBodySchema)
+    @blp.response(200)
+    def post(self, body, problem_id):
+        """Run the trial of a stored version again (``version``, default the latest;
+        ``mutants: false`` skips the mutants) and return its report."""
+        principal = require_course("instructor")
+        record = get_problem(principal, problem_id, body["version"])
+        _, report, _ = run_trial(record.document, body["mutants"])
+        return {**report, "version": record.version}
+
+
+def resolve_problems(course_id: str, document: dict) -> dict:
+    """Pin the course's authored problems in code items: ``problem: <id>`` becomes
+    ``<id>@<newest version>`` now, ``<id>@<n>`` stays; a built-in problem's id is kept (the
+    catalogue inlines the pinned version when it compiles the assignment,
+    :meth:`grader.content.Catalog.with_problems`). 422 naming ``items[i].problem`` for a problem
+    that does not exist. ``document`` is changed in place."""
+    for index, item in enumerate(document.get("items") or []):
+        if not isinstance(item, dict) or item.get("kind") != "code":
+            continue
+        ref = item.get("problem")
+        if not isinstance(ref, str) or ref in PROBLEMS:
+            continue
+        field = f"items[{index}].problem"
+        problem_id, _, version = ref.partition("@")
+        if version and not version.isdigit():
+            raise ApiError(422, "validation_error", f"{field}: write <id> or <id>@<version>",
+                           field)
+        record = state().store.content.problem(course_id, problem_id,
+                                               int(version) if version else None)
+        if record is None:
+            raise ApiError(422, "validation_error", f"{field}: {ref!r} is neither a built-in "
+                           "problem nor one of this course's problems", field)
+        item["problem"] = f"{record.problem_id}@{record.version}"
+    return document
