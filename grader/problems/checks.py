@@ -85,7 +85,8 @@ def shapes(got: list, expected: list, case) -> str | None:
     """Only the output's shape (and the weights', when returned) is judged, against the
     reference's; ``alternative_weights: "head_mean"`` accepts the head-averaged weights' shape. A
     right-shaped array with NaN or inf entries fails: shape credit needs a finite output
-    (``np.zeros`` earns it, all-NaN not)."""
+    (``np.zeros`` earns it, all-NaN not); option ``allow_neg_inf`` accepts -inf entries (a mask's
+    blocked positions, as in an additive mask), NaN and +inf still fail."""
     for index, (value, reference) in enumerate(zip(got, expected)):
         out_ref, weights_ref = _pair(reference)
         out_shape = np.shape(out_ref)
@@ -98,18 +99,22 @@ def shapes(got: list, expected: list, case) -> str | None:
                                    ("returned weights", weights, weights_shape)):
             if array is None or shape is None:
                 continue
-            message = _shape_problem(what, array, shape)
+            message = _shape_problem(what, array, shape,
+                                     bool(case.options.get("allow_neg_inf")))
             if message:
                 return _prefix(len(expected), index) + message
     return None
 
 
-def _shape_problem(what: str, array: Any, shape: tuple[int, ...]) -> str | None:
+def _shape_problem(what: str, array: Any, shape: tuple[int, ...],
+                   allow_neg_inf: bool = False) -> str | None:
     numeric = as_array(array)
     if numeric is None:
         return f"the {what} is not a numeric array"
     if numeric.shape != tuple(shape):
         return f"the {what} has shape {tuple(numeric.shape)}, expected {tuple(shape)}"
+    if allow_neg_inf and numeric.dtype.kind == "f":
+        numeric = np.where(numeric == -np.inf, 0.0, numeric)
     bad = nonfinite(numeric)
     if bad:
         return (f"the {what} has the right shape but contains {bad}; a shape test counts only for "
