@@ -41,7 +41,8 @@ MASK_MODES: dict[str, Callable[[np.ndarray, np.ndarray, Any], np.ndarray]] = {
 def buggy_attention(Q, K, V, mask=None, *, scale: Scale = sqrt_d_k, axis: int = -1,
                     stable: bool = True, keepdims: bool = True, mask_mode: str = "fill",
                     fill: float = -np.inf, blend_keys: bool = False, k_dot_t: bool = False,
-                    global_max: bool = False, scores_transposed: bool = False):
+                    global_max: bool = False, scores_transposed: bool = False,
+                    key_not_transposed: bool = False, output_from_scores: bool = False):
     """Attention with optional mistakes; returns (output, weights).
 
     ``scale(d_k, d_v)`` multiplies the scores; ``axis`` is the softmax axis; ``stable=False`` skips
@@ -51,14 +52,15 @@ def buggy_attention(Q, K, V, mask=None, *, scale: Scale = sqrt_d_k, axis: int = 
     ``times_neg_inf`` (add ``(1 - mask) * -inf``), ``transposed`` (mask on the query axis),
     ``ignored`` (masking result discarded); ``fill`` is the fill value; ``blend_keys`` multiplies
     the weights with K instead of V; ``k_dot_t`` uses ``K.T`` (reverses every axis);
-    ``scores_transposed`` computes K Q^T (..., Lk, Lq) instead of Q K^T; ``axis=None`` takes the
-    softmax over every entry at once.
+    ``scores_transposed`` computes K Q^T (..., Lk, Lq) instead of Q K^T; ``key_not_transposed``
+    computes Q @ K (no transpose at all); ``output_from_scores`` multiplies the scaled scores,
+    not the weights, by V; ``axis=None`` takes the softmax over every entry at once.
     Raises whatever NumPy raises for the mistake (e.g. a broadcasting ValueError).
     """
     dtype = working_dtype(Q, K, V)
     Q, K, V = (np.asarray(a, dtype=dtype) for a in (Q, K, V))
     with np.errstate(all="ignore"):
-        key_t = K.T if k_dot_t else np.swapaxes(K, -1, -2)
+        key_t = K if key_not_transposed else K.T if k_dot_t else np.swapaxes(K, -1, -2)
         product = K @ np.swapaxes(Q, -1, -2) if scores_transposed else Q @ key_t
         scores = product * dtype.type(scale(Q.shape[-1], V.shape[-1]))
         m = None if mask is None else np.asarray(mask, dtype=bool)
@@ -74,4 +76,6 @@ def buggy_attention(Q, K, V, mask=None, *, scale: Scale = sqrt_d_k, axis: int = 
         weights = e / np.sum(e, axis=axis, keepdims=keepdims)
         if m is not None and mask_mode == "after":
             weights = weights * m
+        if output_from_scores:
+            return (product * dtype.type(scale(Q.shape[-1], V.shape[-1]))) @ V, weights
         return weights @ (K if blend_keys else V), weights

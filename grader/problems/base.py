@@ -122,6 +122,9 @@ class CaseResult:
     uncredited: bool = False  # the check passed but the credit rule withheld the points
     diagnosis_tag: str = ""  # the tag of the mistake that explains the failure
     diagnosis: str = ""
+    #: the other mistakes (tag, message) that, made together with ``diagnosis_tag``'s, explain
+    #: the failure (grader/problems/combinations.py)
+    also: tuple[tuple[str, str], ...] = ()
     signals: str = ""  # what the numbers show when no known mistake matched
 
 

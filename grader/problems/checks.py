@@ -117,7 +117,8 @@ def shapes(got: list, expected: list, case) -> str | None:
     """Only the output's shape (and the weights', when returned) is judged, against the
     reference's; ``alternative_weights: "head_mean"`` accepts the head-averaged weights' shape. A
     right-shaped array with NaN or inf entries fails: shape credit needs a finite output
-    (``np.zeros`` earns it, all-NaN not)."""
+    (``np.zeros`` earns it, all-NaN not); option ``allow_neg_inf`` accepts -inf entries (a mask's
+    blocked positions, as in an additive mask), NaN and +inf still fail."""
     for index, (value, reference) in enumerate(zip(got, expected)):
         if several(reference) is not None:
             message = _several_problem(value, reference, case, lambda a, e, what: _shape_problem(
@@ -136,22 +137,25 @@ def shapes(got: list, expected: list, case) -> str | None:
                                    ("returned weights", weights, weights_shape)):
             if array is None or shape is None:
                 continue
-            message = _shape_problem(what, array, shape)
+            message = _shape_problem(what, array, shape,
+                                     allow_neg_inf=bool(case.options.get("allow_neg_inf")))
             if message:
                 return _prefix(len(expected), index) + message
     return None
 
 
 def _shape_problem(what: str, array: Any, shape: tuple[int, ...],
-                   allow_inf: bool = False) -> str | None:
+                   allow_inf: bool = False, allow_neg_inf: bool = False) -> str | None:
     """``allow_inf``: -inf/inf entries are part of a right answer (the maximum of no scores is
-    -inf); NaN still fails."""
+    -inf); ``allow_neg_inf``: -inf entries are (a mask's blocked positions); NaN still fails."""
     numeric = as_array(array)
     if numeric is None:
         return f"the {what} is not a numeric array"
     if numeric.shape != tuple(shape):
         return f"the {what} has shape {tuple(numeric.shape)}, expected {tuple(shape)}"
-    bad = nonfinite(np.where(np.isinf(numeric), 0.0, numeric) if allow_inf else numeric)
+    if (allow_inf or allow_neg_inf) and numeric.dtype.kind == "f":
+        numeric = np.where(np.isinf(numeric) if allow_inf else numeric == -np.inf, 0.0, numeric)
+    bad = nonfinite(numeric)
     if bad:
         return (f"the {what} has the right shape but contains {bad}; a shape test counts only for "
                 "a finite output")

@@ -7,8 +7,11 @@ built-ins, in the sandbox for uploaded problems; this module only reads values).
 *explains* a case when, for every call of the case, the
 learner's returned values match the variant's within tolerance (NaN matching NaN), or both raised
 the same exception type. Variants are ranked by how many failing cases they explain (table order
-breaks ties) and each failing case takes the best variant that explains it. Cases no variant
-explains go through the problem's cross-case :class:`~grader.problems.base.Rule` s. What is left keeps
+breaks ties) and each failing case takes the best variant that explains it. Cases no single
+variant explains go to :mod:`grader.problems.combinations` (several mistakes made at once, each
+named); then a name whose cases other named mistakes explain as well is dropped
+(:func:`_fewest_names`). Cases still unexplained go through the problem's cross-case
+:class:`~grader.problems.base.Rule` s. What is left keeps
 the check's own message (which check failed, where (index) and by how much) plus a plain NaN/inf
 count or the problem's ``describe`` signals (row sums, weight on blocked positions).
 
@@ -31,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from grader.budget import NO_BUDGET, CpuBudget
+from grader.problems import combinations
 from grader.problems.base import CaseResult, CodeProblem, Variant
 from grader.problems.compare import as_array, matches, nonfinite, split_return
 from grader.problems.executor import Computed, has_float32
@@ -38,7 +42,7 @@ from grader.problems.inputs import unwrap
 
 
 def _call_explained(computed: Computed, outcome: Any, rows: np.ndarray | None, wrapped: bool,
-                    strict: bool = False) -> bool:
+                    strict: bool = False, canonical: Any = None) -> bool:
     value, error = computed
     status = getattr(outcome, "status", "")
     if error is not None:
@@ -47,6 +51,8 @@ def _call_explained(computed: Computed, outcome: Any, rows: np.ndarray | None, w
     if status != "ok":
         return False
     learned = unwrap(outcome.value) if wrapped else outcome.value
+    if canonical is not None:
+        learned = canonical(learned)
     learner_out, learner_weights = split_return(learned)
     variant_out, variant_weights = split_return(value)
     if not matches(learner_out, variant_out, rows):
@@ -60,11 +66,25 @@ def _call_explained(computed: Computed, outcome: Any, rows: np.ndarray | None, w
     return matches(learner_weights, variant_weights, weight_rows)
 
 
-def reference_outputs(result: CaseResult) -> list[Any] | None:
-    """The reference's output (not weights) for every call of the case, None when unknown."""
+def reference_values(result: CaseResult) -> list[Any] | None:
+    """The reference's return value for every call of the case, None when unknown."""
     if len(result.expected) != len(result.case.calls):
         return None
-    return [split_return(value)[0] for value in result.expected]
+    return list(result.expected)
+
+
+def _same_value(value: Any, expected: Any) -> bool:
+    """True when ``value`` is the reference's ``expected`` return: the same output and, when
+    both hold weights of one shape, the same weights (a pair whose output slot happens to hold
+    the right numbers, e.g. with V = I, is still another return)."""
+    out, weights = split_return(value)
+    expected_out, expected_weights = split_return(expected)
+    if not matches(out, expected_out):
+        return False
+    if (weights is None or expected_weights is None
+            or np.shape(weights) != np.shape(expected_weights)):
+        return True
+    return matches(weights, expected_weights)
 
 
 def explains(problem: CodeProblem, variant: Variant, result: CaseResult,
@@ -73,9 +93,9 @@ def explains(problem: CodeProblem, variant: Variant, result: CaseResult,
 
     Float32 inputs are tried as given and upcast to float64: NumPy promotes float32 code to
     float64 as soon as a float64 scalar enters (e.g. ``/ np.sqrt(d_k)``), which moves the point
-    where an unstable softmax overflows. ``expected`` (the reference's outputs per call) rules out
-    a variant that coincides with the correct computation on this case (e.g. a masking mistake on
-    a case without a mask)."""
+    where an unstable softmax overflows. ``expected`` (the reference's return values per call)
+    rules out a variant that coincides with the correct computation on this case (e.g. a masking
+    mistake on a case without a mask)."""
     case = result.case
     if len(result.outcomes) != len(case.calls):
         return False
@@ -84,17 +104,18 @@ def explains(problem: CodeProblem, variant: Variant, result: CaseResult,
     # comparison with the reference (which rules the rest out) is then never made.
     for index, outcome in enumerate(result.outcomes):
         rows = case.rows_for(index)
-        if _call_explained(computed[index], outcome, rows, case.wrapped, variant.strict_return):
+        if _call_explained(computed[index], outcome, rows, case.wrapped, variant.strict_return,
+                           problem.spec.canonical):
             continue
         if not has_float32(case, index):
             return False
         upcast = problem.executor.values(variant.implementation, case, upcast_inputs=True)
         if not _call_explained(upcast[index], outcome, rows, case.wrapped,
-                               variant.strict_return):
+                               variant.strict_return, problem.spec.canonical):
             return False
     return expected is None or not all(
-        error is None and matches(split_return(value)[0], output)
-        for (value, error), output in zip(computed, expected))
+        error is None and _same_value(value, reference)
+        for (value, error), reference in zip(computed, expected))
 
 
 def _outputs(result: CaseResult) -> list[Any]:
@@ -202,7 +223,7 @@ def _claim_variants(problem: CodeProblem, results: list[CaseResult],
     """Each claimable result takes the variant that explains the most results (table order
     breaks ties) among those that explain it."""
     nan_everywhere = not any(_has_finite_entry(r) for r in results if not r.crashed)
-    expected = {id(r): reference_outputs(r) for r in claimable}
+    expected = {id(r): reference_values(r) for r in claimable}
     explained: list[tuple[int, int, Variant, list[CaseResult]]] = []
     for order, variant in enumerate(problem.variants):
         budget.check("diagnosis")
@@ -217,6 +238,49 @@ def _claim_variants(problem: CodeProblem, results: list[CaseResult],
         for result in hits:
             if not result.diagnosis_tag:
                 result.diagnosis_tag, result.diagnosis = variant.tag, variant.message
+    left = [r for r in claimable if not r.diagnosis_tag]
+    used = combinations.name_combinations(
+        problem, results, left, lambda variant, r: _may_claim(variant, r, nan_everywhere)
+        and not (r.case.category != "stability" and _only_nonfinite_checked(r)),
+        explains, expected, budget)
+    _fewest_names(problem, claimable, [(v, hits) for _, _, v, hits in explained], used,
+                  expected, budget)
+
+
+def _fewest_names(problem: CodeProblem, claimable: list[CaseResult],
+                  explained: list[tuple[Variant, list[CaseResult]]], used: list[Variant],
+                  expected: dict[int, Any], budget: CpuBudget) -> None:
+    """Drop a mistake's name when every case it alone was named on is explained as well by
+    other mistakes named on the result (alone, or together): a case
+    where two explanations coincide says nothing about which one was made, and the one the
+    other cases need is named. Fewest-supported names are tried first."""
+    def support(tag: str) -> int:
+        return sum(any(t == tag for t, _ in named(r)) for r in claimable)
+
+    def alternative(result: CaseResult, others: set[str]) -> list[tuple[str, str]] | None:
+        singles = [v for v, hits in explained if v.tag in others
+                   and any(h is result for h in hits)]
+        if singles:
+            best = max(singles, key=lambda v: support(v.tag))
+            return [(best.tag, best.message)]
+        for combination in used + combinations.of_tags(problem, others):
+            found = combinations.members(problem, combination)
+            budget.check("diagnosis")
+            if ({t for t, _ in found} <= others
+                    and explains(problem, combination, result, expected[id(result)])):
+                return found
+        return None
+
+    for tag in sorted({r.diagnosis_tag for r in claimable if r.diagnosis_tag}, key=support):
+        cases = [r for r in claimable if r.diagnosis_tag == tag and not r.also]
+        if not cases or len(cases) != support(tag):
+            continue  # not named, or part of a combination: needed there
+        others = {t for r in claimable for t, _ in named(r)} - {tag}
+        moves = [(r, alternative(r, others)) for r in cases]
+        if all(found for _, found in moves):
+            for result, found in moves:
+                (result.diagnosis_tag, result.diagnosis), *rest = found
+                result.also = tuple(rest)
 
 
 def _signals(problem: CodeProblem, result: CaseResult) -> str:
@@ -232,12 +296,19 @@ def _signals(problem: CodeProblem, result: CaseResult) -> str:
         return ""
 
 
+def named(result: CaseResult) -> list[tuple[str, str]]:
+    """Every mistake (tag, message) named on ``result``: the diagnosis, then those made with it."""
+    if not result.diagnosis_tag:
+        return []
+    return [(result.diagnosis_tag, result.diagnosis), *result.also]
+
+
 def summary(results: list[CaseResult]) -> list[str]:
     """One line per diagnosed mistake, most frequent first: "<message> (<n> tests)"."""
     counts: dict[str, tuple[int, str]] = {}
     for result in results:
-        if result.diagnosis_tag:
-            n, message = counts.get(result.diagnosis_tag, (0, result.diagnosis))
-            counts[result.diagnosis_tag] = (n + 1, message)
+        for tag, message in named(result):
+            n, _ = counts.get(tag, (0, message))
+            counts[tag] = (n + 1, message)
     ordered = sorted(counts.items(), key=lambda kv: -kv[1][0])
     return [f"{message} ({n} test{'s' if n != 1 else ''})" for _, (n, message) in ordered]

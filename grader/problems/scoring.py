@@ -186,7 +186,7 @@ def _test_output(problem: CodeProblem, result: CaseResult, failure: str, signals
         return "Passed."
     lines = [f"Failed: {failure}"]
     if result.diagnosis:
-        lines.append(f"Diagnosis: {result.diagnosis}")
+        lines += [f"Diagnosis: {message}" for _, message in diagnosis.named(result)]
     elif signals and not (signals.startswith("your output")
                           and "NaN" in failure):  # the failure already says where
         lines.append(f"What the numbers show: {signals}")
@@ -247,8 +247,7 @@ def _tests(problem: CodeProblem, results: list[CaseResult], shares: dict[str, fl
         case = result.case
         shown[case.name] = _failure_text(problem, result, source) if not result.passed else ("", "")
         tags = [case.category, "visible" if case.visible else "hidden"]
-        if result.diagnosis_tag:
-            tags.append(f"diagnosis:{result.diagnosis_tag}")
+        tags += [f"diagnosis:{tag}" for tag, _ in diagnosis.named(result)]
         share = round(shares[case.name], 6)
         tests.append(TestResult(
             name=case.name, score=share if result.passed else 0.0, max_score=share,
@@ -294,6 +293,6 @@ def grade(problem: CodeProblem, item_id: str, points: float, source: str, sandbo
         output="\n".join(lines),
         extra_data={"problem": problem.id, "sandbox_seconds": round(run.seconds, 4),
                     "grading_seconds": round(time.perf_counter() - started, 4),
-                    "diagnoses": sorted({r.diagnosis_tag for r in results if r.diagnosis_tag}),
+                    "diagnoses": sorted({tag for r in results for tag, _ in diagnosis.named(r)}),
                     "pictures": pictures.draw_outcomes(problem, picture_outcomes, budget)},
     )

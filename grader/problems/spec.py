@@ -202,7 +202,9 @@ class ProblemSpec:
     (e.g. "Lq != Lk" in the name: the draw has it), for every case.
     ``rules`` are cross-case patterns (:class:`grader.problems.base.Rule`), ``describe(case,
     values)`` the signals of a failing case's numbers that no mistake explains, ``checks`` the
-    problem's own named checks besides the shared ones.
+    problem's own named checks besides the shared ones. ``canonical(value)`` maps a learner's
+    returned value to the form the mistakes' values take before diagnosis compares them (never
+    for the score): e.g. an additive mask with any large negative constant read as -inf.
     """
 
     id: str
@@ -222,3 +224,4 @@ class ProblemSpec:
     pictures: tuple[Picture, ...] = ()
     returns_weights: bool = False
     show_weights: bool = False
+    canonical: Callable[[Any], Any] | None = None

@@ -68,8 +68,12 @@ def test_a_right_pair_in_the_wrong_order_is_named_with_the_order_to_use(fake_san
                      "    w = w / w.sum(-1, keepdims=True)\n"
                      "    return w, w @ V\n")
     result = grade_source(fake_sandbox, SDPA, source)
-    assert diagnoses(result) == {"returns_weights_first"}
+    # the code never reads the mask either: on masked tests both mistakes are named together
+    assert diagnoses(result) == {"returns_weights_first", "mask_ignored"}
     assert "return (output, weights) in that order" in result.output
+    masked = [t for t in result.tests if t.status == "failed" and "masking" in t.tags]
+    assert masked and all({"diagnosis:returns_weights_first", "diagnosis:mask_ignored"}
+                          <= set(t.tags) for t in masked)
     assert "rows of the weights sum to" not in result.output
 
 

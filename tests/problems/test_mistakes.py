@@ -24,8 +24,13 @@ def test_every_problem_has_correct_and_buggy_files_all_with_expectations():
 @pytest.mark.parametrize("problem", sorted(PROBLEMS))
 def test_every_known_mistake_has_a_submission_file_that_gets_it(problem):
     tags = {entry.tag for entry in PROBLEMS[problem].variants + PROBLEMS[problem].rules}
-    covered = {tag for tag, _ in EXPECTED[problem].values()}
+    covered = {tag for tags_, _ in EXPECTED[problem].values() for tag in _tags(tags_)}
     assert tags == covered
+
+
+def _tags(tag: str | tuple[str, ...]) -> tuple[str, ...]:
+    """A sample's mistake, or its mistakes when it makes several at once."""
+    return (tag,) if isinstance(tag, str) else tuple(tag)
 
 
 @pytest.mark.parametrize("problem, name", CORRECT)
@@ -66,11 +71,16 @@ def test_each_mistake_loses_the_right_tests_and_is_named(fake_sandbox, problem, 
     assert all("Diagnosis" not in t.output and not any(g.startswith("diagnosis:") for g in t.tags)
                for t in withheld), [(t.name, t.output) for t in withheld]
     failing = [t for t in failing if t not in withheld]
-    assert failing and all(f"diagnosis:{tag}" in t.tags for t in failing), \
-        [(t.name, t.tags) for t in failing]
-    message = _message(problem, tag)
-    assert all(message in t.output for t in failing)
-    assert message in result.output
+    # every mistake of the file is named on every failing test it makes fail (a file with
+    # several: each failing test names at least one of them, and all of them are named)
+    assert failing and all(any(f"diagnosis:{tag}" in t.tags for tag in _tags(tag))
+                           for t in failing), [(t.name, t.tags) for t in failing]
+    assert {g.split(":", 1)[1] for t in failing for g in t.tags
+            if g.startswith("diagnosis:")} == set(_tags(tag))
+    for one in _tags(tag):
+        message = _message(problem, one)
+        assert all(message in t.output for t in failing if f"diagnosis:{one}" in t.tags)
+        assert message in result.output
 
 
 def test_mistakes_document_is_in_sync_with_the_code():

@@ -167,7 +167,8 @@ def test_two_mistakes_at_once_are_both_named_in_their_own_categories(fake_sandbo
                 tag for tag in test.tags if tag.startswith("diagnosis:"))
     # the stability case with a mask fails with the masking mistake (d_k = 1 there): 1 of its
     # 3 tests, 0.33 of the stability point (0.34, 0.33, 0.33 in case order; it is the third)
-    assert by_category == {"scaling": {"diagnosis:scale_by_d_k"},
+    # the scaling case under a mask shows both mistakes at once: both are named there
+    assert by_category == {"scaling": {"diagnosis:scale_by_d_k", "diagnosis:mask_fill_zero"},
                            "masking": {"diagnosis:mask_fill_zero"},
                            "stability": {"diagnosis:mask_fill_zero"}}
     assert result.score == pytest.approx(10 - 2 - 2 - 0.33, abs=1e-6)

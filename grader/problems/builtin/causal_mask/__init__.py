@@ -64,11 +64,31 @@ def sized(rng, low: int, high: int) -> Inputs:
     return inputs(((n,), {}))
 
 
+#: Below this, a float mask's entry reads as a blocked position of an additive mask.
+LARGE_NEGATIVE = -1e4
+
+
+def additive_as_minus_inf(value):
+    """A float array whose entries are all 0 or large negative (<= :data:`LARGE_NEGATIVE`, -inf
+    included), read as the additive mask 0 / -inf whatever constant the learner chose (-1e9,
+    -1e10, ``np.finfo(float).min``); any other value unchanged. Diagnosis only: the score reads
+    the learner's own values. Linear in the array's size."""
+    array = np.asarray(value) if isinstance(value, np.ndarray) else None
+    if array is None or array.dtype.kind != "f" or array.size == 0:
+        return value
+    blocked = array <= LARGE_NEGATIVE
+    if not np.all(blocked | (array == 0)):
+        return value
+    return np.where(blocked, -np.inf, 0.0)
+
+
 CASES = (
     example("example: causal_mask(3)", "values", ((3,), {})),
+    # allow_neg_inf: an additive mask (0 / -inf) earns the shape points as one with -1e9 does
     hidden("shapes: a square (n, n) array", "shapes", draw(sized, low=4, high=12),
-           check="shapes"),
-    hidden("shapes: a larger n", "shapes", draw(sized, low=24, high=32), check="shapes"),
+           check="shapes", allow_neg_inf=True),
+    hidden("shapes: a larger n", "shapes", draw(sized, low=24, high=32), check="shapes",
+           allow_neg_inf=True),
     hidden("values: a short sequence", "values", draw(sized, low=4, high=8)),
     hidden("values: a medium sequence", "values", draw(sized, low=9, high=14)),
     hidden("values: a longer sequence", "values", draw(sized, low=24, high=32)),
@@ -83,6 +103,6 @@ SPEC = ProblemSpec(
     contract=Contract("causal_mask", (Param("n"),), CONTRACT, STARTER),
     categories={"shapes": 1.5, "values": 5.5, "edge cases": 2.0, "dtypes": 1.0},
     cases=CASES, reference=reference.causal_mask, mistakes=MISTAKES, buggy=buggy_causal_mask,
-    checks=CHECKS,
+    checks=CHECKS, canonical=additive_as_minus_inf,
     pictures=(Picture("mask", "unit", "query", "key"),),
 )

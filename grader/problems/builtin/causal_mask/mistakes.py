@@ -8,13 +8,16 @@ import numpy as np
 from grader.problems.spec import mistake
 
 
-def buggy_causal_mask(n, *, k=0, upper=False, additive=None, everything=False):
+def buggy_causal_mask(n, *, k=0, upper=False, additive=None, everything=False,
+                      leading_axis=False):
     """The causal mask with optional mistakes: ``k`` moves the diagonal (``np.tril(..., k)``),
     ``upper`` takes the upper triangle (``np.triu(..., k)``), ``additive`` returns 0 where allowed
-    and this number where blocked (a float mask), ``everything`` allows every position."""
+    and this number where blocked (a float mask), ``everything`` allows every position,
+    ``leading_axis`` returns shape (1, n, n)."""
     ones = np.ones((n, n), dtype=bool)
     mask = ones if everything else (np.triu(ones, k=k) if upper else np.tril(ones, k=k))
-    return mask if additive is None else np.where(mask, 0.0, additive)
+    mask = mask if additive is None else np.where(mask, 0.0, additive)
+    return mask[None] if leading_axis else mask
 
 
 MISTAKES = (
@@ -32,7 +35,10 @@ MISTAKES = (
             bug="11"),
     mistake("additive_mask", "This returns an additive float mask (0 / -inf or a large negative "
             "number) instead of a boolean one: return True where attending is allowed.",
-            {"additive": -np.inf}, {"additive": -1e9}),
+            {"additive": -np.inf}),
+    mistake("leading_axis", "The mask has an extra leading axis, shape (1, n, n): return the "
+            "(n, n) mask; attention broadcasts it over batch and head axes itself.",
+            {"leading_axis": True}),
     mistake("all_true", "Every position is allowed, so nothing is masked: block keys j > i (above "
             "the diagonal).", {"everything": True}, bug="15"),
 )

@@ -44,4 +44,11 @@ EXPECTED: dict[str, tuple[str, object]] = {
                                   some("shapes", *MHA_VALUES, "properties", "inputs")),
     "bug_heads_merged_in_reverse": ("fails_with_several_heads",
                                     some(*MHA_VALUES, "properties")),
+    "bug_no_projections": ("no_projections", some(
+        "projections", "heads", "scaling", "masking", "properties", "dtypes", "inputs")),
+    # right with a causal mask only
+    "bug_always_causal": ("always_causal", some(
+        "projections", "heads", "scaling", "masking", "properties", "dtypes")),
+    "bug_residual_added": ("residual_added", some(
+        "projections", "heads", "scaling", "masking", "properties", "dtypes", "inputs")),
 }

@@ -38,7 +38,8 @@ def _merge(Y, mode):
 
 def buggy_mha(X, W_q, W_k, W_v, W_o, num_heads, mask=None, *, split="contiguous",
               merge="contiguous", scale="d_head", transpose_w=False, skip_w_o=False,
-              v_from_w_q=False, mask_head_axis=True, **attention_bugs):
+              v_from_w_q=False, mask_head_axis=True, no_projections=False,
+              always_causal=False, residual=False, **attention_bugs):
     """Multi-head attention with optional mistakes; returns (output, weights).
 
     ``split``/``merge``: ``contiguous`` (correct), ``no_transpose`` or ``interleaved``; ``scale``:
@@ -46,6 +47,8 @@ def buggy_mha(X, W_q, W_k, W_v, W_o, num_heads, mask=None, *, split="contiguous"
     ``isqrt`` (1/math.isqrt(d_head)), ``round_sqrt`` (1/round(sqrt(d_head)));
     ``transpose_w`` uses every W transposed; ``skip_w_o`` leaves W_o out; ``v_from_w_q`` projects V
     with W_q; ``mask_head_axis=False`` passes the mask to the heads without a head axis;
+    ``no_projections`` splits X itself into the heads (no W_q, W_k, W_v); ``always_causal`` adds
+    a causal mask to whatever mask is given; ``residual`` returns X + the output;
     ``attention_bugs`` go to :func:`buggy_attention` (softmax axis, mask handling...).
     """
     dtype = working_dtype(X, W_q, W_k, W_v, W_o)
@@ -60,13 +63,19 @@ def buggy_mha(X, W_q, W_k, W_v, W_o, num_heads, mask=None, *, split="contiguous"
     scales = {"d_head": 1 / np.sqrt(d_head), "d_model": 1 / np.sqrt(d_model),
               "by_d_head": 1.0 / d_head, "none": 1.0, "isqrt": 1.0 / math.isqrt(d_head),
               "round_sqrt": 1.0 / round(np.sqrt(d_head))}
-    heads = [_split(X @ w, H, split) for w in (W_q, W_k, W_q if v_from_w_q else W_v)]
+    projected = [X if no_projections else X @ w for w in (W_q, W_k, W_q if v_from_w_q else W_v)]
+    heads = [_split(Y, H, split) for Y in projected]
     if mask is not None and mask_head_axis:
         mask = np.expand_dims(np.asarray(mask, dtype=bool), -3)
+    if always_causal:
+        L = X.shape[-2]
+        causal = np.tril(np.ones((L, L), dtype=bool))
+        mask = causal if mask is None else np.asarray(mask, dtype=bool) & causal
     out, weights = buggy_attention(*heads, mask, scale=lambda d_k, d_v: scales[scale],
                                    **attention_bugs)
     merged = _merge(out, merge)
-    return (merged if skip_w_o else merged @ W_o), weights
+    out = merged if skip_w_o else merged @ W_o
+    return (X + out if residual else out), weights
 
 
 MISTAKES = (
@@ -141,6 +150,19 @@ MISTAKES = (
     mistake("mask_ignored",
             "The output equals attention without the mask: the masking result is discarded.",
             {"mask_mode": "ignored"}, bug="15", needs=MASKED),
+    mistake("no_projections",
+            "The heads are cut from X itself: queries, keys and values must be the projections "
+            "X @ W_q, X @ W_k and X @ W_v before they are split into heads.",
+            {"no_projections": True}),
+    mistake("always_causal",
+            "The attention is always causal: a causal (look-ahead) mask is applied although this "
+            "function is given its mask as an argument; apply only the mask it is given (none when "
+            "mask is None), so every position may attend to every key.",
+            {"always_causal": True}),
+    mistake("residual_added",
+            "The output adds the input X (a residual connection): multi_head_attention returns "
+            "the attention output projected by W_o only; the residual X + ... belongs to the "
+            "block around it.", {"residual": True}),
 )
 
 RULES = (

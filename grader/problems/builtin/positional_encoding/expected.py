@@ -24,4 +24,6 @@ EXPECTED: dict[str, tuple[str, object]] = {
     "bug_leading_batch_axis": ("leading_batch_axis", whole("shapes", *PE_VALUES,
                                                            "properties")),
     "bug_odd_d_model_crash": ("odd_d_model_crash", Where(lambda t: "odd" in t)),
+    "bug_middle_axis": ("middle_axis", whole("shapes", "values", "odd d_model",
+                                             "long sequences", "properties")),
 }

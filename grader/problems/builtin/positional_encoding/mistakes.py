@@ -12,7 +12,7 @@ from grader.problems.spec import mistake
 
 def buggy_encoding(seq_len, d_model, *, base=10000.0, layout="interleaved", swap=False,
            exponent="pair", first=0, sign=1.0, all_sine=False, transpose=False,
-           batch_axis=False):
+           batch_axis=False, middle_axis=False):
     """Sinusoidal encoding with optional mistakes; raises what the mistake raises."""
     pos = np.arange(first, first + seq_len, dtype=np.float64)[:, None]
     half = (d_model + 1) // 2
@@ -46,6 +46,7 @@ def buggy_encoding(seq_len, d_model, *, base=10000.0, layout="interleaved", swap
         pe[:, 0::2] = sin_part
         pe[:, 1::2] = cos_part[:, : d_model // 2]
     pe = pe.T if transpose else pe
+    pe = pe[:, None] if middle_axis else pe  # (seq_len, 1, d_model), a sequence-first buffer
     return pe[None] if batch_axis else pe
 
 
@@ -97,6 +98,10 @@ MISTAKES = (
             "buffer: drop the leading batch axis and return (seq_len, d_model), one row per "
             "position.",
             {"batch_axis": True}, bug="24"),
+    mistake("middle_axis",
+            "The encoding has an extra axis in the middle, shape (seq_len, 1, d_model) as in a "
+            "sequence-first PyTorch buffer: drop that axis and return (seq_len, d_model), one row "
+            "per position.", {"middle_axis": True}, bug="24"),
     mistake("odd_d_model_crash",
             "Your code fails for odd d_model: there is one more sine column than cosine columns, "
             "so use cos(angle[:, : d_model // 2]) for the odd columns.",

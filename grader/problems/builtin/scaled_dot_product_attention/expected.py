@@ -62,4 +62,15 @@ EXPECTED: dict[str, tuple[str, object]] = {
     "bug_softmax_all_entries": ("softmax_all_entries",
                                 some(*(set(SDPA_ALL) - {"shapes"}), "inputs")),
     "bug_scores_transposed": ("scores_transposed", some(*SDPA_ALL)),
+    # Q @ K raises unless Lk == d_k, and is wrong when it runs: every test fails
+    "bug_key_not_transposed": ("key_not_transposed", some(
+        "shapes", "values", "scaling", "softmax", "masking", "stability", "properties",
+        "dtypes", "inputs")),
+    "bug_output_from_scores": ("output_from_scores", some(
+        "values", "scaling", "softmax", "masking", "stability", "properties", "dtypes",
+        "inputs")),
+    # (weights, scores @ V): two mistakes at once, both named on every failing test
+    "bug_weights_and_raw_output": (("returns_weights_first", "output_from_scores"), some(
+        "shapes", "values", "scaling", "softmax", "masking", "stability", "properties",
+        "dtypes", "inputs")),
 }

@@ -130,6 +130,12 @@ MISTAKES = (
     mistake("k_transpose_all_axes", "K.T reverses every axis of a batched array, mixing the batch "
             "into the scores: transpose only the last two axes with np.swapaxes(K, -1, -2).",
             {"k_dot_t": True}),
+    mistake("key_not_transposed", "The scores are Q @ K, with K not transposed: the scores are "
+            "Q K^T, each query dotted with each key, so transpose the last two axes of K "
+            "(np.swapaxes(K, -1, -2), or K.T without batch axes); Q @ K runs only when Lk "
+            "happens to equal d_k, and then its values are wrong.", {"key_not_transposed": True}),
+    mistake("output_from_scores", "The output multiplies the raw scores by V, not the attention "
+            "weights: the output is softmax(scores) @ V.", {"output_from_scores": True}),
 )
 
 RULES = (

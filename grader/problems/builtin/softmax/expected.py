@@ -21,4 +21,11 @@ EXPECTED: dict[str, tuple[str, object]] = {
     # anchors the credit of the property and inputs tests, grader/problems/credit.py)
     "bug_whole_array": ("whole_array", some("axis", "values", "stability", "properties",
                                             "dtypes")),
+    # written for (batch, classes): right wherever axis 1 is the requested axis
+    "bug_fixed_axis_1": ("fixed_axis", some("shapes", "axis", "values", "stability")),
+    "bug_first_non_singleton_axis": ("first_non_singleton_axis", some(
+        "axis", "values", "stability", "properties", "dtypes")),
+    # one global max and one sum over every entry: right on 1-D input only
+    "bug_global_max_whole_array": ("whole_array", some("axis", "values", "stability",
+                                                       "properties", "dtypes")),
 }

@@ -15,15 +15,21 @@ from grader.problems.spec import mistake
 
 
 def buggy_softmax(x, axis=-1, *, ignore_axis=False, keepdims=True, shift="max",
-                  whole_array=False):
+                  whole_array=False, force_axis=None):
     """Softmax with optional mistakes, in the input's floating dtype (at least float32):
     ``ignore_axis`` always uses the last axis, ``keepdims=False`` divides by a sum without
     keepdims, ``shift`` is what is subtracted before exp (``"max"`` of each slice, correct;
     ``"none"``; ``"global"``, one global maximum; each slice's ``"min"`` or ``"mean"``),
-    ``whole_array`` divides by the sum over every entry."""
+    ``whole_array`` divides by the sum over every entry; ``force_axis`` takes the softmax over a
+    fixed axis whatever ``axis`` says: an int, or ``"first_non_singleton"`` (the first axis longer
+    than 1, as ``np.squeeze``-style code finds it; the last axis when there is none)."""
     x = np.asarray(x)
     x = x.astype(np.result_type(x.dtype, np.float32))
     axis = -1 if ignore_axis else axis
+    if force_axis == "first_non_singleton":
+        axis = next((i for i, n in enumerate(x.shape) if n > 1), -1)
+    elif force_axis is not None:
+        axis = force_axis
     shifts = {"max": lambda: np.max(x, axis=axis, keepdims=True), "none": lambda: 0,
               "global": lambda: x.max(), "min": lambda: np.min(x, axis=axis, keepdims=True),
               "mean": lambda: np.mean(x, axis=axis, keepdims=True)}
@@ -55,7 +61,15 @@ MISTAKES = (
             {"shift": "mean"}, bug="7"),
     mistake("whole_array", "The exponentials are divided by the sum over the whole array, not "
             "along the axis: each slice along `axis` must sum to 1.", {"whole_array": True},
+            {"whole_array": True, "shift": "global"}, {"whole_array": True, "shift": "none"},
             bug="5"),
+    mistake("fixed_axis", "The softmax is always taken over axis 1, whatever `axis` says: axis 1 "
+            "is the right axis only for some inputs. Pass `axis` to every max and sum.",
+            {"force_axis": 1}, bug="5"),
+    mistake("first_non_singleton_axis", "The softmax is taken over the first axis longer than 1, "
+            "not over `axis`: that is the requested axis only when every axis before it has "
+            "length 1. Pass `axis` to every max and sum.",
+            {"force_axis": "first_non_singleton"}, bug="5"),
 )
 
 RULES = (
