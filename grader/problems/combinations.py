@@ -17,8 +17,10 @@ two mistakes setting the same toggle, do not). The search starts from one left-o
 *pivot*): among the candidates that change it, the pairs that reproduce it, else the triples (all
 of them when the candidates are few, :data:`MAX_TRIPLE_CANDIDATES`, on the first pivot; else the
 pairs found so far extended by one candidate). Those are then tried on the other left-over cases,
-and a case none reproduces is the next pivot (at most :data:`MAX_PIVOTS`): the cost is bounded by
-the pivots times C(candidates, 2), plus one C(candidates, 3), whatever the number of cases. Each
+and a case none reproduces is the next pivot (at most :data:`MAX_PIVOTS`); a case still left then
+gets pairs whose members may fail a passed case alone when the pair passes it
+(:func:`_cancelling`). The cost is bounded by the pivots times C(candidates, 2), plus one
+C(candidates, 3) and one C(all mistakes, 2) on a single case, whatever the number of cases. Each
 combination then claims the left-over cases it reproduces, the one reproducing the most first
 (then the one adding the fewest names not already given on other cases, fewer members, table
 order), and every member is named on them: ``diagnosis`` for the first, ``also`` for the rest.
@@ -65,10 +67,10 @@ def _fails(problem: CodeProblem, variant: Variant, result: CaseResult) -> bool:
 
 
 def _candidates(problem: CodeProblem, results: list[CaseResult], left: list[CaseResult],
-                allowed: Callable[[Variant, CaseResult], bool], budget: CpuBudget
-                ) -> list[tuple[int, Variant]]:
+                allowed: Callable[[Variant, CaseResult], bool], budget: CpuBudget,
+                strict: bool = True) -> list[tuple[int, Variant]]:
     """(index, variant) of each combinable way of a mistake that changes at least one left-over
-    case and fails no check of a case the learner passed."""
+    case and (``strict``) fails no check of a case the learner passed."""
     passed = [r for r in results if r.passed and not r.case.wrapped]
     found = []
     for index, variant in enumerate(problem.variants):
@@ -77,8 +79,31 @@ def _candidates(problem: CodeProblem, results: list[CaseResult], left: list[Case
         budget.check("diagnosis")
         if not any(allowed(variant, r) and _changes(problem, variant, r) for r in left):
             continue
-        if not any(_fails(problem, variant, r) for r in passed):
+        if not strict or not any(_fails(problem, variant, r) for r in passed):
             found.append((index, variant))
+    return found
+
+
+def _cancelling(problem: CodeProblem, results: list[CaseResult], left: list[CaseResult],
+                pivot: CaseResult, allowed: Callable[[Variant, CaseResult], bool],
+                explains: Callable[..., bool], expected: dict[int, Any], budget: CpuBudget,
+                consistent: list[tuple[int, Variant]]) -> list[tuple[tuple, list[CaseResult]]]:
+    """The pairs that reproduce ``pivot`` when a member alone may fail a case the learner passed,
+    kept only when the pair itself passes every such case (one mistake undoing the other there:
+    a causal mask transposed and its diagonal blocked is right for n = 1). One pivot, pairs only,
+    each with a member outside ``consistent`` (pairs of those were tried already): the fallback
+    when the consistent candidates explained nothing."""
+    passed = [r for r in results if r.passed and not r.case.wrapped]
+    relaxed = _candidates(problem, results, [pivot], allowed, budget, strict=False)
+    found = []
+    tried = {i for i, _ in consistent}
+    for members in subsets(relaxed, 2):
+        if members[0][1].tag == members[1][1].tag or all(i in tried for i, _ in members):
+            continue
+        budget.check("diagnosis")
+        if (_hits(problem, members, [pivot], allowed, explains, expected)
+                and not any(_fails(problem, _combined(members), r) for r in passed)):
+            found.append((members, _hits(problem, members, left, allowed, explains, expected)))
     return found
 
 
@@ -155,6 +180,13 @@ def name_combinations(problem: CodeProblem, results: list[CaseResult], left: lis
             hits = _hits(problem, members, left, allowed, explains, expected)
             found.append((-len(hits), len(members) * 10_000 + order, members, hits))
             unexplained = [r for r in unexplained if not any(r is h for h in hits)]
+    claimed = [h for *_, hits in found for h in hits]
+    rest = [r for r in left if not any(r is h for h in claimed)]
+    if rest:
+        for members, hits in _cancelling(problem, results, left, rest[0], allowed,
+                                         explains, expected, budget, candidates):
+            order += 1
+            found.append((-len(hits), 2 * 10_000 + order, members, hits))
     # Most cases first; then the combination with fewest mistakes not already named on other
     # cases (two mistakes that coincide on a case: the one the other cases show is named).
     named = {r.diagnosis_tag for r in results if r.diagnosis_tag}

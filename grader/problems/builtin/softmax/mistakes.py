@@ -61,7 +61,7 @@ MISTAKES = (
             {"shift": "mean"}, bug="7"),
     mistake("whole_array", "The exponentials are divided by the sum over the whole array, not "
             "along the axis: each slice along `axis` must sum to 1.", {"whole_array": True},
-            {"whole_array": True, "shift": "global"}, {"whole_array": True, "shift": "none"},
+            {"whole_array": True, "shift": "global"},
             bug="5"),
     mistake("fixed_axis", "The softmax is always taken over axis 1, whatever `axis` says: axis 1 "
             "is the right axis only for some inputs. Pass `axis` to every max and sum.",
