@@ -135,10 +135,9 @@ def _stops(run: RunResult, cases: list[Case], limits: Limits, names: tuple[str, 
                f"and lost {'their' if count > 1 else 'its'} points: {'; '.join(parts)}. Each test "
                f"has its own limits ({limits.wall_seconds:g} s of time, "
                f"{limits.cpu_seconds:g} s of CPU); the other tests ran in a fresh process")
-    if run.later_seconds is not None:
+    if run.later_seconds is not None and run.later_seconds < limits.wall_seconds:
         summary += (f", the later ones with a tighter limit of "
-                    f"{run.later_seconds:g} s each (ten times your slowest finished test, at "
-                    "least 0.5 s)")
+                    f"{run.later_seconds:g} s each")
     summary += "."
     if run.gave_up:
         summary += f" Then {run.gave_up}."

@@ -136,9 +136,22 @@ def _judge(problem: CodeProblem, case: Case, outcomes: list, expected: list, run
 
 def case_points(problem: CodeProblem, cases: list[Case], points: float) -> dict[str, float]:
     """Points per case name: ``points`` split by category weight, then equally within a category,
-    rounded for display so that they add up exactly (:func:`grader.results.split_points`)."""
-    return split_points(points, [(c.name, c.category, problem.categories[c.category])
-                                 for c in cases])
+    rounded for display so that they add up exactly (:func:`grader.results.split_points`). With
+    the problem's ``balance`` trait (:class:`grader.problems.spec.ProblemSpec`), a category
+    with cases on both sides of it gives each side half its weight, split equally within it."""
+    trait = problem.spec.balance
+    sides: dict[str, set[bool]] = {}
+    for case in cases:
+        sides.setdefault(case.category, set()).add(bool(trait) and trait in case.traits)
+    parts = []
+    for case in cases:
+        weight = problem.categories[case.category]
+        if len(sides[case.category]) == 2:
+            side = "with" if trait in case.traits else "without"
+            parts.append((case.name, f"{case.category}\0{side} {trait}", weight / 2))
+        else:
+            parts.append((case.name, case.category, weight))
+    return split_points(points, parts)
 
 
 def _show(value: Any) -> str:
@@ -164,7 +177,7 @@ def _failure_text(problem: CodeProblem, result: CaseResult, source: str) -> tupl
     a report from inside the sandbox is rebuilt from what may be shown, and the grader's own
     numbers lose what could carry an input (:mod:`grader.problems.disclosure`)."""
     if result.case.visible:
-        return result.failure, result.signals
+        return _unchecked_inputs(result, result.failure), result.signals
     ctx = hidden_context(result, source)
     first = next((o for o in result.outcomes if o is None or o.status != "ok"), None)
     if (result.crashed and first is not None and first.status in _LEARNER_STATUSES
@@ -174,7 +187,16 @@ def _failure_text(problem: CodeProblem, result: CaseResult, source: str) -> tupl
         failure = disclosure.numbers(result.failure, ctx)
     # signals read off a law's two learner outputs are the learner's choice (see numbers())
     signals = "" if result.case.basis == "property" else result.signals
-    return failure, disclosure.numbers(signals, ctx)
+    return _unchecked_inputs(result, failure), disclosure.numbers(signals, ctx)
+
+
+def _unchecked_inputs(result: CaseResult, failure: str) -> str:
+    """An inputs-not-modified test whose call did not return says that it could not check the
+    inputs, so a crash never reads as a mutation."""
+    if result.case.basis != "inputs" or not result.crashed or failure.startswith("not run"):
+        return failure  # (a test that never ran already says so)
+    return (f"this test could not run, so whether your function modifies its inputs was not "
+            f"checked: {failure}")
 
 
 def _test_output(problem: CodeProblem, result: CaseResult, failure: str, signals: str) -> str:

@@ -37,9 +37,8 @@ class Limits:
     stops its process (time or memory limit, a crash, an oversized return) costs that test only:
     the tests after it run in a fresh process. Once ``max_stopped_tests`` tests (at least one)
     have stopped, every later test still runs, under a tighter limit of wall and CPU time
-    (:func:`grader.sandbox.forkserver.later_limits`: ten times the run's slowest finished test,
-    at least 0.5 s, never above these limits), so a hang on one kind of input costs the tests it
-    hangs on, and no more; ``run_wall_seconds`` bounds the whole run (every process included):
+    (:func:`grader.sandbox.forkserver.later_limits`: 1 s, never above these limits), so a hang
+    on one kind of input costs the tests it hangs on, and no more; ``run_wall_seconds`` bounds the whole run (every process included):
     the tests left when it is reached are reported as not run, with the reason.
 
     ``imports`` lists top-level modules the learner's code may import besides NumPy and the

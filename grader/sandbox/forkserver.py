@@ -41,10 +41,9 @@ SERVER_MEMORY_ALLOWANCE = 192 << 20  # the pre-imported interpreter itself, on t
 SERVER_PROCESSES = 3  # sh/bwrap on the host side of the cgroup, the server, the job's child
 JOB_TMP_INODES = 4096  # files and directories a job may create in its fresh /tmp
 MIN_SEGMENT_SECONDS = 0.25  # a fresh process after a stopped test needs at least this much time
-#: The later limit (:func:`later_limits`): each test run after ``max_stopped_tests`` stopped
-#: tests gets LATER_FACTOR times the slowest finished test of the run, at least LATER_FLOOR s.
-LATER_FLOOR = 0.5
-LATER_FACTOR = 10.0
+#: The per-test limit (wall and CPU seconds) of the tests run after ``max_stopped_tests``
+#: stopped ones (:func:`later_limits`).
+LATER_SECONDS = 1.0
 MAX_JOB_BYTES = 256 << 20  # runner.MAX_JOB_BYTES
 
 
@@ -227,7 +226,7 @@ class ForkServerSandbox:
                 outcomes += _outcomes_to_stop(segment, stop, result)
                 counted = sum(1 for stop_ in stopped if not stop_.optional)
                 if counted >= max(1, limits.max_stopped_tests):
-                    applied = later_limits(limits, outcomes)
+                    applied = later_limits(limits)
                 if time.monotonic() >= run_deadline - MIN_SEGMENT_SECONDS:
                     gave_up = _total_time_reached(limits)
                 if len(outcomes) == len(calls) or gave_up:
@@ -419,18 +418,17 @@ def encode_job(source: str, calls: Sequence[Call], test_cpu_seconds: float = 4.0
     return Job(b"".join(parts[:gate + 1]), b"".join(parts[gate + 1:]), gate)
 
 
-def later_limits(limits: Limits, outcomes: Sequence[CallOutcome]) -> Limits:
+def later_limits(limits: Limits) -> Limits:
     """The limits of the processes that run after ``limits.max_stopped_tests`` tests stopped:
-    wall and CPU time per test (the process's import included) cut to :data:`LATER_FACTOR` times
-    the slowest call that finished normally so far (``outcomes``), at least :data:`LATER_FLOOR`
-    seconds, never above ``limits``. Code that is merely slow keeps ten times its own pace; a
-    hang then costs its test one short limit instead of the tests after it, and a run of ``n``
-    tests that all hang ends within ``wall_seconds * max_stopped_tests + n * (LATER_FLOOR +
-    the start of a process)``, never past ``limits.run_wall_seconds``."""
-    slowest = max((o.seconds for o in outcomes if o.status == "ok"), default=0.0)
-    seconds = max(LATER_FLOOR, LATER_FACTOR * slowest)
-    return replace(limits, wall_seconds=min(limits.wall_seconds, seconds),
-                   cpu_seconds=min(limits.cpu_seconds, seconds))
+    wall and CPU time per test (the process's import included) cut to :data:`LATER_SECONDS`,
+    never above ``limits``. A fixed number, not one read off the learner's own timings: the
+    feedback names it, and a learner could otherwise move it with the hidden inputs. The
+    reference takes microseconds on every built-in test, so 1 s leaves honest code a margin of
+    thousands; a hang then costs its test one short limit instead of the tests after it, and a
+    run of ``n`` tests that all hang ends within ``wall_seconds * max_stopped_tests + n *
+    (LATER_SECONDS + the start of a process)``, never past ``limits.run_wall_seconds``."""
+    return replace(limits, wall_seconds=min(limits.wall_seconds, LATER_SECONDS),
+                   cpu_seconds=min(limits.cpu_seconds, LATER_SECONDS))
 
 
 def _total_time_reached(limits: Limits) -> str:

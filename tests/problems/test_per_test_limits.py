@@ -7,8 +7,6 @@ axis=0 example included: 0.625 each), inputs 0.5 (1 test).
 """
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from grader.problems import PROBLEMS
@@ -54,19 +52,15 @@ def test_a_hang_on_one_kind_of_input_costs_only_those_tests(sandbox, condition, 
     assert result.score == pytest.approx(expected, abs=1e-6)
     failed = [t.name for t in result.tests if t.status == "failed"]
     assert sorted(failed) == sorted(stopped)
-    # the first stop has the item's 1 s, the later ones the tighter limit (at least 0.5 s)
-    # (ten times the slowest finished test: the machine's speed sets it above its floor)
-    assert f"'{stopped[0]}' (exceeded the 1 s time limit; input sizes: x (" in result.output
-    for name in stopped[1:]:
-        later = re.search(f"'{re.escape(name)}' \\(exceeded the ([0-9.]+) s time limit; input "
-                          "sizes: x \\(", result.output)
-        assert later and 0.5 <= float(later.group(1)) <= 1, result.output
+    # the first stop has the item's limit, the later ones the tighter 1 s (here the same 1 s)
+    for name in stopped:
+        assert f"'{name}' (exceeded the 1 s time limit; input sizes: x (" in result.output
 
 
 def test_after_a_stopped_test_the_later_ones_still_run_under_a_tighter_limit(sandbox):
     """Hanging on every 2-D input: every test still runs (it used to give up after three
-    stops), the first stop at the item's 1 s, the later ones at the tighter 0.5 s (ten times the
-    slowest finished test, at least 0.5 s). The 2-D tests lose their points, no other test does."""
+    stops), the later ones under the tighter limit of 1 s (here the item's own). The 2-D tests
+    lose their points, no other test does."""
     result = grade(PROBLEMS["softmax"], "softmax", 10, SOFTMAX.format(condition="x.ndim == 2"),
                    sandbox, LIMITS, seed=3)
     two_d = [case.name for case in PROBLEMS["softmax"].cases(3) if case.calls[0][0][0].ndim == 2]
@@ -75,8 +69,5 @@ def test_after_a_stopped_test_the_later_ones_still_run_under_a_tighter_limit(san
     assert result.score == pytest.approx(10 - sum(t.max_score for t in result.tests
                                                   if t.name in two_d), abs=1e-6)
     assert "not run" not in result.output
-    assert sum("exceeded the 1 s time limit" in t.output for t in result.tests) == 1
-    later = re.search(r"a tighter limit of ([0-9.]+) s each", result.output)
-    assert later and 0.5 <= float(later.group(1)) <= 1
-    assert sum(f"exceeded the {later.group(1)} s time limit" in t.output
-               for t in result.tests) == len(two_d) - 1
+    assert all(t.status == "passed" for t in result.tests if t.name not in two_d)
+    assert sum("exceeded the 1 s time limit" in t.output for t in result.tests) == len(two_d)

@@ -36,17 +36,17 @@ def test_infinite_loop_is_a_graded_zero_with_the_limit_named(real_sandbox):
               "        pass\n")
     from grader.problems import scoring
 
-    limits = Limits(wall_seconds=1.0, cpu_seconds=1.0, run_wall_seconds=4.0)
+    limits = Limits(wall_seconds=2.0, cpu_seconds=2.0, run_wall_seconds=5.0)
     result = scoring.grade(PROBLEMS["scaled_dot_product_attention"], "sdpa", 10, source,
                            real_sandbox, limits, seed=1)
     assert result.status == "graded" and result.score == 0
-    # the first test stops at its 1 s limit (CPU or wall-clock), the later ones at the tighter
-    # 0.5 s (no test finished: the floor), until the run's 4 s are spent
+    # the first test stops at its 2 s limit (CPU or wall-clock), the later ones at the tighter
+    # 1 s, until the run's 5 s are spent
     first = result.tests[0]
-    assert first.output.startswith("Failed: this test exceeded the 1 s "), first.output
-    assert result.tests[1].output.startswith("Failed: this test exceeded the 0.5 s ")
-    assert "the later ones with a tighter limit of 0.5 s each" in result.output
-    assert "Then the run's total time limit (4 s) was reached; the remaining tests were not " \
+    assert first.output.startswith("Failed: this test exceeded the 2 s "), first.output
+    assert result.tests[1].output.startswith("Failed: this test exceeded the 1 s ")
+    assert "the later ones with a tighter limit of 1 s each" in result.output
+    assert "Then the run's total time limit (5 s) was reached; the remaining tests were not " \
         "run." in result.output
     assert all(t.status == "failed" for t in result.tests)
 
