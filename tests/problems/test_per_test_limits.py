@@ -71,3 +71,32 @@ def test_after_a_stopped_test_the_later_ones_still_run_under_a_tighter_limit(san
     assert "not run" not in result.output
     assert all(t.status == "passed" for t in result.tests if t.name not in two_d)
     assert sum("exceeded the 1 s time limit" in t.output for t in result.tests) == len(two_d)
+
+
+SDPA = '''
+import numpy as np
+
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    if Q.ndim > 2 and Q.shape[0] == 3:
+        {action}
+    s = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    if mask is not None:
+        s = np.where(mask, s, -np.inf)
+    w = np.exp(s - s.max(-1, keepdims=True))
+    return (w / w.sum(-1, keepdims=True)) @ V
+'''
+
+
+def test_hanging_on_an_input_kind_scores_what_raising_on_it_scores(sandbox):
+    """The issue's example: a correct SDPA that hangs whenever the batch axis is 3 scored 3.17
+    (raising: 7.66) when the run gave up after three stops. Every test now runs (the later ones
+    under the tighter 1 s), so the two score the same."""
+    problem = PROBLEMS["scaled_dot_product_attention"]
+    raising = grade(problem, "sdpa", 10, SDPA.format(action="raise ValueError('B = 3')"),
+                    sandbox, Limits(wall_seconds=2.0), seed=3)
+    hanging = grade(problem, "sdpa", 10, SDPA.format(action="while True: pass"), sandbox,
+                    Limits(wall_seconds=2.0), seed=3)
+    assert hanging.score == pytest.approx(raising.score, abs=1e-6)
+    assert 0 < raising.score < 10
+    assert ([t.name for t in hanging.tests if t.status == "failed"]
+            == [t.name for t in raising.tests if t.status == "failed"])
