@@ -20,6 +20,7 @@ from grader.problems.caps import reference_size, result_cap
 from grader.problems.compare import split_return
 from grader.problems.source import normalize as normalize_source
 from grader.results import InfrastructureError, ItemResult, TestResult, split_points
+from grader.results import _split_units as split_units
 from grader.sandbox.api import Call, CallOutcome, Limits, RunResult
 
 _LEARNER_STATUSES = ("exception", "missing_function", "bad_return")  # reported from the sandbox
@@ -138,20 +139,30 @@ def case_points(problem: CodeProblem, cases: list[Case], points: float) -> dict[
     """Points per case name: ``points`` split by category weight, then equally within a category,
     rounded for display so that they add up exactly (:func:`grader.results.split_points`). With
     the problem's ``balance`` trait (:class:`grader.problems.spec.ProblemSpec`), a category
-    with cases on both sides of it gives each side half its weight, split equally within it."""
+    with cases on both sides of it gives each side half its share, split equally within it
+    (each step exact, so a whole category still costs exactly its share)."""
     trait = problem.spec.balance
-    sides: dict[str, set[bool]] = {}
+    shares = split_points(points, [(c.name, c.category, problem.categories[c.category])
+                                   for c in cases])
+    if not trait:
+        return shares
+    digits = next(d for d in range(2, 7)  # the decimals the whole item's split used
+                  if d == 6 or all(abs(round(v, d) - v) < 1e-9 for v in shares.values()))
+    by_category: dict[str, list[Case]] = {}
     for case in cases:
-        sides.setdefault(case.category, set()).add(bool(trait) and trait in case.traits)
-    parts = []
-    for case in cases:
-        weight = problem.categories[case.category]
-        if len(sides[case.category]) == 2:
-            side = "with" if trait in case.traits else "without"
-            parts.append((case.name, f"{case.category}\0{side} {trait}", weight / 2))
-        else:
-            parts.append((case.name, case.category, weight))
-    return split_points(points, parts)
+        by_category.setdefault(case.category, []).append(case)
+    for members in by_category.values():
+        sides = {trait in case.traits for case in members}
+        if len(sides) < 2:
+            continue
+        # in units of the item's decimals: half (largest remainder) to each side, then equally
+        units = round(sum(shares[case.name] for case in members) * 10 ** digits)
+        groups = [[c for c in members if trait not in c.traits],
+                  [c for c in members if trait in c.traits]]
+        for group, amount in zip(groups, split_units(units, [1.0, 1.0])):
+            shares.update((case.name, share / 10 ** digits) for case, share in
+                          zip(group, split_units(amount, [1.0] * len(group))))
+    return shares
 
 
 def _show(value: Any) -> str:
