@@ -168,9 +168,9 @@ def test_two_mistakes_at_once_are_both_named_in_their_own_categories(fake_sandbo
             by_category.setdefault(test.tags[0], set()).update(
                 tag for tag in test.tags if tag.startswith("diagnosis:"))
     # the stability cases with a mask fail with the masking mistake (d_k = 1 there): the stability
-    # point is half for the 3 batched tests (0.17, 0.17, 0.16 in case order; it is the third)
-    # and half for the 2 unbatched ones (0.25 each)
+    # point is half for the 3 batched tests (0.167, 0.167, 0.166 in case order, in the item's
+    # thousandths; it is the third) and half for the 2 unbatched ones (0.25 each)
     assert by_category == {"scaling": {"diagnosis:scale_by_d_k"},
                            "masking": {"diagnosis:mask_fill_zero"},
                            "stability": {"diagnosis:mask_fill_zero"}}
-    assert result.score == pytest.approx(10 - 2 - 2 - 0.16 - 0.25, abs=1e-6)
+    assert result.score == pytest.approx(10 - 2 - 2 - 0.166 - 0.25, abs=1e-6)
