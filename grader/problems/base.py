@@ -28,8 +28,9 @@ BASES = ("values", "shape", "property", "inputs")
 CREDIT_NOTE = ("Scoring: shape tests count only when the output is finite (no NaN/inf); property "
                "tests (equivariance, dtype, ...) and the inputs-not-modified test count only "
                "once at least one hidden test comparing your values with the expected ones "
-               "passes. A right-shaped but wrong-valued answer therefore earns the shapes points "
-               "at most.")
+               "passes (tests whose expected output an answer ignoring the inputs also gives, "
+               "such as equal entries or identical keys, do not count). A right-shaped but "
+               "wrong-valued answer therefore earns the shapes points at most.")
 
 #: The NumPy learners' code runs with, ending every contract (:class:`CodeProblem` adds it): the
 #: sandbox binds the names NumPy 2.0 removed (grader/sandbox/runner.py, ``NUMPY_1_ALIASES``).

@@ -209,7 +209,8 @@ def split(run: RunResult, n_visible: int, n_pictures: int) -> tuple[RunResult, l
             summary = RunResult("ok")
     tests = RunResult(status=summary.status, calls=calls, message=summary.message,
                       stdout=run.stdout, seconds=run.seconds, stopped_tests=stops,
-                      gave_up=run.gave_up, stopped_test=summary.stopped_test,
+                      gave_up=run.gave_up, later_seconds=run.later_seconds,
+                      stopped_test=summary.stopped_test,
                       limit=summary.limit, line=summary.line,
                       broken_stream=summary.broken_stream)
     return tests, pictures

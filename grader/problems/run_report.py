@@ -3,8 +3,8 @@ memory or output limit, crash).
 
 Every test has its own time limit (:mod:`grader.sandbox.forkserver`): a test that stops the
 process running the learner's code (time or memory limit, a crash, an oversized return) loses its
-own points, and the tests after it run in a fresh process, until too many tests stopped or the
-run's total time ran out. The summary names each stopped test, why, and its input sizes (never
+own points, and the tests after it run in a fresh process (after ``max_stopped_tests`` stops,
+under a tighter time limit), until the run's total time ran out. The summary names each stopped test, why, and its input sizes (never
 its values), and says which tests were left unrun and why. Inputs: the sandbox's
 :class:`~grader.sandbox.api.RunResult`, whose fields say which test stopped (``stopped_test``),
 which limit stopped it (``limit``) and which line an error names (``line``); its ``message``
@@ -56,9 +56,12 @@ def _split_line_number(text: str, line: int | None) -> tuple[str, int | None]:
     return text[:-len(suffix)].rstrip(), line
 
 
-def _time_limit(limit: str | None, limits: Limits) -> str:
-    return (f"{limits.cpu_seconds:g} s CPU-time limit" if limit == "cpu"
-            else f"{limits.wall_seconds:g} s time limit")
+def _time_limit(limit: str | None, limits: Limits, seconds: float | None = None) -> str:
+    """The limit's words; ``seconds`` is the value it had when it was not ``limits``' own (the
+    tighter limit of the tests after earlier stops, ``StoppedTest.seconds``)."""
+    if limit == "cpu":
+        return f"{seconds if seconds is not None else limits.cpu_seconds:g} s CPU-time limit"
+    return f"{seconds if seconds is not None else limits.wall_seconds:g} s time limit"
 
 
 def _stopped_test(run: RunResult, cases: list[Case]) -> str | None:
@@ -119,7 +122,8 @@ def _stops(run: RunResult, cases: list[Case], limits: Limits, names: tuple[str, 
     parts, stopped = [], {}
     for stop in run.stopped_tests:
         words = _STOP_WORDS.get(stop.kind, "stopped").format(
-            limit=_time_limit(stop.limit, limits), memory=format_bytes(limits.memory_bytes))
+            limit=_time_limit(stop.limit, limits, stop.seconds),
+            memory=format_bytes(limits.memory_bytes))
         case = by_name.get(stop.test)
         sizes = input_sizes(case, names) if case is not None else ""
         parts.append(f"'{stop.test}' ({words}{f'; input sizes: {sizes}' if sizes else ''})")
@@ -130,7 +134,11 @@ def _stops(run: RunResult, cases: list[Case], limits: Limits, names: tuple[str, 
     summary = (f"{count} test{'s' if count > 1 else ''} stopped the process running your code "
                f"and lost {'their' if count > 1 else 'its'} points: {'; '.join(parts)}. Each test "
                f"has its own limits ({limits.wall_seconds:g} s of time, "
-               f"{limits.cpu_seconds:g} s of CPU); the other tests ran in a fresh process.")
+               f"{limits.cpu_seconds:g} s of CPU); the other tests ran in a fresh process")
+    if run.later_seconds is not None and run.later_seconds < limits.wall_seconds:
+        summary += (f", the later ones with a tighter limit of "
+                    f"{run.later_seconds:g} s each")
+    summary += "."
     if run.gave_up:
         summary += f" Then {run.gave_up}."
     return RunReport(summary, not_run=f"not run: {run.gave_up or 'see the summary'}",

@@ -20,6 +20,7 @@ from grader.problems.caps import reference_size, result_cap
 from grader.problems.compare import split_return
 from grader.problems.source import normalize as normalize_source
 from grader.results import InfrastructureError, ItemResult, TestResult, split_points
+from grader.results import _split_units as split_units
 from grader.sandbox.api import Call, CallOutcome, Limits, RunResult
 
 _LEARNER_STATUSES = ("exception", "missing_function", "bad_return")  # reported from the sandbox
@@ -139,9 +140,32 @@ def _judge(problem: CodeProblem, case: Case, outcomes: list, expected: list, run
 
 def case_points(problem: CodeProblem, cases: list[Case], points: float) -> dict[str, float]:
     """Points per case name: ``points`` split by category weight, then equally within a category,
-    rounded for display so that they add up exactly (:func:`grader.results.split_points`)."""
-    return split_points(points, [(c.name, c.category, problem.categories[c.category])
-                                 for c in cases])
+    rounded for display so that they add up exactly (:func:`grader.results.split_points`). With
+    the problem's ``balance`` trait (:class:`grader.problems.spec.ProblemSpec`), a category
+    with cases on both sides of it gives each side half its share, split equally within it
+    (each step exact, so a whole category still costs exactly its share)."""
+    trait = problem.spec.balance
+    shares = split_points(points, [(c.name, c.category, problem.categories[c.category])
+                                   for c in cases])
+    if not trait:
+        return shares
+    digits = next(d for d in range(2, 7)  # the decimals the whole item's split used
+                  if d == 6 or all(abs(round(v, d) - v) < 1e-9 for v in shares.values()))
+    by_category: dict[str, list[Case]] = {}
+    for case in cases:
+        by_category.setdefault(case.category, []).append(case)
+    for members in by_category.values():
+        sides = {trait in case.traits for case in members}
+        if len(sides) < 2:
+            continue
+        # in units of the item's decimals: half (largest remainder) to each side, then equally
+        units = round(sum(shares[case.name] for case in members) * 10 ** digits)
+        groups = [[c for c in members if trait not in c.traits],
+                  [c for c in members if trait in c.traits]]
+        for group, amount in zip(groups, split_units(units, [1.0, 1.0])):
+            shares.update((case.name, share / 10 ** digits) for case, share in
+                          zip(group, split_units(amount, [1.0] * len(group))))
+    return shares
 
 
 def _show(value: Any) -> str:
@@ -167,7 +191,7 @@ def _failure_text(problem: CodeProblem, result: CaseResult, source: str) -> tupl
     a report from inside the sandbox is rebuilt from what may be shown, and the grader's own
     numbers lose what could carry an input (:mod:`grader.problems.disclosure`)."""
     if result.case.visible:
-        return result.failure, result.signals
+        return _unchecked_inputs(result, result.failure), result.signals
     ctx = hidden_context(result, source)
     first = next((o for o in result.outcomes if o is None or o.status != "ok"), None)
     if (result.crashed and first is not None and first.status in _LEARNER_STATUSES
@@ -177,7 +201,16 @@ def _failure_text(problem: CodeProblem, result: CaseResult, source: str) -> tupl
         failure = disclosure.numbers(result.failure, ctx)
     # signals read off a law's two learner outputs are the learner's choice (see numbers())
     signals = "" if result.case.basis == "property" else result.signals
-    return failure, disclosure.numbers(signals, ctx)
+    return _unchecked_inputs(result, failure), disclosure.numbers(signals, ctx)
+
+
+def _unchecked_inputs(result: CaseResult, failure: str) -> str:
+    """An inputs-not-modified test whose call did not return says that it could not check the
+    inputs, so a crash never reads as a mutation."""
+    if result.case.basis != "inputs" or not result.crashed or failure.startswith("not run"):
+        return failure  # (a test that never ran already says so)
+    return (f"this test could not run, so whether your function modifies its inputs was not "
+            f"checked: {failure}")
 
 
 def _test_output(problem: CodeProblem, result: CaseResult, failure: str, signals: str) -> str:

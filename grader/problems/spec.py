@@ -202,9 +202,13 @@ class ProblemSpec:
     (e.g. "Lq != Lk" in the name: the draw has it), for every case.
     ``rules`` are cross-case patterns (:class:`grader.problems.base.Rule`), ``describe(case,
     values)`` the signals of a failing case's numbers that no mistake explains, ``checks`` the
-    problem's own named checks besides the shared ones. ``canonical(value)`` maps a learner's
-    returned value to the form the mistakes' values take before diagnosis compares them (never
-    for the score): e.g. an additive mask with any large negative constant read as -inf.
+    problem's own named checks besides the shared ones. ``balance`` names a trait (e.g.
+    ``"batched"``): in every category with cases that have it and cases that lack it, each side
+    gets half of the category's points (:func:`grader.problems.scoring.case_points`), so code
+    right on one side only loses the same share whichever side it handles; empty: no balance.
+    ``canonical(value)`` maps a learner's returned value to the form the mistakes' values take
+    before diagnosis compares them (never for the score): e.g. an additive mask with any large
+    negative constant read as -inf.
     """
 
     id: str
@@ -222,6 +226,7 @@ class ProblemSpec:
     conditions: Callable[[str, tuple, dict], None] | None = None
     checks: Mapping[str, Callable[..., "str | None"]] = field(default_factory=dict)
     pictures: tuple[Picture, ...] = ()
+    balance: str = ""
     returns_weights: bool = False
     show_weights: bool = False
     canonical: Callable[[Any], Any] | None = None

@@ -35,9 +35,11 @@ class Limits:
     importing the learner's code. ``cpu_seconds`` is CPU time per test on average: a sandbox
     process gets ``cpu_seconds`` for its import plus ``cpu_seconds`` per test it runs. A test that
     stops its process (time or memory limit, a crash, an oversized return) costs that test only:
-    the tests after it run in a fresh process, until ``max_stopped_tests`` tests have stopped or
-    ``run_wall_seconds`` (the whole run, every process included) have passed; the tests left are
-    then reported as not run, with the reason.
+    the tests after it run in a fresh process. Once ``max_stopped_tests`` tests (at least one)
+    have stopped, every later test still runs, under a tighter limit of wall and CPU time
+    (:func:`grader.sandbox.forkserver.later_limits`: 1 s, never above these limits), so a hang
+    on one kind of input costs the tests it hangs on, and no more; ``run_wall_seconds`` bounds the whole run (every process included):
+    the tests left when it is reached are reported as not run, with the reason.
 
     ``imports`` lists top-level modules the learner's code may import besides NumPy and the
     standard library (e.g. ``("scipy",)``; what they require comes with them): the sandbox binds
@@ -50,7 +52,7 @@ class Limits:
     output_bytes: int = 64 * 1024
     file_bytes: int = 8 << 20
     tmp_bytes: int = 16 << 20
-    max_stopped_tests: int = 3
+    max_stopped_tests: int = 1
     run_wall_seconds: float = 30.0
     imports: tuple[str, ...] = ()
 
@@ -170,6 +172,7 @@ class RunResult:
     seconds: float = 0.0
     stopped_tests: list["StoppedTest"] = field(default_factory=list)
     gave_up: str = ""  # why tests were left unrun after stops (empty: every test got its chance)
+    later_seconds: float | None = None  # the tighter per-test limit after stops (None: none)
     stopped_test: str | None = None
     limit: LimitName | None = None
     line: int | None = None
@@ -180,13 +183,15 @@ class RunResult:
 class StoppedTest:
     """A test that stopped its sandbox process: ``kind`` is ``timeout``, ``memory_limit``,
     ``crashed`` or ``result_too_large``; ``message`` is learner-facing; ``limit`` is the limit
-    it hit (``RunResult.limit``; None for a crash or an oversized return)."""
+    it hit (``RunResult.limit``; None for a crash or an oversized return) and ``seconds`` that
+    limit's value in seconds for a time limit (the tighter one after earlier stops)."""
 
     test: str
     kind: str
     message: str
     optional: bool = False  # the call was an illustration (Call.optional): it counted no limit
     limit: LimitName | None = None
+    seconds: float | None = None
 
 
 class SandboxUnavailable(RuntimeError):

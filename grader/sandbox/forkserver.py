@@ -23,6 +23,7 @@ import signal
 import socket
 import subprocess
 import time
+from dataclasses import replace
 from typing import Sequence
 
 from grader.safetext import clean_text
@@ -41,6 +42,9 @@ SERVER_MEMORY_ALLOWANCE = 192 << 20  # the pre-imported interpreter itself, on t
 SERVER_PROCESSES = 3  # sh/bwrap on the host side of the cgroup, the server, the job's child
 JOB_TMP_INODES = 4096  # files and directories a job may create in its fresh /tmp
 MIN_SEGMENT_SECONDS = 0.25  # a fresh process after a stopped test needs at least this much time
+#: The per-test limit (wall and CPU seconds) of the tests run after ``max_stopped_tests``
+#: stopped ones (:func:`later_limits`).
+LATER_SECONDS = 1.0
 MAX_JOB_BYTES = 256 << 20  # runner.MAX_JOB_BYTES
 
 
@@ -174,7 +178,9 @@ class ForkServerSandbox:
         Each test (consecutive calls with the same ``Call.test``) has its own wall-clock limit.
         A test that stops the job's process (time or memory limit, a crash, an oversized return)
         is recorded in ``RunResult.stopped_tests`` and the tests after it run in a fresh process,
-        until ``limits.max_stopped_tests`` tests stopped or ``limits.run_wall_seconds`` passed."""
+        After ``limits.max_stopped_tests`` stopped tests (at least one), each later process runs
+        under :func:`later_limits`, so a hang costs the tests it hangs on and the run still ends
+        within ``limits.run_wall_seconds``."""
         if os.getpid() != self._owner_pid:
             raise SandboxUnavailable("this sandbox was created in another process (before a fork); "
                                      "create one per worker process, e.g. in worker_process_init")
@@ -191,12 +197,16 @@ class ForkServerSandbox:
         stdout: list[str] = []
         final: RunResult | None = None  # the last process's result, when it ran to its end
         gave_up = ""
+        applied = limits  # the limits of the current process (tighter after stops)
+        later_seconds = None  # the tighter limit, once a process ran under it
         with self._lock:
             self._provide(allowed)
             while True:
                 segment = calls[len(outcomes):]
-                result = self._run_segment(source, segment, limits, run_deadline, imports,
-                                           job if not outcomes else None)
+                if applied is not limits:
+                    later_seconds = applied.wall_seconds
+                result = self._run_segment(source, segment, applied, run_deadline, imports,
+                                           job if applied is limits and not outcomes else None)
                 stdout.append(result.stdout)
                 if result.status == "infrastructure_error":
                     return RunResult(status="infrastructure_error", message=result.message,
@@ -211,13 +221,14 @@ class ForkServerSandbox:
                     break
                 stopped.append(StoppedTest(segment[stop].test, _stop_kind(result),
                                            result.message, optional=segment[stop].optional,
-                                           limit=result.limit))
+                                           limit=result.limit,
+                                           seconds=(applied.cpu_seconds if result.limit == "cpu"
+                                                    else applied.wall_seconds)))
                 outcomes += _outcomes_to_stop(segment, stop, result)
                 counted = sum(1 for stop_ in stopped if not stop_.optional)
-                if counted >= limits.max_stopped_tests:
-                    gave_up = (f"{counted} tests stopped (time or memory limit, crash or "
-                               "oversized return); the remaining tests were not run")
-                elif time.monotonic() >= run_deadline - MIN_SEGMENT_SECONDS:
+                if counted >= max(1, limits.max_stopped_tests):
+                    applied = later_limits(limits)
+                if time.monotonic() >= run_deadline - MIN_SEGMENT_SECONDS:
                     gave_up = _total_time_reached(limits)
                 if len(outcomes) == len(calls) or gave_up:
                     outcomes += [CallOutcome(status="skipped", error=f"not run: {gave_up}")
@@ -232,6 +243,7 @@ class ForkServerSandbox:
         return RunResult(status=summary.status, calls=outcomes, message=summary.message,
                          stdout="".join(stdout), seconds=time.monotonic() - started,
                          stopped_tests=stopped, gave_up=gave_up,
+                         later_seconds=later_seconds,
                          stopped_test=summary.stopped_test, limit=summary.limit,
                          line=summary.line, broken_stream=summary.broken_stream)
 
@@ -407,6 +419,19 @@ def encode_job(source: str, calls: Sequence[Call], test_cpu_seconds: float = 4.0
         raise ValueError(f"job of {size} bytes exceeds {MAX_JOB_BYTES} (source plus arguments)")
     gate = next((index for index, call in enumerate(calls) if call.secret), len(calls))
     return Job(b"".join(parts[:gate + 1]), b"".join(parts[gate + 1:]), gate)
+
+
+def later_limits(limits: Limits) -> Limits:
+    """The limits of the processes that run after ``limits.max_stopped_tests`` tests stopped:
+    wall and CPU time per test (the process's import included) cut to :data:`LATER_SECONDS`,
+    never above ``limits``. A fixed number, not one read off the learner's own timings: the
+    feedback names it, and a learner could otherwise move it with the hidden inputs. The
+    reference takes microseconds on every built-in test, so 1 s leaves honest code a margin of
+    thousands; a hang then costs its test one short limit instead of the tests after it, and a
+    run of ``n`` tests that all hang ends within ``wall_seconds * max_stopped_tests + n *
+    (LATER_SECONDS + the start of a process)``, never past ``limits.run_wall_seconds``."""
+    return replace(limits, wall_seconds=min(limits.wall_seconds, LATER_SECONDS),
+                   cpu_seconds=min(limits.cpu_seconds, LATER_SECONDS))
 
 
 def _total_time_reached(limits: Limits) -> str:

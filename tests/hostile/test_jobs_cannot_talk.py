@@ -18,7 +18,7 @@ channels in bits (main before this change: every one of 16 values told apart; no
 Left (documented in grader/sandbox/README.md): timing (when a job starts, how fast it runs:
 CPU, caches, the page cache), and the inode numbers of a job's own pipes, which the trusted
 side makes from a machine-wide counter that only the number of sandbox processes an earlier run
-needed moves (at most ``max_stopped_tests + 1``, on an otherwise idle machine).
+needed moves (at most one more than its stopped tests, on an otherwise idle machine).
 """
 from __future__ import annotations
 

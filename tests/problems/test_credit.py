@@ -26,8 +26,37 @@ def test_zeros_of_the_right_shape_earn_the_shapes_points_and_nothing_else(fake_s
     assert {t.tags[0] for t in result.tests if t.status == "passed"} == {"shapes"}
     withheld = [t for t in result.tests if t.tags[0] in ("inputs", "properties")
                 and "not credited" in t.output]
-    assert {t.name for t in withheld} == {"properties: permutation equivariance",
-                                          "inputs: Q, K, V and mask are not modified in place"}
+    assert {t.name for t in withheld} == {
+        "properties: permutation equivariance", "inputs: Q, K, V and mask are not modified in place",
+        "properties: permutation equivariance, no batch axis",
+        "inputs: Q, K, V and mask are not modified in place, no batch axis"}
+
+
+SOFTMAX_UNIFORM = ("import numpy as np\n\ndef softmax(x, axis=-1):\n"
+                   "    return np.ones_like(x) / x.shape[axis]\n")
+UNIFORM_WEIGHTS = HEAD + "    return np.broadcast_to(V.mean(-2, keepdims=True), Q.shape[:-1] + V.shape[-1:])\n"
+MHA_UNIFORM = ("import numpy as np\n\ndef multi_head_attention(X, W_q, W_k, W_v, W_o, num_heads, "
+               "mask=None):\n    V = X @ W_v\n"
+               "    return np.broadcast_to(V.mean(-2, keepdims=True), X.shape) @ W_o\n")
+
+
+@pytest.mark.parametrize("problem, source, degenerate", [
+    # 1/n everywhere passes "equal entries give a uniform row" (it scored 2.17)
+    ("softmax", SOFTMAX_UNIFORM, {"properties: equal entries give a uniform row"}),
+    # uniform weights pass identical keys and the sequences of length 1 (it scored 2.34)
+    (SDPA, UNIFORM_WEIGHTS, {"values: identical keys give the mean of the values",
+                             "properties: a sequence of length 1 returns v_1"}),
+    ("multi_head_attention", MHA_UNIFORM, {"properties: a sequence of length 1"}),
+])
+def test_outputs_that_ignore_the_inputs_earn_the_shapes_points_at_most(fake_sandbox, problem,
+                                                                       source, degenerate):
+    """The degenerate tests such code passes are withheld like property tests, and unlock no
+    property test either (trait ``degenerate``, grader/problems/credit.py)."""
+    result = grade_source(fake_sandbox, problem, source)
+    assert result.score == pytest.approx(category_points(result, {"shapes"}), abs=1e-5)
+    withheld = {t.name for t in result.tests if "not credited: this test checks values that an "
+                "answer ignoring the inputs also gives" in t.output}
+    assert withheld == degenerate
 
 
 def test_returning_q_earns_no_points_for_equivariance_or_untouched_inputs(fake_sandbox):

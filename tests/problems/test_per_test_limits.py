@@ -41,7 +41,7 @@ def sandbox():
     ("x.ndim == 1 and x.size > 3 and np.abs(x).max() < 100", 9.5, ["shapes: 1-D input"]),
     # axis=0 given explicitly on a 2-D input: the visible axis=0 example, 'axis: axis=0 on a 2-D
     # input' and the inputs test (called with axis 0); not the 3-D stability case on axis=0.
-    # 10 - 2 * 0.625 - 0.5 = 8.25; three stops, the most allowed, so every other test still runs.
+    # 10 - 2 * 0.625 - 0.5 = 8.25; every other test still runs.
     ("axis == 0 and x.ndim == 2", 8.25, ["example: a 2x3 array with axis=0", "axis: axis=0 on a 2-D input",
                          "inputs: x is not modified in place"]),
 ])
@@ -52,14 +52,51 @@ def test_a_hang_on_one_kind_of_input_costs_only_those_tests(sandbox, condition, 
     assert result.score == pytest.approx(expected, abs=1e-6)
     failed = [t.name for t in result.tests if t.status == "failed"]
     assert sorted(failed) == sorted(stopped)
+    # the first stop has the item's limit, the later ones the tighter 1 s (here the same 1 s)
     for name in stopped:
         assert f"'{name}' (exceeded the 1 s time limit; input sizes: x (" in result.output
 
 
-def test_after_three_stopped_tests_the_rest_are_not_run_and_the_feedback_says_so(sandbox):
-    """Hanging on every 2-D input: the first three such tests stop, then the run gives up."""
+def test_after_a_stopped_test_the_later_ones_still_run_under_a_tighter_limit(sandbox):
+    """Hanging on every 2-D input: every test still runs (it used to give up after three
+    stops), the later ones under the tighter limit of 1 s (here the item's own). The 2-D tests
+    lose their points, no other test does."""
     result = grade(PROBLEMS["softmax"], "softmax", 10, SOFTMAX.format(condition="x.ndim == 2"),
                    sandbox, LIMITS, seed=3)
-    assert "Then 3 tests stopped (time or memory limit, crash or oversized return); the " \
-           "remaining tests were not run." in result.output
-    assert sum("exceeded the 1 s time limit" in t.output for t in result.tests) == 3
+    two_d = [case.name for case in PROBLEMS["softmax"].cases(3) if case.calls[0][0][0].ndim == 2]
+    failed = [t.name for t in result.tests if t.status == "failed"]
+    assert sorted(failed) == sorted(two_d)
+    assert result.score == pytest.approx(10 - sum(t.max_score for t in result.tests
+                                                  if t.name in two_d), abs=1e-6)
+    assert "not run" not in result.output
+    assert all(t.status == "passed" for t in result.tests if t.name not in two_d)
+    assert sum("exceeded the 1 s time limit" in t.output for t in result.tests) == len(two_d)
+
+
+SDPA = '''
+import numpy as np
+
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    if Q.ndim > 2 and Q.shape[0] == 3:
+        {action}
+    s = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    if mask is not None:
+        s = np.where(mask, s, -np.inf)
+    w = np.exp(s - s.max(-1, keepdims=True))
+    return (w / w.sum(-1, keepdims=True)) @ V
+'''
+
+
+def test_hanging_on_an_input_kind_scores_what_raising_on_it_scores(sandbox):
+    """The issue's example: a correct SDPA that hangs whenever the batch axis is 3 scored 3.17
+    (raising: 7.66) when the run gave up after three stops. Every test now runs (the later ones
+    under the tighter 1 s), so the two score the same."""
+    problem = PROBLEMS["scaled_dot_product_attention"]
+    raising = grade(problem, "sdpa", 10, SDPA.format(action="raise ValueError('B = 3')"),
+                    sandbox, Limits(wall_seconds=2.0), seed=3)
+    hanging = grade(problem, "sdpa", 10, SDPA.format(action="while True: pass"), sandbox,
+                    Limits(wall_seconds=2.0), seed=3)
+    assert hanging.score == pytest.approx(raising.score, abs=1e-6)
+    assert 0 < raising.score < 10
+    assert ([t.name for t in hanging.tests if t.status == "failed"]
+            == [t.name for t in raising.tests if t.status == "failed"])

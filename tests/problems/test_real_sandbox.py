@@ -36,15 +36,18 @@ def test_infinite_loop_is_a_graded_zero_with_the_limit_named(real_sandbox):
               "        pass\n")
     from grader.problems import scoring
 
+    limits = Limits(wall_seconds=2.0, cpu_seconds=2.0, run_wall_seconds=5.0)
     result = scoring.grade(PROBLEMS["scaled_dot_product_attention"], "sdpa", 10, source,
-                           real_sandbox, Limits(wall_seconds=1.0, cpu_seconds=1.0), seed=1)
+                           real_sandbox, limits, seed=1)
     assert result.status == "graded" and result.score == 0
-    # each of the first four tests stops (1 s, CPU or wall-clock), then the run gives up
-    assert "3 tests stopped the process running your code and lost their points: 'example: " \
-        in result.output
-    assert "(exceeded the 1 s " in result.output
-    assert "Then 3 tests stopped (time or memory limit, crash or oversized return); the " \
-        "remaining tests were not run." in result.output
+    # the first test stops at its 2 s limit (CPU or wall-clock), the later ones at the tighter
+    # 1 s, until the run's 5 s are spent
+    first = result.tests[0]
+    assert first.output.startswith("Failed: this test exceeded the 2 s "), first.output
+    assert result.tests[1].output.startswith("Failed: this test exceeded the 1 s ")
+    assert "the later ones with a tighter limit of 1 s each" in result.output
+    assert "Then the run's total time limit (5 s) was reached; the remaining tests were not " \
+        "run." in result.output
     assert all(t.status == "failed" for t in result.tests)
 
 

@@ -57,8 +57,8 @@ class StoppedTestsSandbox(FakeSandbox):
                                           error=message, stopped=True)
             stopped.append(StoppedTest(calls[index].test, kind, message))
             if self.give_up_after is not None and len(stopped) >= self.give_up_after:
-                gave_up = (f"{len(stopped)} tests stopped (time or memory limit, crash or "
-                           "oversized return); the remaining tests were not run")
+                gave_up = (f"the run's total time limit ({limits.run_wall_seconds:g} s) was "
+                           "reached; the remaining tests were not run")
                 outcomes[index + 1:] = [CallOutcome("skipped", error=f"not run: {gave_up}")
                                         for _ in calls[index + 1:]]
                 break
@@ -116,15 +116,15 @@ def test_a_test_that_times_out_loses_only_its_own_points_and_is_named_with_its_i
     assert all(t.status == "passed" for t in result.tests if t.name != case.name)
 
 
-def test_after_too_many_stopped_tests_the_rest_are_reported_as_not_run_with_the_reason():
+def test_when_the_total_time_runs_out_the_rest_are_reported_as_not_run_with_the_reason():
     names = list(dict.fromkeys(_case_names(7)))  # tests in call order (pictures aside)
     result = grade_source(StoppedTestsSandbox({name: "timeout" for name in names[:3]},
                                               give_up_after=3), SDPA, CORRECT)
     assert "3 tests stopped the process running your code and lost their points" in result.output
-    assert ("Then 3 tests stopped (time or memory limit, crash or oversized return); the "
-            "remaining tests were not run.") in result.output
+    assert ("Then the run's total time limit (30 s) was reached; the remaining tests were not "
+            "run.") in result.output
     assert all(t.status == "failed" for t in result.tests)
-    assert result.tests[-1].output.startswith("Failed: not run: 3 tests stopped")
+    assert result.tests[-1].output.startswith("Failed: not run: the run's total time limit")
     assert result.score == 0
 
 

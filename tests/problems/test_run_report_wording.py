@@ -52,10 +52,13 @@ def _failure(result, name: str) -> str:
 
 
 def _stopped_summary(words: str, limits: Limits) -> str:
+    """The summary of one stopped test; the tests after it ran under the tighter limit."""
     return (f"1 test stopped the process running your code and lost its points: '{STUCK}' "
             f"({words}; input sizes: x (7,)). Each test has its own limits "
             f"({limits.wall_seconds:g} s of time, {limits.cpu_seconds:g} s of CPU); the other "
-            "tests ran in a fresh process.")
+            "tests ran in a fresh process" + (
+                ", the later ones with a tighter limit of 1 s each." if limits.wall_seconds > 1
+                else "."))  # (else the tighter limit, 1 s, is the item's own)
 
 
 @pytest.mark.parametrize("body, limits, words, failure", [

@@ -120,10 +120,12 @@ def test_unmatched_masking_mistake_reports_weight_on_blocked_positions(fake_sand
     masked_scaling = {c.name for c in PROBLEMS[PROBLEM].cases(0) if "mask-elsewhere" in c.traits}
     assert failing and {t.tags[0] for t in failing if t.name not in masked_scaling} == {"masking"}
     assert masked_scaling <= {t.name for t in failing}
-    # On the stability case with a mask the scores are in the thousands, where a fill of -1 and
-    # a fill of 0 give the same weights: that one case is (fairly) named mask_fill_zero.
+    # On the stability cases with a mask (with and without a batch axis) the scores are in the
+    # thousands, where a fill of -1 and a fill of 0 give the same weights: those two cases are
+    # (fairly) named mask_fill_zero.
     stability = {t.name for t in failing if t.tags[0] == "stability"}
-    assert len(stability) == 1
+    assert stability == {"stability: logits in the thousands under a mask",
+                         "stability: logits in the thousands under a mask, no batch axis"}
     assert all("diagnosis:mask_fill_zero" in t.tags for t in failing if t.name in stability)
     others = [t for t in failing if t.name not in stability]
     assert not {tag for t in others for tag in t.tags if tag.startswith("diagnosis:")}
@@ -165,10 +167,11 @@ def test_two_mistakes_at_once_are_both_named_in_their_own_categories(fake_sandbo
         if test.status == "failed":
             by_category.setdefault(test.tags[0], set()).update(
                 tag for tag in test.tags if tag.startswith("diagnosis:"))
-    # the stability case with a mask fails with the masking mistake (d_k = 1 there): 1 of its
-    # 3 tests, 0.33 of the stability point (0.34, 0.33, 0.33 in case order; it is the third)
+    # the stability cases with a mask fail with the masking mistake (d_k = 1 there): the stability
+    # point is half for the 3 batched tests (0.167, 0.167, 0.166 in case order, in the item's
+    # thousandths; it is the third) and half for the 2 unbatched ones (0.25 each)
     # the scaling case under a mask shows both mistakes at once: both are named there
     assert by_category == {"scaling": {"diagnosis:scale_by_d_k", "diagnosis:mask_fill_zero"},
                            "masking": {"diagnosis:mask_fill_zero"},
                            "stability": {"diagnosis:mask_fill_zero"}}
-    assert result.score == pytest.approx(10 - 2 - 2 - 0.33, abs=1e-6)
+    assert result.score == pytest.approx(10 - 2 - 2 - 0.166 - 0.25, abs=1e-6)

@@ -62,7 +62,10 @@ def test_attention_scaled_only_when_a_mask_is_given_loses_exactly_the_scaling_po
     # in the masked branch only fails the 4 unmasked scaling tests (1 visible + 3 hidden, all with
     # d_k > 1; the fifth scaling test has a mask and passes) and nothing else: every other value
     # test has d_k = 1 or a scale-free answer (identical keys; a dominant key 24 apart even at
-    # scale 1/d_k). Scaling is 2 points over 5 tests: 10 - 4 * 0.4 = 8.4.
+    # scale 1/d_k). Scaling's 2 points are half without a batch axis (the example and 'no batch
+    # axis': 0.5 each, both lost) and half with one, split in the item's thousandths by largest
+    # remainder (0.334, 0.333, 0.333 in case order: the first two lost, the masked third
+    # passes): 10 - 1 - 0.667 = 8.333.
     scaling = {c.name for c in PROBLEMS["scaled_dot_product_attention"].cases(0)
                if c.category == "scaling" and "masked" not in c.traits}
     assert len(scaling) == 4
@@ -70,24 +73,27 @@ def test_attention_scaled_only_when_a_mask_is_given_loses_exactly_the_scaling_po
                                               "bug_scales_only_with_a_mask"):
         failed = {t.name for t in result.tests if t.status == "failed"}
         assert failed == scaling, seed
-        assert result.score == pytest.approx(8.4, abs=1e-6), seed
+        assert result.score == pytest.approx(8.333, abs=1e-6), seed
 
 
 def test_attention_that_assumes_lq_equals_lk_scores_the_same_on_every_draw(fake_sandbox):
     # The issue's 2.67: code that builds its default mask as (Lq, Lq) crashes on every unmasked
-    # case with Lq != Lk. Passing: the 6 masking tests (2 points, they bring their own mask), the
-    # one scaling test with a mask (scaling: 2 points over 5 tests, 0.4), the one stability test
-    # with a mask (stability: 1 point over 3 tests, 0.34, 0.33, 0.33 in case order, and it is
-    # the third), 'a sequence of length 1' (Lq = Lk = 1; 1 of 3 properties tests: 0.5 in
-    # hundredths by largest remainder is 0.17, 0.17, 0.16 in case order, and it is the second)
-    # and the inputs test (0.5, credited since value tests pass):
-    # 2 + 0.4 + 0.33 + 0.17 + 0.5 = 3.4 on every draw.
+    # case with Lq != Lk. Each category's points are half for the tests without a batch axis,
+    # half for those with one (split equally within each half, by largest remainder in the
+    # item's thousandths, in case order). Passing: the 8 masking tests (2 points, they bring
+    # their own mask), the one scaling test with a mask (third of the 3 batched scaling tests:
+    # 1 point as 0.334, 0.333, 0.333: 0.333), the two stability tests with a mask (the batched
+    # one is the third of 3 sharing 0.5: 0.167, 0.167, 0.166; the unbatched one is one of 2
+    # sharing 0.5: 0.25), 'a sequence of length 1' (Lq = Lk = 1; second of the 3 batched
+    # properties tests sharing 0.25: 0.084, 0.083, 0.083) and both inputs tests (0.5, credited
+    # since value tests pass): 2 + 0.333 + 0.166 + 0.25 + 0.083 + 0.5 = 3.332 on every draw.
     problem = PROBLEMS["scaled_dot_product_attention"]
     passing = {c.name for c in problem.cases(0)
                if c.category in ("masking", "inputs") or "mask-elsewhere" in c.traits
                or c.name == "properties: a sequence of length 1 returns v_1"}
-    assert len(passing) == 10
+    assert len(passing) == 14
     for seed, result in _graded_on_every_seed(fake_sandbox, "scaled_dot_product_attention",
                                               "bug_assumes_lq_equals_lk"):
         assert {t.name for t in result.tests if t.status == "passed"} == passing, seed
-        assert result.score == pytest.approx(2 + 0.4 + 0.33 + 0.17 + 0.5, abs=1e-6), seed
+        assert result.score == pytest.approx(2 + 0.333 + 0.166 + 0.25 + 0.083 + 0.5,
+                                             abs=1e-6), seed

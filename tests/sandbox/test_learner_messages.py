@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from grader.sandbox import Call, Limits
+from grader.sandbox.forkserver import later_limits
 
 FAST = Limits(wall_seconds=1.5, cpu_seconds=1.0, memory_bytes=256 << 20)
 # For a test of the CPU, memory or output limit: a wall-clock limit far above the time the work
@@ -151,16 +152,26 @@ def test_calls_of_one_test_share_its_time_limit(sandbox):
     assert [c.status for c in result.calls] == ["ok", "timeout"]
 
 
-def test_after_too_many_stopped_tests_the_rest_are_not_run_and_the_run_says_why(sandbox):
+def test_after_max_stopped_tests_every_later_test_still_runs_under_the_tighter_limit(sandbox):
+    """Five hanging tests, max_stopped_tests 2: t0 and t1 get the full 2 s, the later ones the
+    tighter 1 s (forkserver.later_limits); none is left unrun (it used to give up after the 2nd
+    stop)."""
     source = "def softmax(x):\n    while True:\n        pass\n"
     work = [Call(test=f"t{i}", function="softmax", args=(np.zeros(2),)) for i in range(5)]
-    limits = Limits(wall_seconds=0.5, cpu_seconds=2.0, max_stopped_tests=2)
+    limits = Limits(wall_seconds=2.0, cpu_seconds=2.0, max_stopped_tests=2)
     result = sandbox.run(source, work, limits)
-    assert result.status == "timeout"  # after the 2nd stop (max_stopped_tests), no more runs
-    assert [c.status for c in result.calls] == ["timeout"] * 2 + ["skipped"] * 3
-    assert [s.test for s in result.stopped_tests] == ["t0", "t1"]
-    assert result.gave_up.startswith("2 tests stopped")
-    assert result.calls[4].error.startswith("not run: 2 tests stopped")
+    assert result.status == "timeout"
+    assert [c.status for c in result.calls] == ["timeout"] * 5
+    assert [s.test for s in result.stopped_tests] == ["t0", "t1", "t2", "t3", "t4"]
+    assert [s.seconds for s in result.stopped_tests] == [2.0, 2.0, 1.0, 1.0, 1.0]
+    assert result.later_seconds == 1.0 and result.gave_up == ""
+
+
+def test_the_tighter_limit_is_one_second_and_never_above_the_items_own():
+    later = later_limits(Limits(wall_seconds=3.0, cpu_seconds=2.5))
+    assert (later.wall_seconds, later.cpu_seconds) == (1.0, 1.0)
+    later = later_limits(Limits(wall_seconds=0.5, cpu_seconds=0.75))
+    assert (later.wall_seconds, later.cpu_seconds) == (0.5, 0.75)
 
 
 def test_the_run_has_a_total_time_limit(sandbox):

@@ -50,6 +50,6 @@ SPEC = ProblemSpec(
                 "properties": 1.5, "dtypes": 0.5, "inputs": 0.5},
     cases=cases.CASES, reference=reference.multi_head_attention, mistakes=mistakes.MISTAKES,
     buggy=mistakes.buggy_mha,
-    rules=mistakes.RULES, describe=mistakes.describe, traits=cases.traits, rows=cases.rows,
+    rules=mistakes.RULES + cases.RULES, balance="batched", describe=mistakes.describe, traits=cases.traits, rows=cases.rows,
     returns_weights=True, pictures=(Picture("output", "diverging", "position", "feature"),),
 )

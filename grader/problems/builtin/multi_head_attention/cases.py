@@ -13,6 +13,8 @@ import numpy as np
 
 from grader.problems import conditions, reference
 from grader.problems.conditions import require
+from grader.problems.base import Rule
+from grader.problems.rules import crashes_only_with
 from grader.problems.spec import Inputs, draw, example, hidden, inputs
 
 
@@ -23,13 +25,12 @@ def call(X, Ws, num_heads, mask=None) -> tuple[tuple, dict]:
 
 
 def traits(args: tuple, kwargs: dict) -> frozenset[str]:
-    """``multihead`` or ``no-multihead``, ``batched``, ``masked``, ``batch-mask`` (a 3-D mask),
-    ``mask-2d``."""
+    """``multihead`` or ``no-multihead``, ``batched`` or ``unbatched`` (X is (L, d_model)),
+    ``masked``, ``batch-mask`` (a 3-D mask), ``mask-2d``."""
     X, num_heads = args[0], args[5]
     mask = args[6] if len(args) > 6 else None
     found = {"multihead" if num_heads > 1 else "no-multihead"}
-    if X.ndim > 2:
-        found.add("batched")
+    found.add("batched" if X.ndim > 2 else "unbatched")
     if mask is not None:
         found.add("masked")
         if np.ndim(mask) == 3:
@@ -118,17 +119,19 @@ def masking(rng, shape, num_heads, mask) -> Inputs:
     return inputs(call(X, Ws, num_heads, mask))
 
 
-def equivariance(rng) -> Inputs:
+def equivariance(rng, batch=(2,)) -> Inputs:
     """f(P X) == P f(X) for a permutation P of the positions (no mask): self-attention without
-    positional information is permutation-equivariant. P moves every position (a random cycle)."""
-    X, Ws, p = conditions.bounded(rng, 2, 7, 12), weights(rng, 12), conditions.derangement(rng, 7)
+    positional information is permutation-equivariant. P moves every position (a random cycle).
+    ``batch``: the leading axes of X, () for none."""
+    X, Ws = conditions.bounded(rng, *batch, 7, 12), weights(rng, 12)
+    p = conditions.derangement(rng, 7)
     require(conditions.moves_every_position(p), "a permutation that moves every position")
-    return inputs(call(X, Ws, 3), call(X[:, p], Ws, 3), perm=p)
+    return inputs(call(X, Ws, 3), call(X[..., p, :], Ws, 3), perm=p)
 
 
-def unmodified(rng) -> Inputs:
+def unmodified(rng, batch=(2,)) -> Inputs:
     """X, the W matrices and a causal mask (the inputs-not-modified test)."""
-    X = conditions.bounded(rng, 2, 5, 8)
+    X = conditions.bounded(rng, *batch, 5, 8)
     return inputs(call(X, weights(rng, 8), 2, reference.causal_mask(5)))
 
 
@@ -147,8 +150,9 @@ def _examples() -> tuple:
 _AVERAGED = {"alternative_weights": "head_mean"}
 
 
-def _case(name, category, construct, check="values", **params):
-    return hidden(name, category, draw(construct, **params), check=check, **_AVERAGED)
+def _case(name, category, construct, check="values", traits=(), **params):
+    return hidden(name, category, draw(construct, **params), check=check, traits=traits,
+                  **_AVERAGED)
 
 
 CASES = _examples() + (
@@ -159,6 +163,8 @@ CASES = _examples() + (
     _case("scaling: 4 heads of d_head 6 (not sqrt(d_model))", "scaling", scaling,
           shape=(2, 5, 24), num_heads=4),
     _case("scaling: 2 heads of d_head 7", "scaling", scaling, shape=(2, 6, 14), num_heads=2),
+    _case("scaling: 3 heads of d_head 5 without a batch axis", "scaling", scaling, shape=(6, 15),
+          num_heads=3),
     _case("heads: a single head (H = 1)", "heads", attention_inputs, shape=(2, 5, 8),
           num_heads=1),
     _case("heads: 4 heads with a batch axis", "heads", several_heads, shape=(3, 6, 16),
@@ -171,18 +177,41 @@ CASES = _examples() + (
           shape=(2, 5, 12), num_heads=2),
     _case("projections: W_o applied to the concatenated heads", "projections", attention_inputs,
           shape=(3, 4, 10), num_heads=5),
+    _case("projections: distinct W_q, W_k, W_v, W_o without a batch axis", "projections",
+          attention_inputs, shape=(6, 12), num_heads=2),
     _case("masking: causal mask (L, L)", "masking", masking, shape=(3, 6, 12), num_heads=3,
           mask="causal"),
     _case("masking: per-example mask (B, L, L)", "masking", masking, shape=(3, 6, 8),
           num_heads=2, mask="per_example"),
     _case("masking: key padding mask (B, 1, L)", "masking", masking, shape=(3, 6, 8),
           num_heads=4, mask="padding"),
+    _case("masking: causal mask (L, L) without a batch axis", "masking", masking, shape=(6, 12),
+          num_heads=3, mask="causal"),
     hidden("properties: permutation equivariance", "properties", draw(equivariance),
            check="relation", relation="permuted_rows", what="permutation equivariance"),
+    hidden("properties: permutation equivariance without a batch axis", "properties",
+           draw(equivariance, batch=()), check="relation", relation="permuted_rows",
+           what="permutation equivariance"),
+    # degenerate: with one position every weight is 1, so uniform weights pass it too
     _case("properties: a sequence of length 1", "properties", attention_inputs, shape=(3, 1, 8),
-          num_heads=2),
+          num_heads=2, traits={"degenerate"}),
     _case("dtypes: float32 inputs", "dtypes", attention_inputs, shape=(2, 5, 12), num_heads=3,
           dtype=np.float32),
+    _case("dtypes: float32 inputs without a batch axis", "dtypes", attention_inputs,
+          shape=(5, 12), num_heads=3, dtype=np.float32),
     hidden("inputs: X, the W matrices and the mask are not modified in place", "inputs",
            draw(unmodified), check="inputs"),
+    hidden("inputs: X, the W matrices and the mask are not modified in place, no batch axis",
+           "inputs", draw(unmodified, batch=()), check="inputs"),
+)
+
+
+#: Cross-case rules that read the ranks of the cases (beside ``mistakes.RULES``): code that runs
+#: only when the inputs have a batch axis ("works only without a batch axis" is
+#: ``fails_with_batch_axes``).
+RULES = (
+    Rule(tag="fails_without_batch_axis", explains=crashes_only_with("unbatched"),
+         message=('Your code works only with a batch axis: it fails whenever X is an (L, d_model) array '
+                  'without one. Write it for (..., L, d_model) arrays: split and merge the heads on the '
+                  'last axes (reshape(*X.shape[:-1], H, d_head), np.swapaxes(..., -2, -3)).')),
 )

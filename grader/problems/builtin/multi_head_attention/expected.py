@@ -24,7 +24,8 @@ EXPECTED: dict[str, tuple[str, object]] = {
     "bug_values_projected_with_w_q": ("values_projected_with_w_q",
                                       some(*MHA_VALUES, "properties", "inputs")),
     "bug_mask_without_head_axis": ("mask_without_head_axis", Where(lambda t: "batch-mask" in t)),
-    "bug_softmax_query_axis": ("softmax_query_axis", some(*MHA_VALUES)),
+    # only the degenerate sequence of length 1 passes: no credit for properties or inputs
+    "bug_softmax_query_axis": ("softmax_query_axis", some(*MHA_VALUES, "properties", "inputs")),
     "bug_mask_inverted": ("mask_inverted", whole("masking")),
     "bug_modifies_inputs": ("modifies_inputs", whole("inputs")),
     "bug_no_scaling": ("no_scaling", some(*MHA_VALUES)),
@@ -40,6 +41,8 @@ EXPECTED: dict[str, tuple[str, object]] = {
                                   Where(lambda t: "batch-mask" in t)),
     # np.expand_dims(mask, 1) fits (B, L, L) masks only (QA F10)
     "bug_fails_with_2d_mask": ("fails_with_2d_mask", Where(lambda t: "mask-2d" in t)),
+    "bug_fails_without_batch_axis": ("fails_without_batch_axis",
+                                     Where(lambda t: "unbatched" in t)),
     "bug_fails_with_batch_axes": ("fails_with_batch_axes",
                                   some("shapes", *MHA_VALUES, "properties", "inputs")),
     "bug_heads_merged_in_reverse": ("fails_with_several_heads",

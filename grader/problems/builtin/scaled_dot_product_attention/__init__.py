@@ -51,7 +51,7 @@ SPEC = ProblemSpec(
                 "stability": 1.0, "properties": 0.5, "dtypes": 0.5, "inputs": 0.5},
     cases=cases.CASES, reference=reference.attention, mistakes=mistakes.MISTAKES,
     buggy=mistakes.buggy_sdpa,
-    rules=mistakes.RULES, describe=mistakes.describe, traits=cases.traits, rows=cases.rows,
+    rules=mistakes.RULES + cases.RULES, balance="batched", describe=mistakes.describe, traits=cases.traits, rows=cases.rows,
     conditions=cases.named_shapes, returns_weights=True, show_weights=True,
     pictures=(Picture("weights", "unit", "query", "key", call="identity_values"),),
 )

@@ -20,6 +20,8 @@ import numpy as np
 
 from grader.problems import conditions, reference
 from grader.problems.conditions import require
+from grader.problems.base import Rule
+from grader.problems.rules import crashes_only_with
 from grader.problems.spec import Inputs, draw, example, hidden, inputs
 
 
@@ -29,12 +31,12 @@ def call(Q, K, V, mask=None) -> tuple[tuple, dict]:
 
 
 def traits(args: tuple, kwargs: dict) -> frozenset[str]:
-    """``batched`` (a leading axis), ``heads`` (two), ``cross`` (Lq != Lk), ``masked``."""
+    """``batched`` (a leading axis) or ``unbatched`` (Q is (Lq, d_k)), ``heads`` (two),
+    ``cross`` (Lq != Lk), ``masked``."""
     Q, K = args[0], args[1]
     mask = args[3] if len(args) > 3 else None
     found = set()
-    if Q.ndim > 2:
-        found.add("batched")
+    found.add("batched" if Q.ndim > 2 else "unbatched")
     if Q.ndim > 3:
         found.add("heads")
     if Q.shape[-2] != K.shape[-2]:
@@ -227,34 +229,38 @@ def key_axis(rng, batch, Lq, Lk) -> Inputs:
     return inputs(call(Q, K, identity_values(batch, Lk)))
 
 
-def identical_keys(rng) -> Inputs:
-    """Identical keys give uniform weights: the output is the mean of the values."""
-    K = np.broadcast_to(_n(rng, 1, 1, 6), (2, 5, 6)).copy()
-    return inputs(call(_n(rng, 2, 4, 6), K, revealing_values(rng, (2,), 5, 6)))
+def identical_keys(rng, batch=(2,)) -> Inputs:
+    """Identical keys give uniform weights: the output is the mean of the values (``batch``:
+    the leading axes, () for none). Degenerate: uniform weights that ignore the inputs pass it,
+    so it unlocks no property points (:mod:`grader.problems.credit`, trait ``degenerate``)."""
+    K = np.broadcast_to(_n(rng, *(1,) * len(batch), 1, 6), (*batch, 5, 6)).copy()
+    return inputs(call(_n(rng, *batch, 4, 6), K, revealing_values(rng, tuple(batch), 5, 6)),
+                  traits={"degenerate"})
 
 
-def dominant_keys(rng):
-    """K (2, 4, 8): keys of norm 2, orthogonal within each example; Q (2, 5, 8): each query is
-    48 times one of the keys, so its score on that key is 192 and 0 on the others: 24 apart even
-    when divided by d_k = 8 (the smallest of the common scales), i.e. one-hot to within e^-24."""
-    K = 2.0 * conditions.orthonormal_rows(rng, 4, 8, (2,))
-    targets = rng.integers(0, 4, size=(2, 5))
-    Q = 48.0 * np.take_along_axis(K, targets[..., None], axis=1)
+def dominant_keys(rng, batch=(2,)):
+    """K (*batch, 4, 8): keys of norm 2, orthogonal within each example; Q (*batch, 5, 8): each
+    query is 48 times one of the keys, so its score on that key is 192 and 0 on the others: 24
+    apart even when divided by d_k = 8 (the smallest of the common scales), i.e. one-hot to
+    within e^-24."""
+    K = 2.0 * conditions.orthonormal_rows(rng, 4, 8, tuple(batch))
+    targets = rng.integers(0, 4, size=(*batch, 5))
+    Q = 48.0 * np.take_along_axis(K, targets[..., None], axis=-2)
     gaps = conditions.row_gaps(Q @ np.swapaxes(K, -1, -2))
     require(gaps.min() / 8 >= 20, "one score per row at least 20 above the others at scale 1/d_k")
     return K, Q
 
 
-def dominant_key(rng) -> Inputs:
+def dominant_key(rng, batch=(2,)) -> Inputs:
     """A dominant key selects its value vector (:func:`dominant_keys`)."""
-    K, Q = dominant_keys(rng)
-    return inputs(call(Q, K, revealing_values(rng, (2,), 4, 5)))
+    K, Q = dominant_keys(rng, batch)
+    return inputs(call(Q, K, revealing_values(rng, tuple(batch), 4, 5)))
 
 
-def dominant_score(rng) -> Inputs:
+def dominant_score(rng, batch=(2,)) -> Inputs:
     """One dominant score gives a one-hot weight row (:func:`dominant_keys`, 3 queries, V = I)."""
-    K, Q = dominant_keys(rng)
-    return inputs(call(Q[:, :3], K, identity_values((2,), 4)))
+    K, Q = dominant_keys(rng, batch)
+    return inputs(call(Q[..., :3, :], K, identity_values(tuple(batch), 4)))
 
 
 def random_mask(rng, shape):
@@ -357,6 +363,42 @@ def stability(rng, high: tuple[float, float], low: tuple[float, float], dtype) -
     return inputs(call(Q, K, V))
 
 
+def unbatched_stability(rng, high: tuple[float, float], low: tuple[float, float],
+                        dtype) -> Inputs:
+    """The first example of a :func:`stability` draw, without its batch axis: Q (4, 1), K (5, 1),
+    V (5, 3), two high and two low rows. Guaranteed on every draw (checked again on the one
+    example): a naive exp overflows, the rows' maxima spread wider than exp's range for
+    ``dtype`` (one global maximum underflows the low rows), every row's fate under a naive exp
+    is clear-cut, and every row and column has one clear winner at every common scale."""
+    Q, K, V = (np.ascontiguousarray(a[0]) for a in stability(rng, high, low, dtype).calls[0][0])
+    logits = Q.astype(np.float64) @ K.T.astype(np.float64)
+    dtypes = (np.float64,) if dtype == np.float64 else (np.float64, dtype)
+    exp_range = conditions.EXP_OVERFLOW[np.dtype(dtype)] + conditions.EXP_UNDERFLOW[np.dtype(dtype)]
+    require(conditions.overflows_exp(logits), "a naive exp that overflows")
+    require(conditions.maxima_spread(logits) > exp_range, "row maxima spread wider than exp's range")
+    require(conditions.exp_outcomes_clear(logits, -1, dtypes),
+            "rows clearly in or out of exp's range")
+    for axis, what in ((-1, "row"), (-2, "column")):
+        require(conditions.row_gaps(logits, axis).min() * smallest_scale(Q, V) >= 15,
+                f"one clear winner per {what} at every common scale")
+    return inputs(call(Q, K, V))
+
+
+def unbatched_masked_stability(rng) -> Inputs:
+    """The first example of a :func:`masked_stability` draw with its (4, 5) mask, without the
+    batch axis: the high rows overflow a naive exp, one low row allows only scores far below
+    0, every row blocks and allows keys (checked again on the one example)."""
+    Q, K, V, mask = (np.ascontiguousarray(a[0]) for a in masked_stability(rng).calls[0][0])
+    logits = np.where(mask, Q @ K.T, -np.inf)
+    require(conditions.rows_mixed(mask),
+            "a mask that blocks at least one key and allows at least one in every row")
+    require(conditions.overflows_exp(logits), "a naive exp that overflows")
+    require(bool((logits.max(axis=-1) < -15).any()), "a row whose allowed scores are all far below 0")
+    require(conditions.row_gaps(logits).min() * smallest_scale(Q, V) >= 15,
+            "one clear allowed winner per row at every common scale")
+    return inputs(call(Q, K, V, mask), traits={"mask-elsewhere"})
+
+
 def _stability_mask(rng, Q, K, is_high) -> np.ndarray:
     """The mask of :func:`masked_stability`: high rows allow their winner and block 1-3 other
     keys; low rows block their winner, and one low row per example allows only keys of the
@@ -426,24 +468,35 @@ def equivariance(rng) -> Inputs:
     return inputs(call(Q, K, V), call(Q[:, p], K[:, s], V[:, s]), perm=p)
 
 
-def length_one(rng) -> Inputs:
+def unbatched_equivariance(rng) -> Inputs:
+    """:func:`equivariance` without a batch axis: Q (5, 4), K (6, 4), V (6, 3)."""
+    Q, K, V = (_n(rng, L, d) for L, d in ((5, 4), (6, 4), (6, 3)))
+    p, s = conditions.derangement(rng, 5), conditions.derangement(rng, 6)
+    require(conditions.moves_every_position(p) and conditions.moves_every_position(s),
+            "permutations that move every position")
+    require_cross(Q, K)
+    return inputs(call(Q, K, V), call(Q[p], K[s], V[s]), perm=p)
+
+
+def length_one(rng, batch=(3,)) -> Inputs:
     """One query and one key: the single weight is 1, so the output is v_1 whatever the scale.
-    |v| >= 0.5 per entry, so a weight other than 1 always shows."""
-    Q, K = _n(rng, 3, 1, 4), _n(rng, 3, 1, 4)
-    return inputs(call(Q, K, conditions.away_from_zero(rng, 3, 1, 2)))
+    |v| >= 0.5 per entry, so a weight other than 1 always shows. Degenerate: uniform weights
+    that ignore the inputs pass it (trait ``degenerate``: it unlocks no property points)."""
+    Q, K = _n(rng, *batch, 1, 4), _n(rng, *batch, 1, 4)
+    return inputs(call(Q, K, conditions.away_from_zero(rng, *batch, 1, 2)), traits={"degenerate"})
 
 
-def float32(rng) -> Inputs:
+def float32(rng, batch=(2,)) -> Inputs:
     """Unit logits and revealing values in float32."""
-    Q, K = unit_logits(rng, (2,), 3, 4, dtype=np.float32)
-    V = revealing_values(rng, (2,), 4, 5, dtype=np.float32)
+    Q, K = unit_logits(rng, tuple(batch), 3, 4, dtype=np.float32)
+    V = revealing_values(rng, tuple(batch), 4, 5, dtype=np.float32)
     require(all(a.dtype == np.float32 for a in (Q, K, V)), "float32 arrays")
     return inputs(call(Q, K, V))
 
 
-def unmodified(rng) -> Inputs:
+def unmodified(rng, batch=(2,)) -> Inputs:
     """Q, K, V bounded, under a causal mask (the inputs-not-modified test)."""
-    Q, K, V = _n(rng, 2, 5, 4), _n(rng, 2, 5, 4), _n(rng, 2, 5, 3)
+    Q, K, V = _n(rng, *batch, 5, 4), _n(rng, *batch, 5, 4), _n(rng, *batch, 5, 3)
     return inputs(call(Q, K, V, reference.causal_mask(5)))
 
 
@@ -492,8 +545,12 @@ CASES = _examples() + (
            draw(key_axis, batch=(3,), Lq=5, Lk=7)),
     hidden("softmax: rows sum to 1 with batch and heads axes", "softmax",
            draw(key_axis, batch=(2, 3), Lq=4, Lk=6)),
+    hidden("softmax: weights normalised over the key axis, no batch axis, Lq != Lk", "softmax",
+           draw(key_axis, batch=(), Lq=5, Lk=7)),
     hidden("values: identical keys give the mean of the values", "values", draw(identical_keys)),
     hidden("values: a dominant key selects its value vector", "values", draw(dominant_key)),
+    hidden("values: a dominant key selects its value vector, no batch axis", "values",
+           draw(dominant_key, batch=())),
     _masking("masking: causal mask (L, L) with a batch axis", batch=(3,), Lq=6, Lk=6, d_v=8,
              mask="causal"),
     _masking("masking: key-padding mask (B, 1, 1, Lk) with heads", batch=(3, 2), Lq=5, Lk=5,
@@ -504,18 +561,46 @@ CASES = _examples() + (
              mask=(2, 1, 4, 5)),
     _masking("masking: rows with every key blocked are left out", batch=(2,), Lq=5, Lk=6, d_v=7,
              mask="fully_blocked"),
+    _masking("masking: causal mask (L, L), no batch axis", batch=(), Lq=6, Lk=6, d_v=8,
+             mask="causal"),
+    _masking("masking: mask (Lq, Lk), no batch axis, Lq != Lk", batch=(), Lq=4, Lk=6, d_v=7,
+             mask=(4, 6)),
     hidden("stability: logits in the thousands (float64)", "stability",
            draw(stability, high=(540.0, 600.0), low=(100.0, 120.0), dtype=np.float64)),
     hidden("stability: logits in the hundreds (float32)", "stability",
            draw(stability, high=(92.5, 99.5), low=(10.0, 12.0), dtype=np.float32)),
     hidden("stability: logits in the thousands under a mask", "stability",
            draw(masked_stability)),
+    hidden("stability: logits in the thousands, no batch axis", "stability",
+           draw(unbatched_stability, high=(540.0, 600.0), low=(100.0, 120.0), dtype=np.float64)),
+    hidden("stability: logits in the thousands under a mask, no batch axis", "stability",
+           draw(unbatched_masked_stability)),
     hidden("properties: permutation equivariance", "properties", draw(equivariance),
            check="relation", relation="permuted_rows", what="permutation equivariance"),
     hidden("properties: a sequence of length 1 returns v_1", "properties", draw(length_one)),
     hidden("properties: one dominant score gives a one-hot weight row", "properties",
            draw(dominant_score)),
+    hidden("properties: permutation equivariance, no batch axis", "properties",
+           draw(unbatched_equivariance), check="relation", relation="permuted_rows",
+           what="permutation equivariance"),
+    hidden("properties: one dominant score gives a one-hot weight row, no batch axis",
+           "properties", draw(dominant_score, batch=())),
     hidden("dtypes: float32 inputs", "dtypes", draw(float32)),
+    hidden("dtypes: float32 inputs, no batch axis", "dtypes", draw(float32, batch=())),
     hidden("inputs: Q, K, V and mask are not modified in place", "inputs", draw(unmodified),
            check="inputs"),
+    hidden("inputs: Q, K, V and mask are not modified in place, no batch axis", "inputs",
+           draw(unmodified, batch=()), check="inputs"),
+)
+
+
+#: Cross-case rules that read the ranks of the cases (beside ``mistakes.RULES``): code that runs
+#: only when the inputs have a batch axis ("works only without a batch axis" is
+#: ``fails_with_batch_axes``).
+RULES = (
+    Rule(tag="fails_without_batch_axis", explains=crashes_only_with("unbatched"),
+         message=('Your code works only with a batch axis: it fails whenever Q, K and V are (L, d) '
+                  'arrays without one. Write it for (..., L, d) arrays: transpose only the last two '
+                  'axes with np.swapaxes(K, -1, -2) (not K.transpose(0, 2, 1)) and normalise over '
+                  'axis=-1.')),
 )

@@ -131,8 +131,10 @@ def shifted_rows(rng) -> Inputs:
 
 
 def equal_entries(rng) -> Inputs:
-    """Rows of 5 equal entries (3 rows): the softmax is uniform."""
-    return inputs(call(np.repeat(conditions.bounded(rng, 3, 1), 5, axis=1)))
+    """Rows of 5 equal entries (3 rows): the softmax is uniform. Degenerate: a softmax that
+    returns 1/n everywhere passes it, so it unlocks no property points (trait ``degenerate``,
+    :mod:`grader.problems.credit`)."""
+    return inputs(call(np.repeat(conditions.bounded(rng, 3, 1), 5, axis=1)), traits={"degenerate"})
 
 
 def dominant_entries(rng) -> Inputs:
