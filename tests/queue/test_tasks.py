@@ -12,7 +12,7 @@ from grader.grading.service import Outcome
 from grader.queue.sweep import IDEMPOTENCY_TTL, sweep
 
 NAMES = {"workers.tasks.grade_submission", "workers.tasks.deliver_webhook",
-         "workers.tasks.regrade", "workers.tasks.sweep"}
+         "workers.tasks.regrade", "workers.tasks.problem_trial", "workers.tasks.sweep"}
 CONFIG = {"CELERY_BROKER_URL": "redis://127.0.0.1:6379/0", "CELERY_QUEUE": "q-tasks",
           "SWEEP_INTERVAL_SECONDS": 30.0, "SWEEP_AFTER_SECONDS": 300}
 
