@@ -150,13 +150,19 @@ def problem_trial(task, trial_id: str) -> str | None:
 def sweep(task) -> list[str]:
     """:func:`grader.queue.sweep.sweep` on Celery: submissions left queued or running past
     ``SWEEP_AFTER_SECONDS`` are graded again, deliveries a minute overdue (their retry message
-    was lost) sent again; returns the re-queued ids."""
+    was lost) and authored problems' trials queued as long sent again; returns the re-queued
+    submission ids."""
     from datetime import timedelta
 
     app = task.app
-    return sweep_store(
-        service(app).store,
-        older_than=timedelta(seconds=app.conf.grader_config["SWEEP_AFTER_SECONDS"]),
+    store = service(app).store
+    older_than = timedelta(seconds=app.conf.grader_config["SWEEP_AFTER_SECONDS"])
+    requeued = sweep_store(
+        store, older_than=older_than,
         grade=lambda submission_id: app.tasks[GRADE].apply_async(args=[submission_id]),
         deliver=lambda delivery_id: deliver_later(app, delivery_id),
         webhook_grace=CELERY_WEBHOOK_GRACE)
+    # trials of authored problems whose message was lost: sent again
+    for trial_id in store.problem_trials.resend_stale(older_than):
+        app.tasks[PROBLEM_TRIAL].apply_async(args=[trial_id])
+    return requeued

@@ -229,6 +229,8 @@ class ProblemTrialRun(Base):
     decides: Mapped[bool] = mapped_column(Boolean, default=False)
     status: Mapped[str] = mapped_column(String(16), default="queued")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    #: when its message was last sent to the broker (the sweep sends a queued run again)
+    sent_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     report: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)

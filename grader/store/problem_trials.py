@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from grader.store.models import ProblemTrialRun, utcnow
 
@@ -18,7 +19,7 @@ class ProblemTrialRepository:
         becomes the version's status (the version has not passed yet)."""
         row = ProblemTrialRun(id=str(uuid.uuid4()), course_id=course_id, problem_id=problem_id,
                               version=version, mutants=mutants, decides=decides,
-                              status="queued", created_at=utcnow())
+                              status="queued", created_at=(now := utcnow()), sent_at=now)
         with self.sessions.begin() as session:
             session.add(row)
         return row
@@ -44,3 +45,20 @@ class ProblemTrialRepository:
                 ProblemTrialRun.status.in_(("queued", "running"))).values(
                 status="failed" if error else "done", report=report, error=error,
                 finished_at=utcnow()))
+
+    def resend_stale(self, older_than: timedelta) -> list[str]:
+        """Runs still ``queued`` whose message was sent more than ``older_than`` ago (the broker
+        lost it, or was down when the API sent it): each is marked sent now (one sweep claims
+        it) and returned, for the caller to send again."""
+        cutoff = utcnow() - older_than
+        with self.sessions() as session:
+            ids = list(session.execute(select(ProblemTrialRun.id).where(
+                ProblemTrialRun.status == "queued", ProblemTrialRun.sent_at < cutoff)).scalars())
+        claimed = []
+        for trial_id in ids:
+            with self.sessions.begin() as session:
+                if session.execute(update(ProblemTrialRun).where(
+                        ProblemTrialRun.id == trial_id, ProblemTrialRun.status == "queued",
+                        ProblemTrialRun.sent_at < cutoff).values(sent_at=utcnow())).rowcount:
+                    claimed.append(trial_id)
+        return claimed

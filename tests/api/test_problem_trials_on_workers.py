@@ -190,3 +190,26 @@ def test_a_trial_without_a_sandbox_fails_with_the_reason_and_can_run_again(produ
     again = client.post("/api/v1/problems/cosine-attention/trial", json={}).get_json()
     assert run_queued(app, again["id"]) == "done"
     assert client.get("/api/v1/problems/cosine-attention").get_json()["status"] == "passed"
+
+
+def test_the_sweep_resends_a_trial_whose_message_was_lost_once_per_claim(production):
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from grader.store.models import ProblemTrialRun, utcnow
+
+    app, client, _broker, _queue = production
+    trial_id = client.post("/api/v1/problems", data=COSINE, headers=YAML).get_json()["trial_id"]
+    trials = app.extensions["grader"].store.problem_trials
+    assert trials.resend_stale(timedelta(seconds=300)) == []  # just sent
+    with app.extensions["grader"].store.sessions.begin() as session:
+        session.execute(update(ProblemTrialRun).where(ProblemTrialRun.id == trial_id).values(
+            sent_at=utcnow() - timedelta(seconds=301)))
+    assert trials.resend_stale(timedelta(seconds=300)) == [trial_id]
+    assert trials.resend_stale(timedelta(seconds=300)) == []  # claimed: sent again once
+    assert run_queued(app, trial_id) == "done"
+    with app.extensions["grader"].store.sessions.begin() as session:
+        session.execute(update(ProblemTrialRun).where(ProblemTrialRun.id == trial_id).values(
+            sent_at=utcnow() - timedelta(seconds=301)))
+    assert trials.resend_stale(timedelta(seconds=300)) == []  # done: never sent again

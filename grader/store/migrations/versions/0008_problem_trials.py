@@ -30,6 +30,7 @@ def upgrade() -> None:
         sa.Column("decides", sa.Boolean(), nullable=False),
         sa.Column("status", sa.String(length=16), nullable=False),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("sent_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("report", sa.JSON(), nullable=True),
         sa.Column("error", sa.Text(), nullable=True),
