@@ -69,7 +69,9 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
         config, store, content, dispatcher.deliver_webhook)
     app.extensions["grader"] = AppState(config=config, store=store, catalog=content,
                                         dispatcher=dispatcher, notifier=notifier,
-                                        sandbox_factory=partial(make_sandbox, config))
+                                        # production mode: trials go to a worker
+                                        sandbox_factory=partial(make_sandbox, config)
+                                        if grading_is_inline(config) else None)
     api = register_api(app)
     init_web(app)  # the learner page, result pages and instructor view (grader/web)
     init_lti(app, api)  # the LTI tool (grader/lti): /lti and /api/v1/lti/platforms

@@ -1,4 +1,5 @@
-"""Celery tasks: grade a submission by id, deliver a webhook, run a regrade, and sweep.
+"""Celery tasks: grade a submission by id, deliver a webhook, run a regrade, try an authored
+problem, and sweep.
 
 The tasks are defined once, at module level, with their names fixed (``workers.tasks.<name>``:
 messages already queued on the broker are consumed by any version that keeps them) and their
@@ -28,6 +29,7 @@ log = logging.getLogger(__name__)
 GRADE = "workers.tasks.grade_submission"
 DELIVER_WEBHOOK = "workers.tasks.deliver_webhook"
 REGRADE = "workers.tasks.regrade"
+PROBLEM_TRIAL = "workers.tasks.problem_trial"
 SWEEP = "workers.tasks.sweep"
 
 #: This process's grading service (see the module docstring).
@@ -130,17 +132,37 @@ def regrade(task, run_id: str) -> int:
     return len(run_regrade(service(task.app), run_id))
 
 
+@shared_task(name=PROBLEM_TRIAL, bind=True, acks_late=True,
+             autoretry_for=(OperationalError, InterfaceError), max_retries=5, retry_backoff=2,
+             retry_backoff_max=60, retry_jitter=True)
+def problem_trial(task, trial_id: str) -> str | None:
+    """Run the stored trial ``trial_id`` of an authored problem in a fresh sandbox of this
+    worker (:func:`grader.grading.problem_trials.run_problem_trial`); returns its final status.
+    A store that cannot be reached is retried (at most 5 times, backoff as grading's)."""
+    from grader.grading.problem_trials import run_problem_trial
+    from grader.runtime import make_sandbox
+
+    return run_problem_trial(service(task.app).store,
+                             lambda: make_sandbox(task.app.conf.grader_config), trial_id)
+
+
 @shared_task(name=SWEEP, bind=True)
 def sweep(task) -> list[str]:
     """:func:`grader.queue.sweep.sweep` on Celery: submissions left queued or running past
     ``SWEEP_AFTER_SECONDS`` are graded again, deliveries a minute overdue (their retry message
-    was lost) sent again; returns the re-queued ids."""
+    was lost) and authored problems' trials queued as long sent again; returns the re-queued
+    submission ids."""
     from datetime import timedelta
 
     app = task.app
-    return sweep_store(
-        service(app).store,
-        older_than=timedelta(seconds=app.conf.grader_config["SWEEP_AFTER_SECONDS"]),
+    store = service(app).store
+    older_than = timedelta(seconds=app.conf.grader_config["SWEEP_AFTER_SECONDS"])
+    requeued = sweep_store(
+        store, older_than=older_than,
         grade=lambda submission_id: app.tasks[GRADE].apply_async(args=[submission_id]),
         deliver=lambda delivery_id: deliver_later(app, delivery_id),
         webhook_grace=CELERY_WEBHOOK_GRACE)
+    # trials of authored problems whose message was lost: sent again
+    for trial_id in store.problem_trials.resend_stale(older_than):
+        app.tasks[PROBLEM_TRIAL].apply_async(args=[trial_id])
+    return requeued

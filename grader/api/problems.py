@@ -6,8 +6,17 @@ An upload is validated (422 ``invalid_problem``, every error with its path), the
 sandbox (:func:`grader.problems.authored.trial.trial`); a problem whose reference fails is refused
 (422 ``problem_refused`` with the trial). A stored version keeps its trial and the visible
 examples' values the sandbox computed, so the API shows the examples without running anything.
+
+Where the trial runs: in this process, with a sandbox of its own, on the embedded default (the
+answer carries the trial at once); in production mode the API process has no sandbox, so the
+upload is stored as ``pending`` and its trial queued for a Celery worker
+(:mod:`grader.grading.problem_trials`): 202 with ``Location``, the trial run to poll
+(``GET /problems/<id>/trials/<trial_id>?wait=N``); the version becomes ``passed`` (usable by code
+items) or ``refused`` when it is done. ``POST /problems/<id>/trial`` is queued the same way.
 """
 from __future__ import annotations
+
+import time
 
 from flask import request, url_for
 from flask.views import MethodView
@@ -16,6 +25,7 @@ from marshmallow import Schema, fields, validate
 from grader.api.auth import require_course
 from grader.api.errors import ApiError
 from grader.api.parsing import Blueprint, read_body
+from grader.api.schemas import PollArgsSchema
 from grader.api.state import state
 from grader.problems import PROBLEMS
 from grader.problems.authored import DocumentError, compile_document, load_document, parse
@@ -56,16 +66,28 @@ def _sandbox():
                        None) from None
 
 
-def run_trial(raw: dict, with_mutants: bool = True) -> tuple[dict, dict, dict]:
-    """Compile ``raw`` and try it in a fresh sandbox: ``(document, trial report, the visible
-    examples' values encoded)``. 422 ``invalid_problem`` naming the field."""
+def trials_here() -> bool:
+    """Whether this process runs trials itself (it has a sandbox: the embedded default), or
+    queues them for a worker (production mode, a dispatcher that can)."""
+    return state().sandbox_factory is not None or not hasattr(state().dispatcher,
+                                                              "problem_trial")
+
+
+def validate(raw: dict):
+    """``(document, compiled problem)`` of ``raw``; 422 ``invalid_problem`` naming the field.
+    Runs nothing of the document's code."""
     try:
-        doc = load_document(raw)
-        problem = compile_document(raw)
+        return load_document(raw), compile_document(raw)
     except DocumentError as exc:
         first = exc.errors[0] if exc.errors else {"path": None}
         raise ApiError(422, "invalid_problem", str(exc), first["path"] or None,
                        errors=exc.errors) from None
+
+
+def run_trial(raw: dict, with_mutants: bool = True) -> tuple[dict, dict, dict]:
+    """Compile ``raw`` and try it in a fresh sandbox: ``(document, trial report, the visible
+    examples' values encoded)``. 422 ``invalid_problem`` naming the field."""
+    doc, problem = validate(raw)
     sandbox = _sandbox()
     try:
         report = trial(problem, doc, sandbox, with_mutants=with_mutants)
@@ -96,21 +118,57 @@ def read_problem_body(expected_id: str | None = None) -> tuple[dict, str]:
     return raw, source
 
 
-def _store(principal, raw: dict, source: str) -> dict:
+def _store(principal, raw: dict, source: str) -> tuple[dict, int, dict]:
+    """Store a new version: tried here (``(view, 201 or 200, {})``), or stored ``pending`` with
+    its trial queued for a worker (``(view, 202, {"Location": the trial run})``)."""
+    if not trials_here():
+        doc, _ = validate(raw)
+        record = state().store.content.add_problem_version(
+            principal.course_id, doc["id"], raw, source, {}, {}, status="pending")
+        run = queue_trial(record, mutants=True, decides=True)
+        return {**problem_view(record), "trial_id": run.id}, 202, {"Location": trial_url(run)}
     doc, report, expected = run_trial(raw)
     if report["refused"]:
         raise ApiError(422, "problem_refused", f"the trial refuses the problem: "
                        f"{report['refused']}", "reference", errors=report["findings"])
     record = state().store.content.add_problem_version(principal.course_id, doc["id"], raw,
                                                        source, expected, report)
-    return problem_view(record)
+    return problem_view(record), None, {}
+
+
+def queue_trial(record, mutants: bool, decides: bool):
+    """Store a trial run of ``record`` and queue it for a worker; returns the run."""
+    run = state().store.problem_trials.create(record.course_id, record.problem_id,
+                                              record.version, mutants=mutants, decides=decides)
+    state().dispatcher.problem_trial(run.id)
+    return run
+
+
+def trial_url(run) -> str:
+    return url_for("problems.ProblemTrialById", problem_id=run.problem_id, trial_id=run.id)
 
 
 def problem_view(record) -> dict:
-    """A stored version: id, version, title, the document and its trial."""
+    """A stored version: id, version, title, status (``passed``; or, while its trial runs on a
+    worker, ``pending``, then ``refused`` or ``failed``), the document and its trial (None
+    while pending)."""
+    status = record.status or "passed"
     return {"id": record.problem_id, "version": record.version,
             "title": record.document.get("title"), "created_at": record.created_at.isoformat(),
-            "document": record.document, "trial": record.trial}
+            "status": status, "document": record.document,
+            "trial": record.trial if status != "pending" else None}
+
+
+def trial_run_view(run) -> dict:
+    """A queued trial: status (``queued``, ``running``, ``done``, ``failed``), the report once
+    done, the reason once failed, and the version's status when the run decides it."""
+    view = {"id": run.id, "problem_id": run.problem_id, "version": run.version,
+            "status": run.status, "mutants": run.mutants, "report": run.report,
+            "error": run.error}
+    if run.decides:
+        record = state().store.content.problem(run.course_id, run.problem_id, run.version)
+        view["problem_status"] = record.status if record is not None else None
+    return view
 
 
 def get_problem(principal, problem_id: str, version: int | None = None):
@@ -133,12 +191,15 @@ class Problems(MethodView):
             entry = listing.setdefault(record.problem_id, {"id": record.problem_id,
                                                            "versions": []})
             entry["versions"].append({"version": record.version,
-                                      "created_at": record.created_at.isoformat()})
+                                      "created_at": record.created_at.isoformat(),
+                                      "status": record.status or "passed"})
             entry["latest"], entry["title"] = record.version, record.document.get("title")
         return list(listing.values())
 
     @blp.doc(requestBody=PROBLEM_BODY)
     @blp.response(201)
+    @blp.alt_response(202, description="Production mode: stored as pending, its trial queued "
+                      "for a worker; poll the Location")
     @blp.alt_response(409, schema="Error", description="A problem with this id exists")
     @blp.alt_response(422, schema="Error", description="Invalid or refused problem")
     def post(self):
@@ -151,9 +212,9 @@ class Problems(MethodView):
         if state().store.content.problem(principal.course_id, str(raw.get("id"))) is not None:
             raise ApiError(409, "conflict", f"Problem {raw['id']!r} exists; PUT to add a "
                            "version.", "id")
-        view = _store(principal, raw, source)
-        return view, 201, {"Location": url_for("problems.ProblemById",
-                                               problem_id=view["id"])}
+        view, status, headers = _store(principal, raw, source)
+        return view, status or 201, headers or {
+            "Location": url_for("problems.ProblemById", problem_id=view["id"])}
 
 
 @blp.route("/<problem_id>")
@@ -170,6 +231,7 @@ class ProblemById(MethodView):
 
     @blp.doc(requestBody=PROBLEM_BODY)
     @blp.response(200)
+    @blp.alt_response(202, description="Production mode: stored as pending (see POST)")
     @blp.alt_response(422, schema="Error", description="Invalid or refused problem")
     def put(self, problem_id):
         """A new version of the problem (tried like an upload); assignments saved before keep
@@ -177,20 +239,52 @@ class ProblemById(MethodView):
         principal = require_course("instructor")
         get_problem(principal, problem_id)
         raw, source = read_problem_body(problem_id)
-        return _store(principal, raw, source)
+        view, status, headers = _store(principal, raw, source)
+        return view, status or 200, headers
 
 
 @blp.route("/<problem_id>/trial")
 class ProblemTrial(MethodView):
     @blp.arguments(TrialBodySchema)
     @blp.response(200)
+    @blp.alt_response(202, description="Production mode: queued for a worker; poll the "
+                      "Location")
     def post(self, body, problem_id):
         """Run the trial of a stored version again (``version``, default the latest;
-        ``mutants: false`` skips the mutants) and return its report."""
+        ``mutants: false`` skips the mutants) and return its report. In production mode it is
+        queued for a worker: 202 with the run (``Location``) to poll; the trial of a version
+        not passed yet (pending, failed) decides its status."""
         principal = require_course("instructor")
         record = get_problem(principal, problem_id, body["version"])
+        if not trials_here():
+            run = queue_trial(record, body["mutants"], decides=record.status != "passed")
+            return trial_run_view(run), 202, {"Location": trial_url(run)}
         _, report, _ = run_trial(record.document, body["mutants"])
         return {**report, "version": record.version}
+
+
+@blp.route("/<problem_id>/trials/<trial_id>")
+class ProblemTrialById(MethodView):
+    @blp.arguments(PollArgsSchema, location="query")
+    @blp.response(200)
+    def get(self, args, problem_id, trial_id):
+        """A trial queued for a worker: its status, the report once ``done`` (the reason once
+        ``failed``) and, for an upload's, the version's status (``problem_status``).
+        ``?wait=N`` holds the request up to N seconds (capped at 30) and answers as soon as
+        the run is final."""
+        principal = require_course("instructor")
+        run = state().store.problem_trials.get(trial_id)
+        if run is None or run.course_id != principal.course_id or run.problem_id != problem_id:
+            raise ApiError(404, "trial_not_found", f"No trial {trial_id!r} of problem "
+                           f"{problem_id!r}.", "trial_id")
+        deadline = time.monotonic() + min(args.get("wait", 0.0),
+                                          state().config["LONG_POLL_MAX_SECONDS"])
+        delay = 0.02
+        while run.status not in ("done", "failed") and time.monotonic() < deadline:
+            time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
+            delay = min(delay * 1.5, 0.2)
+            run = state().store.problem_trials.get(trial_id)
+        return trial_run_view(run)
 
 
 def resolve_problems(course_id: str, document: dict) -> dict:
@@ -198,7 +292,8 @@ def resolve_problems(course_id: str, document: dict) -> dict:
     ``<id>@<newest version>`` now, ``<id>@<n>`` stays; a built-in problem's id is kept (the
     catalogue inlines the pinned version when it compiles the assignment,
     :meth:`grader.content.Catalog.with_problems`). 422 naming ``items[i].problem`` for a problem
-    that does not exist. ``document`` is changed in place."""
+    that does not exist, or has no version whose trial passed (``<id>`` pins the newest passed
+    one; ``<id>@<n>`` must have passed). ``document`` is changed in place."""
     for index, item in enumerate(document.get("items") or []):
         if not isinstance(item, dict) or item.get("kind") != "code":
             continue
@@ -210,10 +305,17 @@ def resolve_problems(course_id: str, document: dict) -> dict:
         if version and not version.isdigit():
             raise ApiError(422, "validation_error", f"{field}: write <id> or <id>@<version>",
                            field)
-        record = state().store.content.problem(course_id, problem_id,
-                                               int(version) if version else None)
+        content = state().store.content
+        record = content.problem(course_id, problem_id, int(version) if version else None)
         if record is None:
             raise ApiError(422, "validation_error", f"{field}: {ref!r} is neither a built-in "
                            "problem nor one of this course's problems", field)
+        if (record.status or "passed") != "passed":
+            passed = None if version else content.problem(course_id, problem_id, passed=True)
+            if passed is None:
+                raise ApiError(422, "validation_error", f"{field}: {ref!r} cannot be used until "
+                               f"its trial passes (version {record.version} is "
+                               f"{record.status})", field)
+            record = passed
         item["problem"] = f"{record.problem_id}@{record.version}"
     return document

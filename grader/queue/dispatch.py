@@ -16,6 +16,7 @@ log = logging.getLogger(__name__)
 GRADE_TASK = "workers.tasks.grade_submission"
 WEBHOOK_TASK = "workers.tasks.deliver_webhook"
 REGRADE_TASK = "workers.tasks.regrade"
+PROBLEM_TRIAL_TASK = "workers.tasks.problem_trial"
 
 
 class CeleryDispatcher:
@@ -50,6 +51,11 @@ class CeleryDispatcher:
 
     def deliver_webhook(self, delivery_id: str) -> bool:
         return self._send(WEBHOOK_TASK, delivery_id, self.delivery_queue)
+
+    def problem_trial(self, trial_id: str) -> bool:
+        """Queue the stored trial of an authored problem for a worker (which has the sandbox
+        the API process lacks: :mod:`grader.grading.problem_trials`)."""
+        return self._send(PROBLEM_TRIAL_TASK, trial_id)
 
     def close(self) -> None:
         pass

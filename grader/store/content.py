@@ -2,7 +2,7 @@
 overwritten, so a result can always name the version it was scored with."""
 from __future__ import annotations
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from grader.store.models import AssignmentRecord, ProblemRecord, RubricRecord
 
@@ -42,26 +42,43 @@ class ContentRepository:
 
     # -- code problems -------------------------------------------------------------------------
     def add_problem_version(self, course_id: str, problem_id: str, document: dict, source: str,
-                            expected: dict, trial: dict) -> ProblemRecord:
-        """A new version (1, 2, ...) of a course's authored problem."""
+                            expected: dict, trial: dict, status: str = "passed"
+                            ) -> ProblemRecord:
+        """A new version (1, 2, ...) of a course's authored problem; ``status`` ``pending``
+        when its trial is still to run (on a worker: :mod:`grader.grading.problem_trials`)."""
         with self.sessions.begin() as session:
             latest = session.execute(select(func.max(ProblemRecord.version)).where(
                 ProblemRecord.course_id == course_id,
                 ProblemRecord.problem_id == problem_id)).scalar()
             row = ProblemRecord(course_id=course_id, problem_id=problem_id,
                                 version=(latest or 0) + 1, document=document, source=source,
-                                expected=expected, trial=trial)
+                                expected=expected, trial=trial, status=status)
             session.add(row)
         return row
 
-    def problem(self, course_id: str, problem_id: str, version: int | None = None
-                ) -> ProblemRecord | None:
-        """One version (default: the latest) of a course's authored problem."""
+    def settle_problem_version(self, course_id: str, problem_id: str, version: int, status: str,
+                               trial: dict, expected: dict) -> bool:
+        """Store the outcome of a version's trial (``passed``, ``refused`` or ``failed``) with its
+        report and the visible examples' values, unless the version has already passed (a
+        redelivered task settles it once). Returns whether it changed the version."""
+        with self.sessions.begin() as session:
+            changed = session.execute(update(ProblemRecord).where(
+                ProblemRecord.course_id == course_id, ProblemRecord.problem_id == problem_id,
+                ProblemRecord.version == version, ProblemRecord.status != "passed").values(
+                status=status, trial=trial, expected=expected)).rowcount
+        return bool(changed)
+
+    def problem(self, course_id: str, problem_id: str, version: int | None = None,
+                passed: bool = False) -> ProblemRecord | None:
+        """One version (default: the latest; with ``passed``, the latest whose trial passed) of a
+        course's authored problem."""
         with self.sessions() as session:
             query = select(ProblemRecord).where(ProblemRecord.course_id == course_id,
                                                 ProblemRecord.problem_id == problem_id)
             if version is not None:
                 query = query.where(ProblemRecord.version == version)
+            if passed:
+                query = query.where(ProblemRecord.status == "passed")
             return session.execute(query.order_by(ProblemRecord.version.desc()).limit(1)).scalar()
 
     def problem_versions(self, course_id: str, problem_id: str | None = None

@@ -99,6 +99,7 @@ class Store:
         from grader.store.extensions import ExtensionRepository
         from grader.store.lti import LtiRepository
         from grader.store.overrides import OverrideRepository
+        from grader.store.problem_trials import ProblemTrialRepository
         from grader.store.regrades import RegradeRepository
         from grader.store.sign_ins import SignInRepository
         from grader.store.webhooks import WebhookRepository
@@ -114,6 +115,7 @@ class Store:
         self.webhooks = WebhookRepository(self.sessions)
         self.content = ContentRepository(self.sessions)
         self.regrades = RegradeRepository(self.sessions)
+        self.problem_trials = ProblemTrialRepository(self.sessions)
         self.lti = LtiRepository(self.sessions)
         self.overrides = OverrideRepository(self.sessions)
         self.extensions = ExtensionRepository(self.sessions)

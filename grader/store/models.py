@@ -193,7 +193,10 @@ class ProblemRecord(Base):
     """One version of an instructor-authored code problem (:mod:`grader.problems.authored`):
     ``source`` as uploaded, ``document`` parsed, ``expected`` the visible examples' values the
     sandbox computed at upload (:func:`grader.problems.authored.executor.encode`) and ``trial``
-    the upload's trial report."""
+    the upload's trial report. ``status``: ``passed`` (usable by code items), or, while the trial
+    of an upload runs on a worker (production mode), ``pending``, then ``passed``, ``refused``
+    (the reference failed) or ``failed`` (the trial could not run); ``expected`` and ``trial``
+    are empty until it passes."""
 
     __tablename__ = "problems"
     __table_args__ = (UniqueConstraint("course_id", "problem_id", "version"),)
@@ -207,6 +210,30 @@ class ProblemRecord(Base):
     expected: Mapped[dict] = mapped_column(JSON)
     trial: Mapped[dict] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    status: Mapped[str] = mapped_column(String(16), default="passed", server_default="passed")
+
+
+class ProblemTrialRun(Base):
+    """One trial of a stored problem version run on a Celery worker (production mode: the API
+    process has no sandbox): ``queued``, ``running``, then ``done`` with ``report`` (the trial's
+    JSON report) or ``failed`` with ``error``. ``decides``: the trial of a version not yet passed
+    (an upload's), whose outcome becomes the version's ``status``."""
+
+    __tablename__ = "problem_trials"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    course_id: Mapped[str] = mapped_column(String(64), index=True)
+    problem_id: Mapped[str] = mapped_column(String(200))
+    version: Mapped[int] = mapped_column(Integer)
+    mutants: Mapped[bool] = mapped_column(Boolean, default=True)
+    decides: Mapped[bool] = mapped_column(Boolean, default=False)
+    status: Mapped[str] = mapped_column(String(16), default="queued")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    #: when its message was last sent to the broker (the sweep sends a queued run again)
+    sent_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    report: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class WebhookDelivery(Base):

@@ -33,9 +33,11 @@ def test_the_celery_dispatcher_sends_deliveries_to_their_queue_and_grading_to_it
     dispatcher.enqueue("s1")
     dispatcher.deliver_webhook("d1")
     dispatcher.regrade("r1")
+    dispatcher.problem_trial("t1")  # a trial needs the sandbox: a grading worker's
     assert celery.sent == [("workers.tasks.grade_submission", ["s1"], "g1"),
                            ("workers.tasks.deliver_webhook", ["d1"], "g1-deliveries"),
-                           ("workers.tasks.regrade", ["r1"], "g1")]
+                           ("workers.tasks.regrade", ["r1"], "g1"),
+                           ("workers.tasks.problem_trial", ["t1"], "g1")]
 
 
 def test_the_celery_app_routes_deliveries_and_retries_to_the_delivery_queue():

@@ -12,7 +12,7 @@ from grader.grading.service import Outcome
 from grader.queue.sweep import IDEMPOTENCY_TTL, sweep
 
 NAMES = {"workers.tasks.grade_submission", "workers.tasks.deliver_webhook",
-         "workers.tasks.regrade", "workers.tasks.sweep"}
+         "workers.tasks.regrade", "workers.tasks.problem_trial", "workers.tasks.sweep"}
 CONFIG = {"CELERY_BROKER_URL": "redis://127.0.0.1:6379/0", "CELERY_QUEUE": "q-tasks",
           "SWEEP_INTERVAL_SECONDS": 30.0, "SWEEP_AFTER_SECONDS": 300}
 
@@ -113,7 +113,10 @@ def test_the_celery_sweep_task_and_the_inline_dispatcher_run_the_one_sweep(monke
     calls = []
     monkeypatch.setattr(workers.tasks, "sweep_store", lambda store, **kw: calls.append(kw) or [])
     monkeypatch.setattr(dispatch, "sweep", lambda store, **kw: calls.append(kw) or [])
-    monkeypatch.setattr(workers.tasks, "_service", SimpleNamespace(store=None))
+    resent = []
+    trials = SimpleNamespace(resend_stale=lambda older_than: resent.append(older_than) or [])
+    monkeypatch.setattr(workers.tasks, "_service",
+                        SimpleNamespace(store=SimpleNamespace(problem_trials=trials)))
     app = make_app(SWEEP_AFTER_SECONDS=12)
     app.conf.task_always_eager = True
     app.tasks["workers.tasks.sweep"].apply().get()
@@ -126,3 +129,4 @@ def test_the_celery_sweep_task_and_the_inline_dispatcher_run_the_one_sweep(monke
     assert [c["older_than"] for c in calls] == [timedelta(seconds=12), timedelta(seconds=34)]
     assert [c.get("webhook_grace", timedelta(0)) for c in calls] == [timedelta(seconds=60),
                                                                       timedelta(0)]
+    assert resent == [timedelta(seconds=12)]  # the Celery sweep also resends lost trials
