@@ -5,10 +5,12 @@ quadratic-cost: text, 5; no-positions: choice, 1, key B), graded for real:
 | learners | sdpa                               | quadratic-cost                      | choice |
 | L0-L3    | correct: 10                        | the model answer: 5                 | A: 0   |
 | L4-L6    | divides by d_k: 8 (scale_by_d_k)   | "linear ..., cheap": 0 (2 misc.)    | B: 1   |
-| L7-L8    | softmax over queries: 1.84         | "linear time ...": 0 (1 misc.)      | B: 1   |
+| L7-L8    | softmax over queries: 1.0 (shapes) | "linear time ...": 0 (1 misc.)      | B: 1   |
 | L9       | no code: 0                         | the model answer: 5                 | B: 1   |
 
-Totals 15 x4, 9 x3, 2.84 x2, 6: mean 9.868, median 9. "zoe" submitted only to another
+Totals 15 x4, 9 x3, 2 x2, 6: mean 9.7, median 9. (The query-axis softmax earns the shapes point
+only: every value test has Lq != Lk or batch axes, and its identical-keys test is degenerate, so it
+anchors no inputs credit.) "zoe" submitted only to another
 assignment (not submitted here); "fay"'s only attempt failed to grade."""
 import numpy as np
 import pytest
@@ -58,7 +60,7 @@ def analytics(tmp_path_factory):
     store.fail(failed.id, "infrastructure fault after 3 attempt(s): sandbox unavailable")
     scores = [client.get(f"/api/v1/submissions/{sid}?wait=60").get_json()["score"]
               for sid in ids]
-    assert scores == [15.0] * 4 + [9.0] * 3 + [2.84] * 2 + [6.0]
+    assert scores == [15.0] * 4 + [9.0] * 3 + [2.0] * 2 + [6.0]
     report = client.get("/api/v1/assignments/class/analytics").get_json()
     csv_text = client.get("/api/v1/assignments/class/analytics.csv").get_data(as_text=True)
     yield report, csv_text
@@ -74,9 +76,9 @@ def test_learners_and_the_score_distribution(analytics):
     assert report["learners"] == {"submitted": 11, "graded": 10, "not_submitted": ["zoe"],
                                   "latest_failed": ["fay"]}
     score = report["score"]
-    assert (score["mean"], score["median"], score["min"], score["max"]) == (9.868, 9.0, 2.84,
+    assert (score["mean"], score["median"], score["min"], score["max"]) == (9.7, 9.0, 2.0,
                                                                             15.0)
-    # bins of 1.6 points: 2.84 in [1.6, 3.2), 6 in [4.8, 6.4), 9 in [8, 9.6), 15 in [14.4, 16]
+    # bins of 1.6 points: 2 in [1.6, 3.2), 6 in [4.8, 6.4), 9 in [8, 9.6), 15 in [14.4, 16]
     assert [b["learners"] for b in score["histogram"]] == [0, 2, 0, 1, 0, 3, 0, 0, 0, 4]
 
 
@@ -90,10 +92,10 @@ def test_code_mistakes_and_hidden_categories(analytics):
     assert (categories["scaling"]["tests"], categories["scaling"]["passed"],
             categories["scaling"]["pass_rate"], categories["scaling"]["learners_all_passed"]) \
         == (36, 16, 0.4444, 4)
-    # 2 softmax tests: the correct and the d_k learners pass them (7 x 2 = 14 of 18)
-    assert (categories["softmax"]["passed"], categories["softmax"]["pass_rate"]) == (14, 0.7778)
-    # mean (4 x 10 + 3 x 8 + 2 x 1.84 + 0) / 10 = 6.768 of 10
-    assert (sdpa["learners"], sdpa["mean"], sdpa["difficulty"]) == (10, 6.768, 0.6768)
+    # 3 softmax tests: the correct and the d_k learners pass them (7 x 3 = 21 of 27)
+    assert (categories["softmax"]["passed"], categories["softmax"]["pass_rate"]) == (21, 0.7778)
+    # mean (4 x 10 + 3 x 8 + 2 x 1 + 0) / 10 = 6.6 of 10
+    assert (sdpa["learners"], sdpa["mean"], sdpa["difficulty"]) == (10, 6.6, 0.66)
 
 
 def test_text_criteria_misconceptions_and_phrases(analytics):
@@ -115,13 +117,13 @@ def test_item_statistics_flag_the_choice_the_weaker_learners_got_right(analytics
     choice = item(analytics[0], "no-positions")
     assert [(o["letter"], o["learners"]) for o in choice["options"]] == [
         ("A", 4), ("B", 6), ("C", 0), ("D", 0)]
-    # point-biserial with the rest: key-choosers' rest mean (8 x 3 + 1.84 x 2 + 5) / 6 =
-    # 5.4467, the others' 15, population sd of the rest 5.1460, p = 0.6:
-    # (5.4467 - 15) / 5.1460 * sqrt(0.6 * 0.4) = -0.9095
-    assert (choice["difficulty"], choice["discrimination"], choice["flagged"]) == (0.6, -0.9095,
+    # point-biserial with the rest: key-choosers' rest mean (8 x 3 + 1 x 2 + 5) / 6 =
+    # 5.1667, the others' 15, population sd of the rest 5.3935, p = 0.6:
+    # (5.1667 - 15) / 5.3935 * sqrt(0.6 * 0.4) = -0.8932
+    assert (choice["difficulty"], choice["discrimination"], choice["flagged"]) == (0.6, -0.8932,
                                                                                    True)
     sdpa = item(analytics[0], "sdpa")
-    codes = np.array([10] * 4 + [8] * 3 + [1.84] * 2 + [0])
+    codes = np.array([10] * 4 + [8] * 3 + [1] * 2 + [0])
     rest = np.array([5] * 4 + [1] * 3 + [1] * 2 + [6])
     assert sdpa["discrimination"] == round(float(np.corrcoef(codes, rest)[0, 1]), 4)
     assert sdpa["flagged"] is (sdpa["discrimination"] < 0.2)
@@ -131,7 +133,7 @@ def test_all_of_it_is_in_the_csv(analytics):
     _, csv_text = analytics
     lines = csv_text.splitlines()
     assert lines[0] == "section,item_id,key,label,value,learners,share"
-    assert "summary,,score_mean,,9.868,," in lines
+    assert "summary,,score_mean,,9.7,," in lines
     assert any(line.startswith("mistake,sdpa,diagnosis:scale_by_d_k,") and
                line.endswith(",3,0.3") for line in lines)
     assert "item,no-positions,flagged,choice,true,10," in lines
