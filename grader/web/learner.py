@@ -20,8 +20,10 @@ from flask_wtf.csrf import CSRFError
 
 from grader.api.assignments import assignment_view
 from grader.api.errors import ApiError
+from grader.api.prechecks import check_precheck_rate, run_prechecks
 from grader.api.state import state
-from grader.api.submissions import FINAL, intake, learner_items, request_digest
+from grader.api.submissions import (FINAL, intake, learner_items, request_digest,
+                                    validate_responses)
 from grader.auth import Principal
 from grader.items import get_kind
 from grader.store.pending import replays
@@ -106,17 +108,19 @@ def _attempt_rows(attempts, assignment_id: str) -> list[dict]:
 
 
 def render_learn(learner, assignment, answers: dict | None = None, error: str | None = None,
-                 status: int = 200, error_link: dict | None = None):
+                 status: int = 200, error_link: dict | None = None,
+                 precheck: list[dict] | None = None):
     """The learner page: items, the form (filled with ``answers``, else the latest attempt's,
     else the starter code), the latest result and the previous attempts; ``error`` (with an
-    optional ``error_link``, ``{"url", "text"}``) above the form."""
+    optional ``error_link``, ``{"url", "text"}``) above the form; ``precheck`` the results of
+    a check (:func:`check`) above the feedback."""
     attempts = state().store.attempts_of(learner.course_id, assignment.id, learner.learner_id)
     latest = next((a for a in attempts if a.status in FINAL), None)
     public = assignment_view(assignment)
     filled = answers if answers is not None else _previous_answers(attempts)
     page = render_template(
         "web/learn.html", learner=learner, assignment=public, answers=filled, error=error,
-        error_link=error_link,
+        error_link=error_link, precheck=precheck,
         field=FIELD, form_nonce=secrets.token_urlsafe(12),
         latest=_result(latest, assignment) if latest is not None else None,
         pending=[a for a in attempts if a.status not in FINAL],
@@ -272,3 +276,35 @@ def render_linked_result(submission):
     page = render_template("web/result.html", learner=None,
                            result=_result(submission, assignment), back_url=None)
     return security_headers(make_response(page, 200))
+
+
+@bp.post("/learn/<assignment_id>/check")
+def check(assignment_id: str):
+    """The form's "Check" button: the code items' visible examples only, at once
+    (:mod:`grader.grading.prechecks`): nothing stored, not an attempt, no hidden test run. The
+    learner page again with the answers kept and the check's results above the feedback (JSON
+    ``{"html"}`` of the results for the page's script); refusals as for :func:`submit`."""
+    learner = signed_in(assignment_id)
+    assignment = assignment_for(learner, assignment_id)
+    responses, answers = responses_from_form(assignment, request.form)
+    try:
+        current_app.extensions["csrf"].protect()
+    except CSRFError:
+        return _refuse(learner, assignment, answers, "The form had expired (or came from another "
+                       "site), so nothing was checked. Your answers are still below: check "
+                       "again.", 400)
+    code = {k: v for k, v in responses.items() if assignment.items[k].kind == "code"}
+    if not code:
+        return _refuse(learner, assignment, answers, "Write code for a code item before checking "
+                       "it: the check runs the visible examples of code items only.", 422)
+    try:
+        validate_responses(assignment, code)
+        check_precheck_rate(learner.course_id, learner.learner_id)
+        found = run_prechecks(assignment, code)
+    except ApiError as error:
+        return _refuse(learner, assignment, answers, error.message, error.status, error.headers,
+                       error.code)
+    if _wants_json():
+        return jsonify({"html": render_template("web/_precheck.html", precheck=found)})
+    page, status = render_learn(learner, assignment, answers, precheck=found)
+    return page, status
