@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from grader.budget import BudgetExceeded
 from grader.grading.service import submission_budget
-from grader.items.code import EMPTY_CODE, problem_of
+from grader.items.code import EMPTY_CODE, problem_of, response_source
 from grader.problems.precheck import precheck
 from grader.results import InfrastructureError
 
@@ -52,21 +52,18 @@ class Prechecks:
             if item.kind != "code" or response is None:
                 continue
             problem = problem_of(item)
-            code = code_of(response)
+            code, notes = response_source(response)
             if not code.strip():
                 results.append({"item_id": item.id, "kind": "code", "problem": problem.id,
                                 "passed": 0, "total": len(problem.visible_cases()), "tests": [],
-                                "output": EMPTY_CODE, "stdout": "", "seconds": 0.0})
+                                "output": "\n".join(filter(None, [notes, EMPTY_CODE])),
+                                "stdout": "", "seconds": 0.0})
                 continue
             try:
                 found = precheck(problem, item.id, code, self.sandbox(), item.spec["limits"],
                                  budget)
             except BudgetExceeded as exc:
                 raise InfrastructureError(f"item {item.id!r}: {exc}") from exc
+            found.summary = "\n".join(filter(None, [notes, found.summary]))
             results.append(found.to_dict())
         return results
-
-
-def code_of(response: dict) -> str:
-    """The source of a validated code response."""
-    return response["code"]

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from grader.items.code import response_source
+from grader.items.notebook import NotebookError
 from grader.web import heatmap
 
 SHOWS = {"weights": "attention weights", "output": "output", "mask": "mask",
@@ -156,7 +158,7 @@ def item_view(item: dict, response: dict | None, public: dict | None) -> dict[st
                    "visibility": t.get("visibility", "visible"),
                    "message": t.get("output", "")} for t in tests],
         "pictures": _pictures(item) if kind == "code" else [],
-        "code": response.get("code") if kind == "code" else None,
+        "code": _code_of(response) if kind == "code" else None,
         "criteria": [], "answer": [], "choice": None,
         "override": (item.get("extra_data") or {}).get("override"),
     }
@@ -202,3 +204,11 @@ def _late(results) -> dict[str, Any] | None:
         return None
     return {**late, "words": late_words(late), "penalty": points(late["penalty_points"])}
 
+
+def _code_of(response: dict) -> str | None:
+    """The code a code response ran: its ``code``, or the Python read from its ``notebook``."""
+    try:
+        source, _notes = response_source(response)
+    except (NotebookError, KeyError):
+        return None
+    return source if isinstance(source, str) else None
