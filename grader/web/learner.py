@@ -26,6 +26,7 @@ from grader.api.submissions import (FINAL, intake, learner_items, request_digest
                                     validate_responses)
 from grader.auth import Principal
 from grader.items import get_kind
+from grader.items.notebook import MAX_NOTEBOOK_CHARS
 from grader.store.pending import replays
 from grader.web import feedback
 from grader.web.access import assignment_for, signed_in, submission_for
@@ -36,6 +37,7 @@ from grader.web.limits import Throttled, check_rate, practice_admission
 PRACTICE_PENDING = "grader_practice_pending"
 
 FIELD = "response-"  # form field of an item: response-<item id>
+NOTEBOOK_FIELD = "notebook-"  # a code item's notebook upload: notebook-<item id>
 MAX_WAIT = 25.0
 
 
@@ -62,20 +64,36 @@ def wait_until_final(submission_id: str, seconds: float):
     return store.get(submission_id)
 
 
-def responses_from_form(assignment, form) -> tuple[dict, dict]:
+def responses_from_form(assignment, form, files=None) -> tuple[dict, dict]:
     """``(responses, answers)`` from the posted form: ``responses`` in the API's shape for the
     items answered (blank code or text and unselected choices are left out, so they score 0
-    with a note), ``answers`` every field as typed (to fill the form again)."""
+    with a note), ``answers`` every field as typed (to fill the form again). A Jupyter notebook
+    uploaded for a code item (``files``, field ``notebook-<item id>``) is its response
+    (``{"notebook": <its text>}``, :mod:`grader.items.notebook`) instead of the code box."""
     responses, answers = {}, {}
     for item in assignment.items.values():
         value = form.get(FIELD + item.id)
-        if value is None:
+        if value is not None:
+            answers[item.id] = value
+        notebook = _uploaded_notebook(files, item) if item.kind == "code" else None
+        if notebook is not None:
+            responses[item.id] = {"notebook": notebook}
             continue
-        answers[item.id] = value
-        if not value.strip():
+        if value is None or not value.strip():
             continue
         responses[item.id] = {get_kind(item.kind).response_field: value}
     return responses, answers
+
+
+def _uploaded_notebook(files, item) -> str | None:
+    """The text of the notebook uploaded for ``item`` (UTF-8, as .ipynb files are), or ``None``
+    when no file was chosen. At most one character more than a notebook may have is read, so
+    a larger file is refused by the validation that follows."""
+    upload = files.get(NOTEBOOK_FIELD + item.id) if files is not None else None
+    if upload is None or not upload.filename:
+        return None
+    data = upload.stream.read(MAX_NOTEBOOK_CHARS * 4 + 1)
+    return data.decode("utf-8", errors="replace")
 
 
 def _previous_answers(attempts) -> dict:
@@ -121,7 +139,7 @@ def render_learn(learner, assignment, answers: dict | None = None, error: str | 
     page = render_template(
         "web/learn.html", learner=learner, assignment=public, answers=filled, error=error,
         error_link=error_link, precheck=precheck,
-        field=FIELD, form_nonce=secrets.token_urlsafe(12),
+        field=FIELD, notebook_field=NOTEBOOK_FIELD, form_nonce=secrets.token_urlsafe(12),
         latest=_result(latest, assignment) if latest is not None else None,
         pending=[a for a in attempts if a.status not in FINAL],
         attempts=_attempt_rows(attempts, assignment.id))
@@ -148,7 +166,7 @@ def submit(assignment_id: str):
     a link to the one being graded): :mod:`grader.web.limits`."""
     learner = signed_in(assignment_id)
     assignment = assignment_for(learner, assignment_id)
-    responses, answers = responses_from_form(assignment, request.form)
+    responses, answers = responses_from_form(assignment, request.form, request.files)
     try:
         current_app.extensions["csrf"].protect()
     except CSRFError:
@@ -286,7 +304,7 @@ def check(assignment_id: str):
     ``{"html"}`` of the results for the page's script); refusals as for :func:`submit`."""
     learner = signed_in(assignment_id)
     assignment = assignment_for(learner, assignment_id)
-    responses, answers = responses_from_form(assignment, request.form)
+    responses, answers = responses_from_form(assignment, request.form, request.files)
     try:
         current_app.extensions["csrf"].protect()
     except CSRFError:
