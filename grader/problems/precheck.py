@@ -14,22 +14,11 @@ from typing import Any
 
 from grader.budget import NO_BUDGET, CpuBudget
 from grader.problems import diagnosis, run_report, scoring
+from grader.problems.printed import bounded_stdout
 from grader.problems.base import CodeProblem
 from grader.problems.source import normalize as normalize_source
 from grader.results import InfrastructureError
 from grader.sandbox.api import Limits
-
-#: At most this many characters of the learner's ``print()`` output are passed on (the sandbox
-#: already trims to the item's output limit; this bounds the answer and the page).
-MAX_STDOUT_CHARS = 4000
-
-
-def bounded_stdout(stdout: str, limit: int = MAX_STDOUT_CHARS) -> str:
-    """``stdout`` cut to ``limit`` characters, with a note saying how many were left out."""
-    if len(stdout) <= limit:
-        return stdout
-    return stdout[:limit] + f"\n[output trimmed: {len(stdout) - limit} more characters printed]"
-
 
 @dataclass
 class PrecheckResult:

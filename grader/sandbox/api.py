@@ -169,6 +169,9 @@ class RunResult:
     stdout: str = ""
     seconds: float = 0.0
     stopped_tests: list["StoppedTest"] = field(default_factory=list)
+    #: what the learner printed before any secret call's arguments were sent (import, visible
+    #: examples, pictures), trimmed like ``stdout``: free of hidden inputs, so it may be shown
+    visible_stdout: str = ""
     gave_up: str = ""  # why tests were left unrun after stops (empty: every test got its chance)
     stopped_test: str | None = None
     limit: LimitName | None = None

@@ -189,6 +189,7 @@ class ForkServerSandbox:
         outcomes: list[CallOutcome] = []
         stopped: list[StoppedTest] = []
         stdout: list[str] = []
+        visible_stdout: list[str] = []
         final: RunResult | None = None  # the last process's result, when it ran to its end
         gave_up = ""
         with self._lock:
@@ -198,6 +199,7 @@ class ForkServerSandbox:
                 result = self._run_segment(source, segment, limits, run_deadline, imports,
                                            job if not outcomes else None)
                 stdout.append(result.stdout)
+                visible_stdout.append(result.visible_stdout)
                 if result.status == "infrastructure_error":
                     return RunResult(status="infrastructure_error", message=result.message,
                                      calls=[CallOutcome(status="skipped", error="not run: "
@@ -232,6 +234,7 @@ class ForkServerSandbox:
         return RunResult(status=summary.status, calls=outcomes, message=summary.message,
                          stdout="".join(stdout), seconds=time.monotonic() - started,
                          stopped_tests=stopped, gave_up=gave_up,
+                         visible_stdout="".join(visible_stdout),
                          stopped_test=summary.stopped_test, limit=summary.limit,
                          line=summary.line, broken_stream=summary.broken_stream)
 
@@ -368,6 +371,12 @@ class ForkServerSandbox:
         if streams.output_total > limits.output_bytes:
             stdout += f"\n[output trimmed: more than {format_bytes(limits.output_bytes)} printed]"
         result = collector.result(ending, stdout)
+        if result.status != "infrastructure_error":
+            visible = streams.visible_text()
+            result.visible_stdout = clean_text(visible.decode("utf-8", "replace"))
+            if streams.visible_output is None and streams.output_total > limits.output_bytes:
+                result.visible_stdout += (f"\n[output trimmed: more than "
+                                          f"{format_bytes(limits.output_bytes)} printed]")
         if collector.violation is not None:
             log.info("a job broke the result protocol: %s", collector.violation[:300])
         if streams.open_fds or unresponsive:

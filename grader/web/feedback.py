@@ -158,6 +158,9 @@ def item_view(item: dict, response: dict | None, public: dict | None) -> dict[st
                    "visibility": t.get("visibility", "visible"),
                    "message": t.get("output", "")} for t in tests],
         "pictures": _pictures(item) if kind == "code" else [],
+        # what the code printed before any hidden input was sent (grader/problems/printed.py)
+        "printed": str((item.get("extra_data") or {}).get("visible_output") or "")
+        if kind == "code" else "",
         "code": _code_of(response) if kind == "code" else None,
         "criteria": [], "answer": [], "choice": None,
         "override": (item.get("extra_data") or {}).get("override"),

@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from grader.problems import PROBLEMS
-from grader.problems.precheck import bounded_stdout, precheck
+from grader.problems.precheck import precheck
+from grader.problems.printed import bounded_stdout
 from grader.results import InfrastructureError
 from grader.sandbox.api import Limits
 from tests.problems.problem_helpers import submission as submission_source, submission_names
@@ -53,3 +54,27 @@ def test_a_sandbox_fault_is_raised_never_scored(broken_sandbox):
 def test_printed_output_is_bounded_with_a_note():
     assert bounded_stdout("abc", limit=5) == "abc"
     assert bounded_stdout("abcdefgh", limit=5) == "abcde\n[output trimmed: 3 more characters printed]"
+
+
+def test_grading_keeps_what_the_visible_examples_printed_and_never_a_hidden_tests_print():
+    """Real sandbox (unsafe-dev: the same fork server): the learner prints each call's Q shape;
+    the graded item keeps the prints of the visible examples and pictures (sent before any hidden
+    input), in order, and none of the hidden tests'."""
+    from grader.problems import pictures, scoring
+    from grader.sandbox import get_sandbox
+
+    problem = PROBLEMS["scaled_dot_product_attention"]
+    source = submission_source("scaled_dot_product_attention", "bug_scale_by_d_k").replace(
+        "def scaled_dot_product_attention(Q, K, V, mask=None):\n",
+        "def scaled_dot_product_attention(Q, K, V, mask=None):\n    print('Q', Q.shape)\n", 1)
+    assert "print('Q'" in source
+    sandbox = get_sandbox("unsafe-dev")
+    try:
+        result = scoring.grade(problem, "sdpa", 10, source, sandbox, Limits(), seed=11)
+    finally:
+        sandbox.close()
+    sent = [args[0].shape for case in problem.visible_cases() for args, _kwargs in case.calls]
+    sent += [call.args[0].shape for call in pictures.calls(problem)]
+    assert result.extra_data["visible_output"] == "".join(f"Q {s}\n" for s in sent)
+    hidden = [c for c in problem.cases(11) if not c.visible]
+    assert len(hidden) > 10 and result.score == pytest.approx(8.0, abs=1e-4)

@@ -77,3 +77,21 @@ def test_check_with_javascript_inserts_the_results_without_a_reload(live_server,
     wait_for(browser, lambda d: "passed 3 of 3" in d.find_element(
         By.CSS_SELECTOR, "#precheck-body").text)
     assert browser.find_element(By.CSS_SELECTOR, ".stdout-empty").text == "Nothing."
+
+
+def test_the_result_page_shows_what_the_visible_examples_printed_escaped(live_server):
+    """Graded, not a check: the prints of the visible examples and their pictures (one per call
+    sent before any hidden input), escaped; none of the hidden tests' prints."""
+    from grader.problems import PROBLEMS, pictures
+    from tests.web.test_no_javascript import follow, submit
+
+    problem = PROBLEMS["scaled_dot_product_attention"]
+    d_ks = [args[0].shape[-1] for case in problem.visible_cases() for args, _ in case.calls]
+    d_ks += [call.args[0].shape[-1] for call in pictures.calls(problem)]
+    http = requests.Session()
+    page = follow(http, live_server.url, submit(http, live_server.url, {"sdpa": PRINTS})).text
+    assert "What your code printed on the visible examples" in page
+    shown = re.search(r'<details class="your-output">.*?<pre class="stdout">(.*?)</pre>', page,
+                      re.S).group(1)
+    assert shown == "".join(f"&lt;script&gt;d_k&lt;/script&gt; {d}\n" for d in d_ks)
+    assert "<script>d_k" not in page
