@@ -44,6 +44,9 @@ class PrecheckItemSchema(Schema):
     stdout = fields.String(metadata={"description": "What the code printed while importing and "
                                                     "running the visible examples (at most 4000 "
                                                     "characters)."})
+    pictures = fields.List(fields.Dict(), metadata={
+        "description": "The visible examples' pictures (heatmaps' values), as a graded item's "
+                       "extra_data.pictures."})
     seconds = fields.Float()
 
 

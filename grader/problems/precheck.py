@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from grader.budget import NO_BUDGET, CpuBudget
-from grader.problems import diagnosis, run_report, scoring
+from grader.problems import diagnosis, pictures, run_report, scoring
 from grader.problems.printed import bounded_stdout
 from grader.problems.base import CodeProblem
 from grader.problems.source import normalize as normalize_source
@@ -24,8 +24,9 @@ from grader.sandbox.api import Limits
 class PrecheckResult:
     """A precheck of one code item: ``tests`` as ``{name, status, output}`` (``status`` is
     ``passed`` or ``failed``), ``summary`` one sentence, ``stdout`` what the learner's code
-    printed while importing and running the visible examples (:func:`bounded_stdout`),
-    ``seconds`` the wall time of the check."""
+    printed while importing and running the visible examples and their pictures
+    (:func:`bounded_stdout`), ``pictures`` the heatmaps grading draws
+    (:func:`grader.problems.pictures.draw_outcomes`), ``seconds`` the wall time of the check."""
 
     item_id: str
     problem: str
@@ -33,12 +34,14 @@ class PrecheckResult:
     summary: str = ""
     stdout: str = ""
     seconds: float = 0.0
+    pictures: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {"item_id": self.item_id, "kind": "code", "problem": self.problem,
                 "passed": sum(t["status"] == "passed" for t in self.tests),
                 "total": len(self.tests), "tests": self.tests, "output": self.summary,
-                "stdout": self.stdout, "seconds": round(self.seconds, 4)}
+                "stdout": self.stdout, "pictures": self.pictures,
+                "seconds": round(self.seconds, 4)}
 
 
 def precheck(problem: CodeProblem, item_id: str, source: str, sandbox: Any, limits: Limits,
@@ -52,11 +55,13 @@ def precheck(problem: CodeProblem, item_id: str, source: str, sandbox: Any, limi
     cases = problem.visible_cases()
     prepare = getattr(problem.executor, "prepare", None)
     if prepare is not None:  # an uploaded problem: its reference runs in the sandbox, ahead
-        prepare(cases, sandbox)
+        prepare(cases + pictures.reference_cases(problem), sandbox)
     expected = scoring.expected_values(problem, cases)
     calls = scoring.build_calls(problem, cases, expected)
+    drawn = pictures.calls(problem)  # the visible examples' pictures, as grading draws them
     budget.check("building the visible examples")
-    run = sandbox.run(scoring.run_source(problem, source, cases), calls, limits)
+    full = sandbox.run(scoring.run_source(problem, source, cases), calls + drawn, limits)
+    run, picture_outcomes = pictures.split(full, len(calls), len(drawn))
     if run.status == "infrastructure_error":
         raise InfrastructureError(f"sandbox: {run.message or 'infrastructure error'}")
     report = run_report.report(run, cases, limits, problem.parameter_names)
@@ -78,4 +83,5 @@ def precheck(problem: CodeProblem, item_id: str, source: str, sandbox: Any, limi
         summary += "\n" + report.summary
     return PrecheckResult(item_id=item_id, problem=problem.id, tests=tests, summary=summary,
                           stdout=bounded_stdout(run.stdout),
+                          pictures=pictures.draw_outcomes(problem, picture_outcomes, budget),
                           seconds=time.perf_counter() - started)

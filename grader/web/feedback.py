@@ -109,6 +109,12 @@ def _criteria(item: dict, answer: str) -> tuple[list[dict], list[Segment]]:
     return rows, segments(answer, spans) if answer else []
 
 
+def pictures_view(drawn: list | None) -> list[dict]:
+    """The heatmaps of ``drawn`` (:func:`grader.problems.pictures.draw_outcomes`, e.g. a
+    precheck's) as the pages show them."""
+    return _pictures({"extra_data": {"pictures": drawn or []}})
+
+
 def _pictures(item: dict) -> list[dict]:
     out = []
     for picture in (item.get("extra_data") or {}).get("pictures") or []:

@@ -322,6 +322,7 @@ def check(assignment_id: str):
     except ApiError as error:
         return _refuse(learner, assignment, answers, error.message, error.status, error.headers,
                        error.code)
+    found = [{**item, "drawn": feedback.pictures_view(item.get("pictures"))} for item in found]
     if _wants_json():
         return jsonify({"html": render_template("web/_precheck.html", precheck=found)})
     page, status = render_learn(learner, assignment, answers, precheck=found)

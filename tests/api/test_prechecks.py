@@ -50,6 +50,12 @@ def test_a_precheck_answers_the_visible_examples_at_once_and_stores_nothing(api,
     assert all(t["name"].startswith("example: ") for t in item["tests"])
     assert "divided by d_k instead of sqrt(d_k)" in item["tests"][0]["output"]
     assert item["stdout"] == "shapes <b>& 2\n"  # as printed; the page escapes it
+    # one picture per visible example (of a batch its first element), the learner's beside the
+    # expected one
+    assert [p["example"] for p in item["pictures"]] == [
+        t["name"] + (" (batch element 0)" if "batch of 2" in t["name"] else "")
+        for t in item["tests"]]
+    assert all(p["learner"] and p["expected"] for p in item["pictures"])
     assert "no hidden test ran" in item["output"]
     store = precheck_app.extensions["grader"].store
     assert store.attempts_of("local", "attention-basics", "amy") == []

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from grader.problems import PROBLEMS
+from grader.problems import PROBLEMS, pictures
 from grader.problems.precheck import precheck
 from grader.problems.printed import bounded_stdout
 from grader.results import InfrastructureError
@@ -31,9 +31,13 @@ def test_only_the_visible_examples_are_sent_and_a_correct_source_passes_them(fak
     visible = problem.visible_cases()
     assert [t["name"] for t in found.tests] == [c.name for c in visible]
     assert [t["status"] for t in found.tests] == ["passed"] * len(visible)
-    assert len(sandbox.calls) == sum(len(c.calls) for c in visible)
-    assert {c.test for c in sandbox.calls} == {c.name for c in visible}
-    assert not any(c.secret or c.optional for c in sandbox.calls)
+    examples = [c for c in sandbox.calls if not c.optional]
+    assert len(examples) == sum(len(c.calls) for c in visible)
+    assert {c.test for c in examples} == {c.name for c in visible}
+    # the rest are the pictures' calls, on visible examples' inputs; nothing is secret
+    assert sandbox.calls[len(examples):] == pictures.calls(problem)
+    assert not any(c.secret for c in sandbox.calls)
+    assert len(found.pictures) == len(pictures.plans(problem))
 
 
 def test_a_mistake_is_failed_on_the_example_with_its_diagnosis(fake_sandbox):

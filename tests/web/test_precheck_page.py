@@ -30,15 +30,27 @@ def test_check_without_javascript_shows_the_examples_and_keeps_the_answers(live_
     text = checked.text
     assert "passed 2 of 3 visible examples" in text
     assert "divided by d_k instead of sqrt(d_k)" in text
-    # printed once per visible example (d_k = 5, 1, 1), escaped, never as markup
+    # printed once per visible example (d_k = 5, 1, 1), then once per picture call, escaped,
+    # never as markup
     stdout = re.search(r'<pre class="stdout"[^>]*>(.*?)</pre>', text, re.S).group(1)
-    assert stdout == ("&lt;script&gt;d_k&lt;/script&gt; 5\n&lt;script&gt;d_k&lt;/script&gt; 1\n"
-                      "&lt;script&gt;d_k&lt;/script&gt; 1\n")
+    assert stdout == "".join(f"&lt;script&gt;d_k&lt;/script&gt; {d}\n" for d in sent_d_ks())
+    assert sent_d_ks()[:3] == [5, 1, 1]
+    # the visible examples' pictures, as a graded result draws them
+    assert text.count('<svg xmlns="http://www.w3.org/2000/svg" class="heatmap"') == 6
     assert "<script>d_k" not in text
     # the form comes back as typed; no attempt was stored
     assert "print(&#39;&lt;script&gt;d_k&lt;/script&gt;&#39;, d_k)" in text
     assert re.search(r'id="response-no-positions-B"[^>]*checked', text)
     assert submissions_stored(live_server) == 0
+
+
+def sent_d_ks() -> list[int]:
+    """d_k of each call sent before any hidden input: the visible examples, then the pictures."""
+    from grader.problems import PROBLEMS, pictures
+
+    problem = PROBLEMS["scaled_dot_product_attention"]
+    d_ks = [args[0].shape[-1] for case in problem.visible_cases() for args, _ in case.calls]
+    return d_ks + [call.args[0].shape[-1] for call in pictures.calls(problem)]
 
 
 def submissions_stored(live_server) -> int:
@@ -64,8 +76,9 @@ def test_check_with_javascript_inserts_the_results_without_a_reload(live_server,
     assert summary == "Item sdpa: passed 2 of 3 visible examples"
     rows = browser.find_elements(By.CSS_SELECTOR, ".precheck-tests tbody tr")
     assert [r.get_attribute("class") for r in rows] == ["failed", "passed", "passed"]
-    assert browser.find_element(By.CSS_SELECTOR, "pre.stdout").text == \
-        "<script>d_k</script> 5\n<script>d_k</script> 1\n<script>d_k</script> 1"
+    assert browser.find_element(By.CSS_SELECTOR, "pre.stdout").text == "\n".join(
+        f"<script>d_k</script> {d}" for d in sent_d_ks())
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#precheck svg.heatmap")) == 6
     assert browser.find_elements(By.CSS_SELECTOR, "#precheck script") == []
     # not a submission: no result, no attempt
     assert browser.find_elements(By.CSS_SELECTOR, "#result-body .result-heading") == []
@@ -82,12 +95,9 @@ def test_check_with_javascript_inserts_the_results_without_a_reload(live_server,
 def test_the_result_page_shows_what_the_visible_examples_printed_escaped(live_server):
     """Graded, not a check: the prints of the visible examples and their pictures (one per call
     sent before any hidden input), escaped; none of the hidden tests' prints."""
-    from grader.problems import PROBLEMS, pictures
     from tests.web.test_no_javascript import follow, submit
 
-    problem = PROBLEMS["scaled_dot_product_attention"]
-    d_ks = [args[0].shape[-1] for case in problem.visible_cases() for args, _ in case.calls]
-    d_ks += [call.args[0].shape[-1] for call in pictures.calls(problem)]
+    d_ks = sent_d_ks()
     http = requests.Session()
     page = follow(http, live_server.url, submit(http, live_server.url, {"sdpa": PRINTS})).text
     assert "What your code printed on the visible examples" in page
