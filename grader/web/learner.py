@@ -21,6 +21,7 @@ from flask_wtf.csrf import CSRFError
 from grader.api.assignments import assignment_view
 from grader.api.errors import ApiError
 from grader.api.prechecks import check_precheck_rate, run_prechecks
+from grader.api.ratelimit import client_address, page_limits
 from grader.api.state import state
 from grader.api.submissions import (FINAL, intake, learner_items, request_digest,
                                     validate_responses)
@@ -296,6 +297,18 @@ def render_linked_result(submission):
     return security_headers(make_response(page, 200))
 
 
+def _check_address_rate() -> None:
+    """Count one check from this client address against ``WEB_SUBMIT_ADDRESS_RATE_LIMIT`` (an
+    anonymous practice learner is a new learner with each cookie); 429 ``rate_limited``."""
+    breach = page_limits().check("web-check-address", str(state().config.get(
+        "WEB_SUBMIT_ADDRESS_RATE_LIMIT", "")), client_address())
+    if breach is not None:
+        raise ApiError(429, "rate_limited", "Your network address has checked code too often (the "
+                       f"limit is {breach.limit}). Nothing was run: try again in "
+                       f"{breach.retry_after} s.", None,
+                       headers={"Retry-After": str(breach.retry_after)})
+
+
 @bp.post("/learn/<assignment_id>/check")
 def check(assignment_id: str):
     """The form's "Check" button: the code items' visible examples only, at once
@@ -318,6 +331,7 @@ def check(assignment_id: str):
     try:
         validate_responses(assignment, code)
         check_precheck_rate(learner.course_id, learner.learner_id)
+        _check_address_rate()
         found = run_prechecks(assignment, code)
     except ApiError as error:
         return _refuse(learner, assignment, answers, error.message, error.status, error.headers,

@@ -105,3 +105,19 @@ def test_the_result_page_shows_what_the_visible_examples_printed_escaped(live_se
                       re.S).group(1)
     assert shown == "".join(f"&lt;script&gt;d_k&lt;/script&gt; {d}\n" for d in d_ks)
     assert "<script>d_k" not in page
+
+
+def test_checks_are_limited_per_address_across_practice_learners(live_server_factory):
+    """Each requests.Session is a new anonymous practice learner (a new cookie); the address's
+    limit (2 per hour here) still holds: the third check is a 429 with the form kept."""
+    server = live_server_factory({"WEB_SUBMIT_ADDRESS_RATE_LIMIT": "2 per hour"})
+    answers = []
+    for _ in range(3):
+        http = requests.Session()
+        page = http.get(server.url + PAGE)
+        answers.append(http.post(server.url + PAGE + "/check", data={
+            **form_fields(page.text), "response-sdpa": CORRECT}, allow_redirects=False))
+    assert [a.status_code for a in answers] == [200, 200, 429]
+    assert "Your network address has checked code too often" in answers[2].text
+    assert int(answers[2].headers["Retry-After"]) >= 1
+    assert "passed 3 of 3 visible examples" in answers[1].text
