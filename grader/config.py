@@ -74,6 +74,8 @@ SETTINGS: dict[str, tuple[type, Any]] = {
     "WEB_MAX_PENDING": (int, 2),
     "WEB_MAX_PENDING_PER_ADDRESS": (int, 2),
     "LTI_RATE_LIMIT": (str, "120 per minute;2000 per hour"),
+    # prechecks (visible examples only, answered at once: grader/api/prechecks.py) per learner
+    "PRECHECK_RATE_LIMIT": (str, "20 per minute;200 per hour"),
     # observability (grader/observability; README "Observability"): JSON log handler on the root
     # logger, one access-log line per request, the log format (json | text) and root level
     "LOG_JSON": (bool, True),

@@ -7,8 +7,8 @@ from flask import Flask, request
 from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
 
-from grader.api import (analytics, assignments, courses, extensions, overrides, problems,
-                        rubrics, submissions, webhooks)
+from grader.api import (analytics, assignments, courses, extensions, overrides, prechecks,
+                        problems, rubrics, submissions, webhooks)
 from grader.api.auth import authenticate
 from grader.api.item_schemas import register_item_schemas
 from grader.api.errors import ApiError, error_response, handle_api_error, handle_http_exception
@@ -90,7 +90,7 @@ def register_api(app: Flask) -> Api:
     register_item_schemas(api)
     EXTRA_TYPES["/api/v1/rubrics"] = rubrics.YAML_TYPES
     EXTRA_TYPES["/api/v1/problems"] = problems.YAML_TYPES
-    for module in (assignments, submissions, overrides, extensions, analytics, courses,
+    for module in (assignments, submissions, prechecks, overrides, extensions, analytics, courses,
                    rubrics, problems, webhooks):
         api.register_blueprint(module.blp)
     app.register_error_handler(ApiError, handle_api_error)

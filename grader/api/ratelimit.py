@@ -46,7 +46,8 @@ from grader.api.errors import error_response
 
 DEFAULT_LIMIT = "1000 per second"
 #: Settings of the pages' own limits (grader/config.py), checked at start.
-PAGE_LIMIT_SETTINGS = ("WEB_SUBMIT_RATE_LIMIT", "WEB_SUBMIT_ADDRESS_RATE_LIMIT", "LTI_RATE_LIMIT")
+PAGE_LIMIT_SETTINGS = ("WEB_SUBMIT_RATE_LIMIT", "WEB_SUBMIT_ADDRESS_RATE_LIMIT", "LTI_RATE_LIMIT",
+                       "PRECHECK_RATE_LIMIT")
 OFF = {"", "off", "none", "0", "false", "disabled"}
 
 

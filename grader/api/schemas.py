@@ -36,7 +36,8 @@ def learner_id_text(value: str) -> None:
 
 class SubmissionCreateSchema(Schema):
     """``POST /assignments/<id>/submissions``: one response per item id. A response is
-    ``{"code": "..."}`` (code items), ``{"text": "..."}`` (text items) or ``{"choice": "B"}``."""
+    ``{"code": "..."}`` or ``{"notebook": <a Jupyter notebook, as JSON or as its text>}`` (code
+    items), ``{"text": "..."}`` (text items) or ``{"choice": "B"}``."""
 
     learner_id = fields.String(
         required=True, validate=[ID, learner_id_text],
@@ -47,7 +48,7 @@ class SubmissionCreateSchema(Schema):
         keys=fields.String(validate=ID), values=fields.Dict(), required=True,
         validate=validate.Length(min=1, error="at least one response is required (item id -> "
                                               "response); an empty submission is not graded"),
-        metadata={"description": "item id -> {code|text|choice: value}",
+        metadata={"description": "item id -> {code|notebook|text|choice: value}",
                   "example": {"sdpa": {"code": "def scaled_dot_product_attention(...): ..."},
                               "quadratic-cost": {"text": "Every pair of positions ..."},
                               "no-positions": {"choice": "B"}}},

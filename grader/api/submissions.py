@@ -101,7 +101,7 @@ def submission_view(submission) -> dict:
 #: ``extra_data`` a learner's link keeps, per item and per test: what the result page draws.
 #: Everything else (timings such as ``sandbox_seconds``, ``grading_seconds``, ``execution_time``,
 #: and whatever is added later) stays behind a key.
-LINKED_ITEM_DATA = ("pictures",)
+LINKED_ITEM_DATA = ("pictures", "visible_output")
 LINKED_TEST_DATA = ("evidence",)
 LINKED_FIELDS = ("id", "assignment_id", "assignment_version", "learner_id", "status",
                  "received_at", "score", "max_score", "failure_reason")

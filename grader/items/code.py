@@ -17,6 +17,7 @@ from typing import Any
 
 from grader.budget import NO_BUDGET
 from grader.items.base import MIN_ITEM_RUN_SECONDS, BaseKind, GradingContext, Item
+from grader.items.notebook import NotebookError, notebook_source
 from grader.problems import PROBLEMS, examples, scoring
 from grader.problems.authored import registry
 from grader.problems.authored.schema import DocumentError
@@ -82,12 +83,19 @@ class CodeKind(BaseKind):
                 "imports": list(item.spec["limits"].imports)}
 
     def validate_response(self, item: Item, response: dict[str, Any]) -> str | None:
-        if not isinstance(response, dict) or set(response) != {"code"}:
-            return "a code response must be an object with exactly one field, 'code'"
-        if not isinstance(response["code"], str):
+        """``{"code": "<source>"}``, or ``{"notebook": <.ipynb as JSON or text>}``
+        (:mod:`grader.items.notebook`): the reason a response is neither, naming the field."""
+        if not isinstance(response, dict) or set(response) not in ({"code"}, {"notebook"}):
+            return ("a code response must be an object with exactly one field, 'code' (the "
+                    "source) or 'notebook' (a Jupyter notebook, as JSON or as its text)")
+        try:
+            source, _notes = response_source(response)
+        except NotebookError as exc:
+            return str(exc)
+        if not isinstance(source, str):
             return "code: must be a string"
-        if len(response["code"]) > MAX_SOURCE_CHARS:
-            return f"code: longer than {MAX_SOURCE_CHARS} characters"
+        if len(source) > MAX_SOURCE_CHARS:
+            return f"{next(iter(response))}: longer than {MAX_SOURCE_CHARS} characters of code"
         return None
 
     def grade(self, item: Item, response: dict[str, Any], ctx: GradingContext) -> ItemResult:
@@ -99,13 +107,28 @@ class CodeKind(BaseKind):
         if error:
             return ItemResult(item_id=item.id, kind=self.kind, score=0.0, max_score=item.points,
                               output=f"Not graded: {error}.")
-        if not response["code"].strip():  # nothing to run: say so instead of "not defined" x N
+        source, notes = response_source(response)
+        if not source.strip():  # nothing to run: say so instead of "not defined" x N
             return ItemResult(item_id=item.id, kind=self.kind, score=0.0, max_score=item.points,
-                              output=EMPTY_CODE)
+                              output="\n".join(filter(None, [notes, EMPTY_CODE])))
         problem = problem_of(item)
         limits = item.spec["limits"]
         if ctx.deadline is not None:  # the submission's budget, shared by its code items
             left = max(MIN_ITEM_RUN_SECONDS, ctx.deadline - time.monotonic())
             limits = replace(limits, run_wall_seconds=min(limits.run_wall_seconds, left))
-        return scoring.grade(problem, item.id, item.points, response["code"], ctx.sandbox,
-                             limits, ctx.seed, budget=ctx.budget or NO_BUDGET)
+        result = scoring.grade(problem, item.id, item.points, source, ctx.sandbox, limits,
+                               ctx.seed, budget=ctx.budget or NO_BUDGET)
+        if notes:
+            result.output = notes + "\n" + result.output
+        return result
+
+
+def response_source(response: dict[str, Any]) -> tuple[Any, str]:
+    """``(source, notes)`` of a code response: its ``code`` as given (notes empty), or the
+    Python read from its ``notebook`` and what was dropped
+    (:meth:`grader.items.notebook.NotebookSource.notes`). Raises
+    :class:`~grader.items.notebook.NotebookError` for a notebook that cannot be read."""
+    if "notebook" in response:
+        found = notebook_source(response["notebook"])
+        return found.source, found.notes()
+    return response["code"], ""

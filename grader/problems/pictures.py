@@ -208,7 +208,8 @@ def split(run: RunResult, n_visible: int, n_pictures: int) -> tuple[RunResult, l
                 not any(outcome.status == "skipped" for outcome in calls):
             summary = RunResult("ok")
     tests = RunResult(status=summary.status, calls=calls, message=summary.message,
-                      stdout=run.stdout, seconds=run.seconds, stopped_tests=stops,
+                      stdout=run.stdout, visible_stdout=run.visible_stdout,
+                      seconds=run.seconds, stopped_tests=stops,
                       gave_up=run.gave_up, later_seconds=run.later_seconds,
                       stopped_test=summary.stopped_test,
                       limit=summary.limit, line=summary.line,

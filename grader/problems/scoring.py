@@ -18,6 +18,7 @@ from grader.problems import credit, diagnosis, disclosure, examples, inputs, pic
 from grader.problems.base import REFERENCE, Case, CaseResult, CodeProblem
 from grader.problems.caps import reference_size, result_cap
 from grader.problems.compare import split_return
+from grader.problems.printed import bounded_stdout
 from grader.problems.source import normalize as normalize_source
 from grader.results import InfrastructureError, ItemResult, TestResult, split_points
 from grader.results import _split_units as split_units
@@ -327,5 +328,7 @@ def grade(problem: CodeProblem, item_id: str, points: float, source: str, sandbo
         extra_data={"problem": problem.id, "sandbox_seconds": round(run.seconds, 4),
                     "grading_seconds": round(time.perf_counter() - started, 4),
                     "diagnoses": sorted({tag for r in results for tag, _ in diagnosis.named(r)}),
-                    "pictures": pictures.draw_outcomes(problem, picture_outcomes, budget)},
+                    "pictures": pictures.draw_outcomes(problem, picture_outcomes, budget),
+                    # printed before any hidden input was sent: the visible examples' output
+                    "visible_output": bounded_stdout(run.visible_stdout)},
     )

@@ -171,6 +171,9 @@ class RunResult:
     stdout: str = ""
     seconds: float = 0.0
     stopped_tests: list["StoppedTest"] = field(default_factory=list)
+    #: what the learner printed before any secret call's arguments were sent (import, visible
+    #: examples, pictures), trimmed like ``stdout``: free of hidden inputs, so it may be shown
+    visible_stdout: str = ""
     gave_up: str = ""  # why tests were left unrun after stops (empty: every test got its chance)
     later_seconds: float | None = None  # the tighter per-test limit after stops (None: none)
     stopped_test: str | None = None

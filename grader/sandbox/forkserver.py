@@ -195,6 +195,7 @@ class ForkServerSandbox:
         outcomes: list[CallOutcome] = []
         stopped: list[StoppedTest] = []
         stdout: list[str] = []
+        visible_stdout: list[str] = []
         final: RunResult | None = None  # the last process's result, when it ran to its end
         gave_up = ""
         applied = limits  # the limits of the current process (tighter after stops)
@@ -208,6 +209,8 @@ class ForkServerSandbox:
                 result = self._run_segment(source, segment, applied, run_deadline, imports,
                                            job if applied is limits and not outcomes else None)
                 stdout.append(result.stdout)
+                if not outcomes:  # a later process runs hidden tests only: nothing of it shown
+                    visible_stdout.append(result.visible_stdout)
                 if result.status == "infrastructure_error":
                     return RunResult(status="infrastructure_error", message=result.message,
                                      calls=[CallOutcome(status="skipped", error="not run: "
@@ -244,6 +247,7 @@ class ForkServerSandbox:
                          stdout="".join(stdout), seconds=time.monotonic() - started,
                          stopped_tests=stopped, gave_up=gave_up,
                          later_seconds=later_seconds,
+                         visible_stdout="".join(visible_stdout),
                          stopped_test=summary.stopped_test, limit=summary.limit,
                          line=summary.line, broken_stream=summary.broken_stream)
 
@@ -380,6 +384,12 @@ class ForkServerSandbox:
         if streams.output_total > limits.output_bytes:
             stdout += f"\n[output trimmed: more than {format_bytes(limits.output_bytes)} printed]"
         result = collector.result(ending, stdout)
+        if result.status != "infrastructure_error":
+            visible = streams.visible_text()
+            result.visible_stdout = clean_text(visible.decode("utf-8", "replace"))
+            if streams.visible_output is None and streams.output_total > limits.output_bytes:
+                result.visible_stdout += (f"\n[output trimmed: more than "
+                                          f"{format_bytes(limits.output_bytes)} printed]")
         if collector.violation is not None:
             log.info("a job broke the result protocol: %s", collector.violation[:300])
         if streams.open_fds or unresponsive:

@@ -134,6 +134,8 @@ class JobStreams:
                                        sink=collector.feed)
         self.output = bytearray()
         self.output_total = 0
+        #: bytes of ``output`` read before any secret byte was written (None: none was)
+        self.visible_output: int | None = None
         self.open_fds = {result_r, output_r, status_r} - {-1}  # still open for reading
         os.set_blocking(job_w, False)
 
@@ -177,8 +179,36 @@ class JobStreams:
         learner's code is imported and the first ``gate`` calls finished)."""
         collector = self.collector
         if self.held and collector.imported and len(collector.outcomes) >= self.gate:
+            self._mark_visible_output()
             self.pending, self.held = memoryview(bytes(self.pending) + self.held), b""
         return [self.job_w] if self.pending and self.job_w >= 0 else []
+
+    def _mark_visible_output(self) -> None:
+        """Read the output already in its pipe (the runner flushes the learner's output before
+        each result frame; at most the output limit plus one chunk), then mark how much of
+        ``output`` came before the secret part of the job: none of it can depend on a hidden
+        input, which the learner's process has not received yet."""
+        budget = self.limits.output_bytes + READ_CHUNK
+        while budget > 0 and self.output_r in self.open_fds:
+            readable, _ = poll([self.output_r], [], 0)
+            if not readable:
+                break
+            chunk = os.read(self.output_r, READ_CHUNK)
+            if not chunk:
+                self.open_fds.discard(self.output_r)
+                break
+            budget -= len(chunk)
+            self.output_total += len(chunk)
+            limit = self.limits.output_bytes
+            if len(self.output) < limit:
+                self.output += chunk[:limit - len(self.output)]
+        self.visible_output = len(self.output)
+
+    def visible_text(self) -> bytes:
+        """What the learner's code printed before the job's secret part was written (all of
+        ``output`` when it never was): free of hidden inputs, so it may be shown."""
+        return bytes(self.output if self.visible_output is None
+                     else self.output[:self.visible_output])
 
     def write_some(self) -> None:
         """Write what the pipe takes; close it once everything is written (or the job closed

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from grader.items.code import response_source
+from grader.items.notebook import NotebookError
 from grader.web import heatmap
 
 SHOWS = {"weights": "attention weights", "output": "output", "mask": "mask",
@@ -107,6 +109,12 @@ def _criteria(item: dict, answer: str) -> tuple[list[dict], list[Segment]]:
     return rows, segments(answer, spans) if answer else []
 
 
+def pictures_view(drawn: list | None) -> list[dict]:
+    """The heatmaps of ``drawn`` (:func:`grader.problems.pictures.draw_outcomes`, e.g. a
+    precheck's) as the pages show them."""
+    return _pictures({"extra_data": {"pictures": drawn or []}})
+
+
 def _pictures(item: dict) -> list[dict]:
     out = []
     for picture in (item.get("extra_data") or {}).get("pictures") or []:
@@ -156,7 +164,10 @@ def item_view(item: dict, response: dict | None, public: dict | None) -> dict[st
                    "visibility": t.get("visibility", "visible"),
                    "message": t.get("output", "")} for t in tests],
         "pictures": _pictures(item) if kind == "code" else [],
-        "code": response.get("code") if kind == "code" else None,
+        # what the code printed before any hidden input was sent (grader/problems/printed.py)
+        "printed": str((item.get("extra_data") or {}).get("visible_output") or "")
+        if kind == "code" else "",
+        "code": _code_of(response) if kind == "code" else None,
         "criteria": [], "answer": [], "choice": None,
         "override": (item.get("extra_data") or {}).get("override"),
     }
@@ -202,3 +213,11 @@ def _late(results) -> dict[str, Any] | None:
         return None
     return {**late, "words": late_words(late), "penalty": points(late["penalty_points"])}
 
+
+def _code_of(response: dict) -> str | None:
+    """The code a code response ran: its ``code``, or the Python read from its ``notebook``."""
+    try:
+        source, _notes = response_source(response)
+    except (NotebookError, KeyError):
+        return None
+    return source if isinstance(source, str) else None

@@ -20,10 +20,14 @@ from flask_wtf.csrf import CSRFError
 
 from grader.api.assignments import assignment_view
 from grader.api.errors import ApiError
+from grader.api.prechecks import check_precheck_rate, run_prechecks
+from grader.api.ratelimit import client_address, page_limits
 from grader.api.state import state
-from grader.api.submissions import FINAL, intake, learner_items, request_digest
+from grader.api.submissions import (FINAL, intake, learner_items, request_digest,
+                                    validate_responses)
 from grader.auth import Principal
 from grader.items import get_kind
+from grader.items.notebook import MAX_NOTEBOOK_CHARS
 from grader.store.pending import replays
 from grader.web import feedback
 from grader.web.access import assignment_for, signed_in, submission_for
@@ -34,6 +38,7 @@ from grader.web.limits import Throttled, check_rate, practice_admission
 PRACTICE_PENDING = "grader_practice_pending"
 
 FIELD = "response-"  # form field of an item: response-<item id>
+NOTEBOOK_FIELD = "notebook-"  # a code item's notebook upload: notebook-<item id>
 MAX_WAIT = 25.0
 
 
@@ -60,20 +65,36 @@ def wait_until_final(submission_id: str, seconds: float):
     return store.get(submission_id)
 
 
-def responses_from_form(assignment, form) -> tuple[dict, dict]:
+def responses_from_form(assignment, form, files=None) -> tuple[dict, dict]:
     """``(responses, answers)`` from the posted form: ``responses`` in the API's shape for the
     items answered (blank code or text and unselected choices are left out, so they score 0
-    with a note), ``answers`` every field as typed (to fill the form again)."""
+    with a note), ``answers`` every field as typed (to fill the form again). A Jupyter notebook
+    uploaded for a code item (``files``, field ``notebook-<item id>``) is its response
+    (``{"notebook": <its text>}``, :mod:`grader.items.notebook`) instead of the code box."""
     responses, answers = {}, {}
     for item in assignment.items.values():
         value = form.get(FIELD + item.id)
-        if value is None:
+        if value is not None:
+            answers[item.id] = value
+        notebook = _uploaded_notebook(files, item) if item.kind == "code" else None
+        if notebook is not None:
+            responses[item.id] = {"notebook": notebook}
             continue
-        answers[item.id] = value
-        if not value.strip():
+        if value is None or not value.strip():
             continue
         responses[item.id] = {get_kind(item.kind).response_field: value}
     return responses, answers
+
+
+def _uploaded_notebook(files, item) -> str | None:
+    """The text of the notebook uploaded for ``item`` (UTF-8, as .ipynb files are), or ``None``
+    when no file was chosen. At most one character more than a notebook may have is read, so
+    a larger file is refused by the validation that follows."""
+    upload = files.get(NOTEBOOK_FIELD + item.id) if files is not None else None
+    if upload is None or not upload.filename:
+        return None
+    data = upload.stream.read(MAX_NOTEBOOK_CHARS * 4 + 1)
+    return data.decode("utf-8", errors="replace")
 
 
 def _previous_answers(attempts) -> dict:
@@ -106,18 +127,20 @@ def _attempt_rows(attempts, assignment_id: str) -> list[dict]:
 
 
 def render_learn(learner, assignment, answers: dict | None = None, error: str | None = None,
-                 status: int = 200, error_link: dict | None = None):
+                 status: int = 200, error_link: dict | None = None,
+                 precheck: list[dict] | None = None):
     """The learner page: items, the form (filled with ``answers``, else the latest attempt's,
     else the starter code), the latest result and the previous attempts; ``error`` (with an
-    optional ``error_link``, ``{"url", "text"}``) above the form."""
+    optional ``error_link``, ``{"url", "text"}``) above the form; ``precheck`` the results of
+    a check (:func:`check`) above the feedback."""
     attempts = state().store.attempts_of(learner.course_id, assignment.id, learner.learner_id)
     latest = next((a for a in attempts if a.status in FINAL), None)
     public = assignment_view(assignment)
     filled = answers if answers is not None else _previous_answers(attempts)
     page = render_template(
         "web/learn.html", learner=learner, assignment=public, answers=filled, error=error,
-        error_link=error_link,
-        field=FIELD, form_nonce=secrets.token_urlsafe(12),
+        error_link=error_link, precheck=precheck,
+        field=FIELD, notebook_field=NOTEBOOK_FIELD, form_nonce=secrets.token_urlsafe(12),
         latest=_result(latest, assignment) if latest is not None else None,
         pending=[a for a in attempts if a.status not in FINAL],
         attempts=_attempt_rows(attempts, assignment.id))
@@ -144,7 +167,7 @@ def submit(assignment_id: str):
     a link to the one being graded): :mod:`grader.web.limits`."""
     learner = signed_in(assignment_id)
     assignment = assignment_for(learner, assignment_id)
-    responses, answers = responses_from_form(assignment, request.form)
+    responses, answers = responses_from_form(assignment, request.form, request.files)
     try:
         current_app.extensions["csrf"].protect()
     except CSRFError:
@@ -272,3 +295,49 @@ def render_linked_result(submission):
     page = render_template("web/result.html", learner=None,
                            result=_result(submission, assignment), back_url=None)
     return security_headers(make_response(page, 200))
+
+
+def _check_address_rate() -> None:
+    """Count one check from this client address against ``WEB_SUBMIT_ADDRESS_RATE_LIMIT`` (an
+    anonymous practice learner is a new learner with each cookie); 429 ``rate_limited``."""
+    breach = page_limits().check("web-check-address", str(state().config.get(
+        "WEB_SUBMIT_ADDRESS_RATE_LIMIT", "")), client_address())
+    if breach is not None:
+        raise ApiError(429, "rate_limited", "Your network address has checked code too often (the "
+                       f"limit is {breach.limit}). Nothing was run: try again in "
+                       f"{breach.retry_after} s.", None,
+                       headers={"Retry-After": str(breach.retry_after)})
+
+
+@bp.post("/learn/<assignment_id>/check")
+def check(assignment_id: str):
+    """The form's "Check" button: the code items' visible examples only, at once
+    (:mod:`grader.grading.prechecks`): nothing stored, not an attempt, no hidden test run. The
+    learner page again with the answers kept and the check's results above the feedback (JSON
+    ``{"html"}`` of the results for the page's script); refusals as for :func:`submit`."""
+    learner = signed_in(assignment_id)
+    assignment = assignment_for(learner, assignment_id)
+    responses, answers = responses_from_form(assignment, request.form, request.files)
+    try:
+        current_app.extensions["csrf"].protect()
+    except CSRFError:
+        return _refuse(learner, assignment, answers, "The form had expired (or came from another "
+                       "site), so nothing was checked. Your answers are still below: check "
+                       "again.", 400)
+    code = {k: v for k, v in responses.items() if assignment.items[k].kind == "code"}
+    if not code:
+        return _refuse(learner, assignment, answers, "Write code for a code item before checking "
+                       "it: the check runs the visible examples of code items only.", 422)
+    try:
+        validate_responses(assignment, code)
+        check_precheck_rate(learner.course_id, learner.learner_id)
+        _check_address_rate()
+        found = run_prechecks(assignment, code)
+    except ApiError as error:
+        return _refuse(learner, assignment, answers, error.message, error.status, error.headers,
+                       error.code)
+    found = [{**item, "drawn": feedback.pictures_view(item.get("pictures"))} for item in found]
+    if _wants_json():
+        return jsonify({"html": render_template("web/_precheck.html", precheck=found)})
+    page, status = render_learn(learner, assignment, answers, precheck=found)
+    return page, status

@@ -55,9 +55,11 @@ def test_the_links_json_has_no_internal_field_and_no_timing(client, anonymous):
     keys = keys_anywhere(linked)
     assert not keys & INTERNAL
     assert not {k for k in keys if TIMING_KEY.search(k)}, keys
-    # what the page draws is still there: the heatmaps of the code item, the evidence of text
+    # what the page draws is still there: the heatmaps of the code item and what its visible
+    # examples printed (the correct SDPA prints nothing), the evidence of text
     sdpa, text = linked["items"][0], linked["items"][1]
-    assert set(sdpa["extra_data"]) == {"pictures"}
+    assert set(sdpa["extra_data"]) == {"pictures", "visible_output"}
+    assert sdpa["extra_data"]["visible_output"] == ""
     assert sdpa["extra_data"]["pictures"] == full["items"][0]["extra_data"]["pictures"]
     assert all(set(t["extra_data"]) <= {"evidence"} for t in text["tests"])
     assert any(t["extra_data"].get("evidence") for t in text["tests"])

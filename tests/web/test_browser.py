@@ -189,8 +189,11 @@ def test_keyboard_only_submission(live_server, browser, screenshots):
     doc = browser.execute_script("return GraderEditor.viewFor('response-sdpa').state.doc"
                                  ".toString()")
     assert "\n    return w @ V" in doc and "\n    s = Q @ np.swapaxes" in doc
-    # Esc, then Tab leaves the editor for the next control (the explanation's text box)
+    # Esc, then Tab leaves the editor for the next control (the item's notebook upload), and
+    # Tab again reaches the explanation's text box
     ActionChains(browser).send_keys(Keys.ESCAPE).send_keys(Keys.TAB).perform()
+    assert active().get_attribute("id") == "notebook-sdpa"
+    ActionChains(browser).send_keys(Keys.TAB).perform()
     assert active().get_attribute("id") == "response-quadratic-cost"
     tab_until(lambda el: el.get_attribute("name") == "response-no-positions")
     ActionChains(browser).send_keys(Keys.SPACE).perform()  # checks the focused option

@@ -90,8 +90,49 @@
       });
   }
 
+  // The "Check" button: the visible examples only, answered at once; the answer's HTML (built
+  // and escaped by the server) goes above the feedback, the form stays as typed.
+  var checkButton = document.getElementById("check-button");
+  var precheck = document.getElementById("precheck");
+  var precheckBody = document.getElementById("precheck-body");
+  function check() {
+    var started = performance.now();
+    window.graderTiming = {checked: started};
+    checkButton.disabled = true;
+    var data = new FormData(form);
+    precheck.hidden = false;
+    precheckBody.innerHTML = "<p>Checking your code on the visible examples…</p>";
+    fetch(checkButton.formAction, {method: "POST", body: data, credentials: "same-origin",
+                                   headers: {"Accept": "application/json"}})
+      .then(function (response) {
+        return response.json().then(function (data) { return {ok: response.ok, data: data}; });
+      })
+      .then(function (answer) {
+        checkButton.disabled = false;
+        if (!answer.ok) {
+          precheckBody.innerHTML = "<p class='alert' role='alert'>" + escapeHtml(
+            answer.data.message || "The check was refused.") + "</p>";
+          return;
+        }
+        precheckBody.innerHTML = answer.data.html;
+        window.graderTiming.checkShown = performance.now();
+        var heading = precheckBody.querySelector(".precheck-heading");
+        if (heading) heading.focus();
+      })
+      .catch(function () {
+        checkButton.disabled = false;
+        precheckBody.innerHTML = "<p class='alert' role='alert'>The check could not reach the " +
+          "server; your answers are still in the form.</p>";
+      });
+  }
+
   function submit(event) {
     if (!window.fetch || !window.FormData) return;  // the plain form post does the job
+    if (event.submitter && event.submitter.id === "check-button") {
+      event.preventDefault();
+      check();
+      return;
+    }
     event.preventDefault();
     var started = performance.now();
     window.graderTiming = {submitted: started};
