@@ -11,18 +11,24 @@ INFERENCE = {"rotary-embedding": "rotary_embedding",
              "linear-attention": "linear_attention"}
 
 
-def test_the_inference_assignment_lists_its_five_problems_with_their_contracts(client):
-    body = client.get("/api/v1/assignments/attention-inference").get_json()
-    assert [item["id"] for item in body["items"]] == list(INFERENCE)
-    assert body["max_score"] == 50
+def lists_its_problems(client, assignment: str, problems: dict[str, str]) -> None:
+    """``assignment`` lists ``problems`` (item id -> problem id) in order, 10 points each, each
+    with its contract, its starter and its visible examples, never a hidden test."""
+    body = client.get(f"/api/v1/assignments/{assignment}").get_json()
+    assert [item["id"] for item in body["items"]] == list(problems)
+    assert body["max_score"] == 10 * len(problems)
     for item in body["items"]:
-        problem = PROBLEMS[INFERENCE[item["id"]]]
+        problem = PROBLEMS[problems[item["id"]]]
         assert item["kind"] == "code" and item["points"] == 10
         assert item["contract"].startswith(f"def {problem.function}(")
         assert item["starter"] == problem.starter
         hidden = {c.name for c in problem.cases(0) if not c.visible}
         assert {e["name"] for e in item["visible_tests"]} == {c.name for c in problem.visible}
         assert not hidden & {e["name"] for e in item["visible_tests"]}
+
+
+def test_the_inference_assignment_lists_its_five_problems_with_their_contracts(client):
+    lists_its_problems(client, "attention-inference", INFERENCE)
 
 
 def test_the_family_assignment_lists_every_registered_problem(client):

@@ -4,6 +4,7 @@ the encoder block's params dict included."""
 from __future__ import annotations
 
 from grader.problems import PROBLEMS
+from tests.api.test_inference_assignment import lists_its_problems
 
 TRAINING = {"combine-attention-partials": "combine_attention_partials",
             "softmax-backward": "softmax_backward",
@@ -13,17 +14,7 @@ TRAINING = {"combine-attention-partials": "combine_attention_partials",
 
 
 def test_the_training_assignment_lists_its_five_problems_with_their_contracts(client):
-    body = client.get("/api/v1/assignments/attention-training").get_json()
-    assert [item["id"] for item in body["items"]] == list(TRAINING)
-    assert body["max_score"] == 50
-    for item in body["items"]:
-        problem = PROBLEMS[TRAINING[item["id"]]]
-        assert item["kind"] == "code" and item["points"] == 10
-        assert item["contract"].startswith(f"def {problem.function}(")
-        assert item["starter"] == problem.starter
-        hidden = {c.name for c in problem.cases(0) if not c.visible}
-        assert {e["name"] for e in item["visible_tests"]} == {c.name for c in problem.visible}
-        assert not hidden & {e["name"] for e in item["visible_tests"]}
+    lists_its_problems(client, "attention-training", TRAINING)
 
 
 def test_the_examples_show_each_result_and_the_params_dict(client):
