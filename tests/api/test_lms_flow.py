@@ -71,10 +71,12 @@ def test_batch_over_the_limit_is_422(client):
 def test_long_poll_returns_as_soon_as_final(client):
     sid = client.post(SUB, json=CHOICE).get_json()["id"]
     started = time.monotonic()
-    body = client.get(f"/api/v1/submissions/{sid}?wait=20").get_json()
+    body = client.get(f"/api/v1/submissions/{sid}?wait=30").get_json()
     elapsed = time.monotonic() - started
     assert body["status"] == "graded"
-    assert elapsed < 10  # returned when graded, far before the 20 s wait
+    # returned when graded, before the 30 s wait: a choice item grades in milliseconds, so only
+    # a poll held to its end comes near 30 s, whatever the machine's load
+    assert elapsed < 25
 
 
 def test_long_poll_waits_while_not_final(app, client):
