@@ -61,9 +61,33 @@ def due_datetime(text: str | datetime | None, zone_name: str | None = None) -> d
 
 
 def shown_due(text: str | None, zone_name: str | None) -> str | None:
-    """``due_at`` as answers write it: ISO 8601 in the course's zone, always with its offset."""
+    """``due_at`` as answers write it: ISO 8601 in the course's zone, always with its offset; a
+    stored value that cannot be moved to that zone (a date at the edge of the calendar, stored
+    before :func:`check_due` refused them) is shown as stored, never an error."""
     value = due_datetime(text, zone_name)
-    return value.astimezone(zone(zone_name)).isoformat() if value is not None else None
+    if value is None:
+        return None
+    try:
+        return value.astimezone(zone(zone_name)).isoformat()
+    except (OverflowError, ValueError):
+        return value.isoformat()
+
+
+def check_due(value: datetime | None) -> None:
+    """Refuse a due date that some time zone cannot represent (year 1 or 9999 near the calendar's
+    ends: moving it to UTC or to a course's zone overflows). Raises marshmallow's
+    ``ValidationError``, so a request naming it answers 422 with its field."""
+    from marshmallow import ValidationError
+
+    if value is None:
+        return
+    moment = value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
+    try:
+        utc = moment.astimezone(timezone.utc)
+    except (OverflowError, ValueError):
+        utc = None
+    if utc is None or not 2 <= utc.year <= 9998:
+        raise ValidationError("must be a date between the years 2 and 9998, with its UTC offset")
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from grader.api.schemas import AssignmentSchema, AssignmentSummarySchema, PollAr
 from grader.api.state import state
 from grader.content import (ATTEMPT_POLICIES, ContentError, builtin_document,
                             compile_assignment, public_assignment)
-from grader.deadlines import LATE_MODES
+from grader.deadlines import LATE_MODES, check_due
 from grader.grading.due import course_zone
 from grader.grading.gradebook import columns as gradebook_columns, gradebook
 from grader.ids import ID_PATTERN
@@ -74,7 +74,7 @@ class AssignmentDocumentSchema(Schema):
     title = fields.String(required=True, validate=validate.Length(min=1, max=300),
                           error_messages=WHOLE)
     description = fields.String(load_default="")
-    due_at = fields.DateTime(load_default=None, allow_none=True)
+    due_at = fields.DateTime(validate=check_due, load_default=None, allow_none=True)
     callback_url = fields.Url(schemes={"http", "https"}, require_tld=False, load_default=None,
                               allow_none=True)
     items = fields.List(ItemField(), required=True, validate=validate.Length(min=1, max=200),
@@ -100,7 +100,7 @@ class AssignmentPatchSchema(Schema):
     id = fields.String(validate=ASSIGNMENT_ID)
     title = fields.String(allow_none=True, validate=validate.Length(min=1, max=300))
     description = fields.String(allow_none=True)
-    due_at = fields.DateTime(allow_none=True)
+    due_at = fields.DateTime(validate=check_due, allow_none=True)
     callback_url = fields.String(allow_none=True)
     items = fields.List(ItemField(), allow_none=True)
     published = fields.Boolean(allow_none=True)

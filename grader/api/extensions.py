@@ -12,7 +12,7 @@ from grader.api.errors import ApiError
 from grader.api.parsing import Blueprint
 from grader.api.schemas import ID, learner_id_text
 from grader.api.state import state
-from grader.deadlines import shown_due
+from grader.deadlines import check_due, shown_due
 
 blp = Blueprint("extensions", __name__, url_prefix="/api/v1",
                 description="Per-learner due dates (extensions).")
@@ -23,7 +23,7 @@ class ExtensionSetSchema(Schema):
         unknown = "raise"
 
     learner_id = fields.String(required=True, validate=[ID, learner_id_text])
-    due_at = fields.DateTime(required=True, allow_none=True, metadata={
+    due_at = fields.DateTime(validate=check_due, required=True, allow_none=True, metadata={
         "description": "ISO 8601; without a UTC offset it is read in the course's time zone; "
                        "null removes the extension"})
 

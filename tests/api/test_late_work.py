@@ -170,3 +170,28 @@ def test_a_spent_idempotency_key_with_another_body_does_not_step_around_refuse(c
     assert (refused.status_code, refused.get_json()["code"]) == (409, "past_due")
     listed = client.get("/api/v1/assignments/late/grades.csv?attempts=all").get_data(as_text=True)
     assert listed.count("\namy,") == 1  # one attempt: the replay and the refusal made none
+
+
+@pytest.mark.parametrize("due_at", ["0001-01-01T00:00:00+05:00", "9999-12-31T23:00:00-05:00",
+                                    "0001-01-01T00:00:00"])
+def test_a_due_date_at_the_calendars_edge_is_422_and_stores_nothing(client, due_at):
+    # year 1 at +05:00 is year 0 in UTC, year 9999 at -05:00 is year 10000: no zone can show them
+    doc = {"id": "edge", "title": "Edge", "due_at": due_at, "items": ITEMS}
+    resp = client.post("/api/v1/assignments", json=doc)
+    assert resp.status_code == 422 and resp.get_json()["field"] == "due_at"
+    assert client.get("/api/v1/assignments/edge").status_code == 404
+    make(client, iso(ago(days=-3)))
+    patch = client.patch("/api/v1/assignments/late", json={"due_at": due_at})
+    assert patch.status_code == 422 and patch.get_json()["field"] == "due_at"
+    extension = client.post("/api/v1/assignments/late/extensions",
+                            json={"learner_id": "amy", "due_at": due_at})
+    assert extension.status_code == 422 and extension.get_json()["field"] == "due_at"
+    assert client.get("/api/v1/assignments/late/extensions").get_json() == []
+    assert client.get("/api/v1/assignments/late").status_code == 200
+
+
+def test_a_stored_due_date_no_zone_can_show_is_shown_as_stored():
+    from grader.deadlines import shown_due
+
+    assert shown_due("0001-01-01T00:00:00+05:00", "Asia/Kolkata") == "0001-01-01T00:00:00+05:00"
+    assert shown_due("2026-12-01T12:00:00+00:00", "Europe/Berlin") == "2026-12-01T13:00:00+01:00"

@@ -56,8 +56,9 @@ MISTAKES = (
     mistake("softmax_query_axis", "The softmax normalised the query axis, so columns of the "
             "weights sum to 1 instead of rows: take the softmax over the last (key) axis.",
             {"axis": -2}, bug="5"),
-    mistake("mask_ignored", "The output equals attention without the mask: the masking result "
-            "is discarded (e.g. np.where without assigning the result).",
+    mistake("mask_ignored", "The output equals attention without the mask: the mask is never "
+            "applied (not used at all, or the masking result is discarded, e.g. np.where "
+            "without assigning the result).",
             {"mask_mode": "ignored"}, bug="15", needs=MASKED),
     mistake("mask_inverted", "The mask polarity is inverted: True means the query MAY attend, "
             "so fill the scores where the mask is False, not where it is True.",

@@ -148,7 +148,8 @@ MISTAKES = (
             "than 1: mask the scores before the softmax.",
             {"mask_mode": "after"}, bug="8", needs=MASKED),
     mistake("mask_ignored",
-            "The output equals attention without the mask: the masking result is discarded.",
+            "The output equals attention without the mask: the mask is never applied (not "
+            "used at all, or the masking result is discarded).",
             {"mask_mode": "ignored"}, bug="15", needs=MASKED),
     mistake("no_projections",
             "The heads are cut from X itself: queries, keys and values must be the projections "

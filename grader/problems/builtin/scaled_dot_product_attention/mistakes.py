@@ -110,8 +110,9 @@ MISTAKES = (
     mistake("mask_times_neg_inf", "The additive mask was built as (1 - mask) * -inf, and 0 * -inf "
             "is NaN, so the whole output is NaN: use np.where(mask, scores, -np.inf).",
             {"mask_mode": "times_neg_inf"}, bug="14", needs=MASKED),
-    mistake("mask_ignored", "The output equals attention without the mask: the masking result is "
-            "discarded (e.g. np.where or masked_fill without assigning the result).",
+    mistake("mask_ignored", "The output equals attention without the mask: the mask is never "
+            "applied (not used at all, or the masking result is discarded, e.g. np.where or "
+            "masked_fill without assigning the result).",
             {"mask_mode": "ignored"}, bug="15", needs=MASKED),
     mistake("mask_on_query_axis", "The mask is applied along the query axis (transposed): "
             "mask[..., i, j] says whether query i may attend to key j, so it must block scores "
