@@ -65,7 +65,7 @@ def submit_form(browser: requests.Session, base: str, page_url: str, responses: 
     assert page.status_code == 200, page.text
     token = re.search(r'name="csrf_token" value="([^"]+)"', page.text).group(1)
     nonce = re.search(r'name="form_nonce" value="([^"]+)"', page.text).group(1)
-    action = re.search(r'<form id="submission-form" method="post" action="([^"]+)"',
+    action = re.search(r'<form id="submission-form" method="post"[^>]*? action="([^"]+)"',
                        page.text).group(1)
     data = {"csrf_token": token, "form_nonce": nonce,
             **{f"response-{item}": value for item, value in responses.items()}}
