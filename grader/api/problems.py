@@ -16,15 +16,17 @@ items) or ``refused`` when it is done. ``POST /problems/<id>/trial`` is queued t
 """
 from __future__ import annotations
 
+import json
 import time
 
 from flask import request, url_for
 from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
+from grader import jsontext
 from grader.api.auth import require_course
 from grader.api.errors import ApiError
-from grader.api.parsing import Blueprint, read_body
+from grader.api.parsing import Blueprint, invalid_json, read_body
 from grader.api.schemas import PollArgsSchema
 from grader.api.state import state
 from grader.problems import PROBLEMS
@@ -101,6 +103,11 @@ def run_trial(raw: dict, with_mutants: bool = True) -> tuple[dict, dict, dict]:
 def read_problem_body(expected_id: str | None = None) -> tuple[dict, str]:
     source = read_body(request).decode("utf-8", errors="replace")
     fmt = "json" if request.mimetype == "application/json" else "yaml"
+    if fmt == "json":  # read as every JSON body is: a 400 naming the reason
+        try:
+            jsontext.loads(source)
+        except json.JSONDecodeError as exc:
+            raise invalid_json(exc) from None
     try:
         raw = parse(source, fmt)
     except DocumentError as exc:
@@ -237,8 +244,8 @@ class ProblemById(MethodView):
         """A new version of the problem (tried like an upload); assignments saved before keep
         the version they pinned."""
         principal = require_course("instructor")
+        raw, source = read_problem_body(problem_id)  # a body it cannot read: 400/422 first
         get_problem(principal, problem_id)
-        raw, source = read_problem_body(problem_id)
         view, status, headers = _store(principal, raw, source)
         return view, status or 200, headers
 

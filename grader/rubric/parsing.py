@@ -115,6 +115,14 @@ def _load_yaml(text: str) -> Any:
         loader.dispose()
 
 
+def load_yaml(text: str) -> Any:
+    """A YAML document from outside the service, read as rubrics are (integers bounded like
+    JSON's, at most :data:`MAX_DOCUMENT_NODES` values once aliases are expanded, checked before
+    anything is built). Raises :class:`RubricError` (its ``errors`` list the reason) or
+    ``yaml.YAMLError`` for a syntax error."""
+    return _load_yaml(text)
+
+
 def parse_rubric(text: str, fmt: str | None = None) -> dict[str, Any]:
     """Parse a rubric document. ``fmt`` is ``"yaml"``, ``"json"`` or ``None`` (JSON when the text
     starts with ``{``, else YAML, which also reads JSON). Raises :class:`RubricError` on syntax

@@ -209,8 +209,7 @@ class ForkServerSandbox:
                 result = self._run_segment(source, segment, applied, run_deadline, imports,
                                            job if applied is limits and not outcomes else None)
                 stdout.append(result.stdout)
-                if not outcomes:  # a later process runs hidden tests only: nothing of it shown
-                    visible_stdout.append(result.visible_stdout)
+                visible_stdout.append(result.visible_stdout)  # before its first hidden input
                 if result.status == "infrastructure_error":
                     return RunResult(status="infrastructure_error", message=result.message,
                                      calls=[CallOutcome(status="skipped", error="not run: "

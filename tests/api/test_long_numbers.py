@@ -46,7 +46,7 @@ def ids(client):
     assert rubric.status_code == 201, rubric.get_json()
     return {"assignment_id": "hw-long", "submission_id": resp.get_json()["id"],
             "course_id": "local", "rubric_id": "long-numbers", "delivery_id": "1",
-            "platform_id": "none"}
+            "platform_id": "none", "problem_id": "none", "trial_id": "none"}
 
 
 def test_every_json_body_with_a_4301_digit_integer_is_a_400_naming_it(client, ids):

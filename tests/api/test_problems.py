@@ -61,6 +61,19 @@ def test_invalid_document_is_422_naming_the_field(client):
     assert "lo <= hi" in error["message"]
 
 
+def test_a_yaml_document_is_read_with_the_rubric_uploads_bounds(client):
+    # a 4301-digit integer, and the "billion laughs" alias bomb (9 levels of 10 aliases: 10^9
+    # values once expanded), are refused as documents before anything is built
+    long = upload(client, "id: long\ntitle: " + "7" * 4301 + "\n")
+    assert (long.status_code, long.get_json()["code"]) == (422, "invalid_problem")
+    assert "a number has 4301 digits" in long.get_json()["message"]
+    levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"] + [
+        f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 10)]
+    bomb = upload(client, "\n".join(levels) + "\nid: bomb\n")
+    assert (bomb.status_code, bomb.get_json()["code"]) == (422, "invalid_problem")
+    assert client.get("/api/v1/problems").get_json() == []
+
+
 def test_a_reference_that_fails_is_refused_with_the_reason(client):
     doc = yaml.safe_load(COSINE)
     doc["reference"] = ("def cosine_attention(Q, K, V, tau):\n"

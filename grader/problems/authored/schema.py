@@ -400,11 +400,15 @@ def _semantic_errors(doc: dict) -> list[dict]:
 def parse(text: str, fmt: str = "yaml") -> Any:
     """The document in ``text`` (``fmt`` ``"yaml"`` or ``"json"``: YAML reads JSON too);
     :class:`DocumentError` when it does not parse."""
-    try:
-        return yaml.safe_load(text)
+    from grader.rubric.parsing import RubricError, load_yaml
+
+    try:  # bounded as rubric uploads are: long integers, alias bombs
+        return load_yaml(text)
     except yaml.YAMLError as exc:
         raise DocumentError([{"path": "", "message": f"not valid {fmt.upper()}: "
                               f"{str(exc).splitlines()[0]}"}]) from None
+    except RubricError as exc:
+        raise DocumentError(exc.errors) from None
 
 
 def load_document(raw: Any) -> dict:
