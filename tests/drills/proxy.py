@@ -7,7 +7,7 @@ library only.
 """
 from __future__ import annotations
 
-import select
+import selectors
 import socket
 import threading
 
@@ -72,17 +72,22 @@ class PausableProxy:
 
     def _pump(self, a: socket.socket, b: socket.socket) -> None:
         peers = {a: b, b: a}
+        # a selector, not select.select: late in a long test run the process holds more than
+        # 1,024 descriptors, and select() refuses those ("filedescriptor out of range")
+        selector = selectors.DefaultSelector()
         try:
+            for sock in (a, b):
+                selector.register(sock, selectors.EVENT_READ)
             while not self._paused.is_set():
-                readable, _, _ = select.select([a, b], [], [], 0.2)
-                for sock in readable:
-                    data = sock.recv(65536)
+                for key, _ in selector.select(0.2):
+                    data = key.fileobj.recv(65536)
                     if not data:
                         return
-                    peers[sock].sendall(data)
-        except OSError:
+                    peers[key.fileobj].sendall(data)
+        except (OSError, ValueError):
             return
         finally:
+            selector.close()
             with self._lock:
                 self._open.discard(a)
                 self._open.discard(b)
