@@ -82,3 +82,13 @@ def handle_http_exception(error: HTTPException):
 def handle_api_error(error: ApiError):
     return error_response(error.status, error.code, error.message, error.field, error.errors,
                           error.headers)
+
+
+def found_version(record, kind: str, name: str, version: int | None):
+    """``record`` (a course's versioned ``kind``: ``"rubric"``, ``"problem"``), or the API's 404
+    ``<kind>_not_found`` at field ``<kind>_id`` naming it (and the version asked for)."""
+    if record is None:
+        raise ApiError(404, f"{kind}_not_found", f"No {kind} {name!r}"
+                       + (f" version {version}" if version else "") + " in this course.",
+                       f"{kind}_id")
+    return record

@@ -25,7 +25,7 @@ from marshmallow import Schema, fields, validate
 
 from grader import jsontext
 from grader.api.auth import require_course
-from grader.api.errors import ApiError
+from grader.api.errors import ApiError, found_version
 from grader.api.parsing import Blueprint, invalid_json, read_body
 from grader.api.schemas import PollArgsSchema
 from grader.api.state import state
@@ -179,12 +179,8 @@ def trial_run_view(run) -> dict:
 
 
 def get_problem(principal, problem_id: str, version: int | None = None):
-    record = state().store.content.problem(principal.course_id, problem_id, version)
-    if record is None:
-        raise ApiError(404, "problem_not_found", f"No problem {problem_id!r}"
-                       + (f" version {version}" if version else "") + " in this course.",
-                       "problem_id")
-    return record
+    return found_version(state().store.content.problem(principal.course_id, problem_id, version),
+                         "problem", problem_id, version)
 
 
 @blp.route("")

@@ -7,7 +7,7 @@ from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
 from grader.api.auth import require_course
-from grader.api.errors import ApiError
+from grader.api.errors import ApiError, found_version
 from grader.api.parsing import Blueprint, read_body
 from grader.api.state import state
 from grader.rubric import (RubricError, TrialTooSlow, compile_rubric, load_rubric_file,
@@ -92,12 +92,8 @@ def rubric_view(record, warnings: list[dict] | None = None) -> dict:
 
 
 def get_rubric(principal, rubric_id: str, version: int | None = None):
-    record = state().store.content.rubric(principal.course_id, rubric_id, version)
-    if record is None:
-        raise ApiError(404, "rubric_not_found", f"No rubric {rubric_id!r}"
-                       + (f" version {version}" if version else "") + " in this course.",
-                       "rubric_id")
-    return record
+    return found_version(state().store.content.rubric(principal.course_id, rubric_id, version),
+                         "rubric", rubric_id, version)
 
 
 @blp.route("")
