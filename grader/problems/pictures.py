@@ -62,6 +62,7 @@ class Plan:
     rows: str  # axis names, e.g. "query" / "key"
     columns: str
     pick: Callable[[Any], Any]
+    canonical: tuple = ((), {})  # the canonical (args, kwargs) of ``call``
 
 
 def _as_matrix(value: Any) -> np.ndarray | None:
@@ -150,10 +151,12 @@ def _plan(problem: CodeProblem, picture: Picture, case: Case) -> Plan | None:
         example += " (batch element 0)"
     elif picture.call in ("example", "squeezed"):
         expected = np.round(expected, 6)  # as the example's public expected output
-    call = Call(drawn.name, problem.function, tuple(args), dict(kwargs), optional=True,
+    sent, sent_kwargs = (args, kwargs) if problem.course is None else \
+        problem.course.call(tuple(args), dict(kwargs))
+    call = Call(drawn.name, problem.function, tuple(sent), dict(sent_kwargs), optional=True,
                 max_result_bytes=result_cap(value, (args, kwargs)))
     return Plan(call, example, picture.shows, expected, picture.scale, picture.rows,
-                picture.columns, pick)
+                picture.columns, pick, drawn.calls[0])
 
 
 _PLANS: "weakref.WeakKeyDictionary[CodeProblem, list[Plan]]" = weakref.WeakKeyDictionary()
@@ -186,6 +189,18 @@ def _read_only(plan: Plan) -> Plan:
 def calls(problem: CodeProblem) -> list[Call]:
     """The picture calls, to make after the visible examples and before any hidden test."""
     return [plan.call for plan in plans(problem)]
+
+
+def canonical(problem: CodeProblem, outcomes: list) -> list:
+    """The picture calls' ``outcomes`` with their values in canonical form (the problem's
+    course adapter, :mod:`grader.problems.course.adapter`; unchanged without one)."""
+    if problem.course is None:
+        return outcomes
+    found = list(outcomes)
+    for index, plan in enumerate(plans(problem)[:len(found)]):
+        args, kwargs = plan.canonical
+        found[index] = problem.course.outcome(found[index], args, kwargs, False, plan.call.args)
+    return found
 
 
 def split(run: RunResult, n_visible: int, n_pictures: int) -> tuple[RunResult, list]:

@@ -1,0 +1,365 @@
+"""A built-in problem compiled with a code item's ``contract:`` options (issue 21, part 1).
+
+:func:`compile_course` gives the :class:`grader.problems.base.CodeProblem` an item grades
+against: the built-in problem itself when the options are today's contract (none, ``{}``, or
+every default written out: the item is graded exactly as before), else the same problem
+compiled again (:func:`grader.problems.compile.compile_problem`) from a declaration whose
+contract text, starter, messages and cases are the course's (:mod:`.text`), with a
+:class:`~.adapter.CourseAdapter` that converts calls and returns at the sandbox boundary. The
+cases, reference, mistakes, checks and diagnosis stay canonical; compiled problems are cached
+per (problem id, options), so the same seed and options draw the same inputs.
+"""
+from __future__ import annotations
+
+import functools
+import threading
+from dataclasses import replace
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from grader.problems.base import CaseResult, CodeProblem, Rule
+from grader.problems.compile import compile_problem
+from grader.problems.course import convert, text
+from grader.problems.course.adapter import FORM_STATUS, CourseAdapter, DefaultAxis
+from grader.problems.course.options import (ContractOptionError, key_of, normalise,
+                                            profile)
+from grader.problems.spec import CaseSpec, Contract, Draw, Inputs, Param, ProblemSpec, REQUIRED
+
+_CACHE: dict[tuple, CodeProblem] = {}
+_LOCK = threading.Lock()
+
+_KINDS = {"scaled_dot_product_attention": "attention", "causal_mask": "causal_mask",
+          "positional_encoding": "encoding"}
+
+
+def options_of(problem: CodeProblem, raw: Any) -> dict[str, Any]:
+    """The normalised options of ``raw`` for ``problem`` (empty: today's contract). Raises
+    :class:`ContractOptionError` naming the field."""
+    return normalise(problem.id, raw, problem.parameter_names, problem.function)
+
+
+def compile_course(problem: CodeProblem, raw: Any) -> CodeProblem:
+    """``problem`` under the ``contract:`` options ``raw`` (see the module docstring). Raises
+    :class:`ContractOptionError` naming the field."""
+    options = options_of(problem, raw)
+    if not options:
+        return problem
+    key = (problem.id, key_of(options))
+    with _LOCK:
+        found = _CACHE.get(key)
+    if found is None:
+        found = _compile(problem, options)
+        with _LOCK:
+            found = _CACHE.setdefault(key, found)
+    return found
+
+
+# -- the adapter ---------------------------------------------------------------------------------
+
+def _order(canonical: tuple[str, ...], course: tuple[str, ...]) -> tuple[tuple[str, ...],
+                                                                           tuple[int, ...]]:
+    """(course names in canonical order, canonical index of each course position). Names that
+    are the canonical ones up to case, reordered, map by name; otherwise by position."""
+    lower = [c.lower() for c in canonical]
+    if sorted(n.lower() for n in course) == sorted(lower) and len(set(lower)) == len(lower):
+        order = tuple(lower.index(n.lower()) for n in course)
+        names = tuple(course[order.index(i)] for i in range(len(canonical)))
+        return names, order
+    return tuple(course), tuple(range(len(canonical)))
+
+
+def _adapter(spec: ProblemSpec, options: Mapping[str, Any]) -> CourseAdapter:
+    canonical = spec.contract.parameter_names
+    names, order = _order(canonical, tuple(options.get("parameters", canonical)))
+    defaults = tuple(None if p.default is REQUIRED else p.default for p in spec.contract.params)
+    return CourseAdapter(problem_id=spec.id, function=options.get("function",
+                                                                  spec.contract.function),
+                         canonical=canonical, names=names, order=order, defaults=defaults,
+                         options=dict(options), mask_index=profile(spec.id).mask_input,
+                         kind=_KINDS.get(spec.id, ""))
+
+
+# -- cases ---------------------------------------------------------------------------------------
+
+def _first_call(case: CaseSpec) -> tuple[tuple, dict] | None:
+    inputs = case.inputs
+    if isinstance(inputs, Draw):
+        try:
+            inputs = inputs(np.random.default_rng(0))
+        except Exception:  # noqa: BLE001 - a draw that needs another seed: kept as it is
+            return None
+    return inputs.calls[0] if inputs.calls else None
+
+
+def _rank(case: CaseSpec) -> int | None:
+    call = _first_call(case)
+    if call is None:
+        return None
+    arrays = [a for a in call[0] if isinstance(a, np.ndarray)]
+    return arrays[0].ndim if arrays else None
+
+
+def _with_default_axis(axis: int) -> Callable[[Inputs], Inputs]:
+    def convert_calls(inputs: Inputs) -> Inputs:
+        calls = tuple((tuple(args) + (DefaultAxis(axis),), kwargs)
+                      if len(args) == 1 and "axis" not in kwargs else (args, kwargs)
+                      for args, kwargs in inputs.calls)
+        return replace(inputs, calls=calls)
+    return convert_calls
+
+
+def _mapped(case: CaseSpec, change: Callable[[Inputs], Inputs]) -> CaseSpec:
+    inputs = case.inputs
+    if isinstance(inputs, Inputs):
+        return replace(case, inputs=change(inputs))
+    construct = inputs.construct
+
+    @functools.wraps(construct)
+    def drawn(rng, **params):
+        return change(construct(rng, **params))
+
+    return replace(case, inputs=Draw(drawn, inputs.params))
+
+
+def _axis_fits(case: CaseSpec, axis: int) -> bool:
+    call = _first_call(case)
+    if call is None or len(call[0]) != 1 or "axis" in call[1]:
+        return True
+    x = call[0][0]
+    ndim = np.ndim(x)
+    return -ndim <= axis < ndim
+
+
+def _cases(spec: ProblemSpec, options: Mapping[str, Any]) -> tuple[CaseSpec, ...]:
+    cases = spec.cases
+    if "ranks" in options:
+        cases = tuple(c for c in cases if _rank(c) in (None, *options["ranks"]))
+    if "default_axis" in options:
+        axis = options["default_axis"]
+        cases = tuple(_mapped(c, _with_default_axis(axis)) for c in cases if _axis_fits(c, axis))
+    return cases
+
+
+# -- messages ------------------------------------------------------------------------------------
+
+def _names(spec: ProblemSpec, adapter: CourseAdapter) -> dict[str, str]:
+    found = dict(zip(adapter.canonical, adapter.names))
+    found[spec.contract.function] = adapter.function
+    return found
+
+
+def _message(spec: ProblemSpec, options: Mapping[str, Any], names: Mapping[str, str], tag: str,
+             message: str) -> str:
+    mask, returns = options.get("mask"), options.get("returns")
+    if spec.id == "causal_mask":
+        override = {"mask_inverted": text.CAUSAL_INVERTED.get(mask),
+                    "additive_mask": text.CAUSAL_ADDITIVE.get(mask)}.get(tag)
+    else:
+        override = {"mask_inverted": text.INVERTED.get(mask),
+                    "returns_weights_first": text.RETURNS_FIRST.get(returns)}.get(tag)
+    message = override or message
+    if mask:
+        message = message.replace(text.APPLY["allowed"], text.APPLY[mask])
+        message = message.replace("the mask is boolean", "the mask is " + text.MASK_SHORT[mask])
+    return text.rename(message, names)
+
+
+def _form_rules(adapter: CourseAdapter) -> tuple[Rule, ...]:
+    """One rule per fixed sentence of a return without the course's form: it explains the
+    tests whose call came back in another form."""
+    options = adapter.options
+    found: dict[str, str] = {}
+    if adapter.kind == "attention" and options.get("returns"):
+        found.update(convert.returns_message(options["returns"]))
+    if adapter.kind == "causal_mask" and options.get("shape") == "[1, n, n]":
+        found[convert.CAUSAL_SHAPE[0]] = convert.CAUSAL_SHAPE[1]
+    if adapter.kind == "encoding":
+        if options.get("shape") == "[1, L, d]":
+            found[convert.ENCODING_SHAPE[0]] = convert.ENCODING_SHAPE[1]
+        if options.get("padding_row"):
+            found[convert.PADDING_ROW[0]] = convert.PADDING_ROW[1]
+        if options.get("layout") == "halves":
+            found[convert.INTERLEAVED[0]] = convert.INTERLEAVED[1]
+    return tuple(Rule(tag=tag, message=message, explains=_form_explains(message))
+                 for tag, message in found.items())
+
+
+def _form_explains(message: str) -> Callable[[list[CaseResult]], list[str]]:
+    def explains(results: list[CaseResult]) -> list[str]:
+        return [r.case.name for r in results if r.crashed and any(
+            o is not None and o.status == FORM_STATUS and o.error == message
+            for o in r.outcomes)]
+    return explains
+
+
+def _checks(spec: ProblemSpec, options: Mapping[str, Any]) -> dict:
+    checks = dict(spec.checks)
+    sentence = text.CAUSAL_DTYPE.get(options.get("mask", ""))
+    if spec.id == "causal_mask" and sentence and "boolean" in checks:
+        original = checks["boolean"]
+
+        @functools.wraps(original)
+        def course_dtype(got, expected, case):
+            return None if original(got, expected, case) is None else sentence
+
+        course_dtype.basis = original.basis  # type: ignore[attr-defined]
+        checks["boolean"] = course_dtype
+    return checks
+
+
+# -- contract text and starter -------------------------------------------------------------------
+
+def _course_defaults(spec: ProblemSpec, adapter: CourseAdapter) -> tuple[Any, ...]:
+    found = []
+    for index in adapter.order:
+        param = spec.contract.params[index]
+        default = text.NO_DEFAULT if param.default is REQUIRED else param.default
+        if param.name == "axis" and "default_axis" in adapter.options:
+            default = adapter.options["default_axis"]
+        found.append(default)
+    return tuple(found)
+
+
+def _contract_text(spec: ProblemSpec, options: Mapping[str, Any], adapter: CourseAdapter,
+                   line: str) -> str:
+    body = spec.contract.text
+    notes = []
+    mask, returns = options.get("mask"), options.get("returns")
+    if spec.id == "scaled_dot_product_attention":
+        if mask:
+            body = body.replace(
+                "a boolean array broadcastable to (..., Lq, Lk): True where the query MAY attend "
+                "to the\nkey, False where it is blocked.", text.MASK_TEXT[mask])
+        if returns and text.RETURNS_TEXT.get(returns):
+            body = body.replace(
+                "and return the output (..., Lq, d_v) = weights @ V, or the\ntuple (output, "
+                "weights) with weights (..., Lq, Lk); returned weights are checked too.",
+                "and " + text.RETURNS_TEXT[returns])
+        if "ranks" in options:
+            notes.append("This course's inputs: " + ", or ".join(
+                text.RANK_SHAPES[r] for r in options["ranks"]) + "; the tests use only these.")
+    elif spec.id == "causal_mask":
+        shape = "(1, n, n)" if options.get("shape") == "[1, n, n]" else "(n, n)"
+        sentence = text.CAUSAL_TEXT.get(mask or "allowed")
+        start = body.find("Return a boolean NumPy array")
+        end = body.find("Use NumPy only.", start)
+        if sentence and start >= 0 and end > start:
+            body = body[:start] + sentence.format(shape=shape) + body[end + len("Use NumPy only."):]
+        elif shape != "(n, n)":
+            body = body.replace("of shape (n, n)", f"of shape {shape}")
+    elif spec.id == "positional_encoding":
+        if options.get("shape") == "[1, L, d]":
+            body = body.replace("of shape (seq_len, d_model)", "of shape (1, seq_len, d_model) "
+                                "(a leading axis, as a buffer added to (B, L, d) embeddings)")
+        if options.get("layout") == "halves":
+            body = body.replace(
+                "Sine and cosine columns are interleaved (not two halves). For odd d_model the "
+                "last column is a\nsine.",
+                "This course writes the encoding in two halves, not interleaved: the sines "
+                "sin(pos / 10000 ** (2i / d_model)) fill the first ceil(d_model / 2) columns (i "
+                "= 0, 1, ...) and the cosines the remaining columns, in the same order of i.")
+        if options.get("padding_row"):
+            notes.append("Row 0 is reserved for the padding token and is all zeros; rows 1, 2, "
+                         "... are positions 1, 2, ... as above (so position p is row p, and "
+                         "position 0 is not encoded).")
+    elif spec.id == "softmax" and "default_axis" in options:
+        body = body.replace("default the last axis", f"default axis {options['default_axis']}")
+    body = text.rename(body, _names(spec, adapter))
+    body = text.replace_first_line(body, line)
+    if notes:
+        head, _, rest = body.partition("\n\n")
+        body = head + "\n\n" + " ".join(notes) + "\n" + rest
+    return body
+
+
+_DOC = {
+    "mask": {"allowed": "mask boolean, True = may attend", "blocked": "mask boolean, True = "
+             "blocked", "numeric-allowed": "mask 0/1, 1 = may attend", "numeric-blocked":
+             "mask 0/1, 1 = blocked", "additive": "mask additive, 0 = may attend, -1e9 = "
+             "blocked"},
+}
+
+
+def _starter(spec: ProblemSpec, options: Mapping[str, Any], adapter: CourseAdapter,
+             line: str) -> str:
+    starter = text.rename(spec.contract.starter, _names(spec, adapter))
+    lines = starter.split("\n")
+    for index, found in enumerate(lines):
+        if found.startswith("def "):
+            lines[index] = line + ":"
+            break
+    starter = "\n".join(lines)
+    notes = []
+    mask, returns = options.get("mask"), options.get("returns")
+    if spec.id == "scaled_dot_product_attention":
+        starter = starter.replace("mask boolean, True = may attend",
+                                  text.rename(_DOC["mask"][mask or "allowed"],
+                                              _names(spec, adapter)))
+        if returns and text.RETURNS_TEXT.get(returns):
+            starter = starter.replace(
+                "Returns the output (..., Lq, d_v), or (output, weights) with weights (..., Lq, "
+                "Lk).", "Returns " + {"output+weights": "(output, weights)",
+                                      "weights+output": "(weights, output)",
+                                      "weights": "the weights (..., Lq, Lk) only"}[returns] + ".")
+            notes.append("This course's function must " + text.rename(text.RETURNS_TEXT[returns],
+                                                                      _names(spec, adapter)))
+    elif spec.id == "causal_mask" and (mask or options.get("shape")):
+        sentence = text.CAUSAL_TEXT.get(mask or "allowed") or "Return the causal mask."
+        shape = "(1, n, n)" if options.get("shape") == "[1, n, n]" else "(n, n)"
+        notes.append(sentence.format(shape=shape).replace(" Use NumPy only.", ""))
+    elif spec.id == "positional_encoding" and options.keys() & {"layout", "shape",
+                                                                  "padding_row"}:
+        notes.append(" ".join(filter(None, [
+            "Sines in the first half of the columns, cosines in the second."
+            if options.get("layout") == "halves" else "",
+            "Shape (1, seq_len, d_model)." if options.get("shape") == "[1, L, d]" else "",
+            "Row 0 all zeros (padding)." if options.get("padding_row") else ""])))
+    if notes:
+        marker = '    raise NotImplementedError'
+        note = "\n".join("    # " + n for n in _wrap(" ".join(notes)))
+        starter = starter.replace(marker, note + "\n" + marker, 1)
+    return starter
+
+
+def _wrap(sentence: str, width: int = 90) -> list[str]:
+    lines, current = [], ""
+    for word in sentence.split():
+        if current and len(current) + 1 + len(word) > width:
+            lines.append(current)
+            current = word
+        else:
+            current = f"{current} {word}".strip()
+    return lines + ([current] if current else [])
+
+
+# -- compiling -----------------------------------------------------------------------------------
+
+def _compile(problem: CodeProblem, options: Mapping[str, Any]) -> CodeProblem:
+    spec = problem.spec
+    adapter = _adapter(spec, options)
+    names = _names(spec, adapter)
+    defaults = _course_defaults(spec, adapter)
+    course_order = tuple(adapter.names[i] for i in adapter.order)
+    line = text.signature(adapter.function, course_order, defaults)
+    params = []
+    for index, param in enumerate(spec.contract.params):
+        default = param.default
+        if param.name == "axis" and "default_axis" in options:
+            default = options["default_axis"]
+        params.append(Param(adapter.names[index], default))
+    contract = Contract(adapter.function, tuple(params),
+                        _contract_text(spec, options, adapter, line),
+                        _starter(spec, options, adapter, line))
+    mistakes = tuple(replace(m, message=_message(spec, options, names, m.tag, m.message))
+                     for m in spec.mistakes)
+    rules = _form_rules(adapter) + tuple(
+        replace(r, message=_message(spec, options, names, r.tag, r.message)) for r in spec.rules)
+    course_spec = replace(spec, contract=contract, cases=_cases(spec, options),
+                          mistakes=mistakes, rules=rules, checks=_checks(spec, options))
+    compiled = compile_problem(course_spec)
+    compiled.course = adapter
+    return compiled
+
+
+__all__ = ["ContractOptionError", "compile_course", "options_of"]

@@ -1,0 +1,154 @@
+"""The adapter between a problem's canonical calls and values and a course's (issue 21, part 1).
+
+A :class:`CourseAdapter` is attached to a problem compiled with ``contract:`` options
+(:func:`grader.problems.course.compile_course`). The problem's cases, reference, mistakes,
+checks and diagnosis stay canonical; at the sandbox boundary, on the trusted side,
+:meth:`CourseAdapter.call` turns a canonical call into the course's (parameter order, the mask
+in the course's convention, a default the course's signature supplies) and
+:meth:`CourseAdapter.outcome` turns what came back into the canonical value (or a
+``"contract"`` outcome naming what lacks the course's form: :class:`~.convert.FormError`).
+:meth:`CourseAdapter.shown` writes a canonical value the course's way, for the visible
+examples.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
+
+import numpy as np
+
+from grader.problems.course import convert
+from grader.sandbox.api import CallOutcome
+
+#: The status of a call whose return lacks the course's form (its ``error`` says which).
+FORM_STATUS = "contract"
+
+
+class DefaultAxis(int):
+    """The axis a softmax course uses when the caller passes none: the canonical call carries
+    it (the reference and the mistakes take it), the course's call leaves it out."""
+
+
+@dataclass(frozen=True)
+class CourseAdapter:
+    """Canonical call -> course call, and course return -> canonical value.
+
+    ``canonical`` are the problem's parameter names, ``names`` the course's parameter names in canonical order, ``order`` the canonical index
+    of each course parameter in the course's call order; ``defaults`` the canonical parameters'
+    defaults (filled in when a later parameter is passed); ``options`` the normalised options
+    (:func:`grader.problems.course.options.normalise`); ``mask_index`` the canonical index of a
+    boolean mask parameter; ``kind`` says which return conversion applies (``"attention"``,
+    ``"causal_mask"``, ``"encoding"`` or ``""``)."""
+
+    problem_id: str
+    function: str
+    canonical: tuple[str, ...]
+    names: tuple[str, ...]
+    order: tuple[int, ...]
+    defaults: tuple[Any, ...]
+    options: Mapping[str, Any] = field(default_factory=dict)
+    mask_index: int | None = None
+    kind: str = ""
+
+    def _canonical(self, args: tuple, kwargs: dict) -> list[Any]:
+        values = list(args) + [_MISSING] * (len(self.defaults) - len(args))
+        for index, name in enumerate(self.canonical):
+            if name in kwargs:
+                values[index] = kwargs[name]
+        return values
+
+    def call(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        """The course's call of canonical ``(args, kwargs)``: every parameter positional, in the
+        course's order (one not given is passed as its canonical default, e.g. ``mask=None``:
+        a course whose signature has no default for it is called alike), the mask in the
+        course's convention; a softmax's :class:`DefaultAxis` is left out."""
+        values = self._canonical(args, kwargs)
+        mask = self.options.get("mask")
+        if mask and self.mask_index is not None and self.mask_index < len(values) \
+                and values[self.mask_index] is not _MISSING:
+            values[self.mask_index] = convert.mask_to_course(
+                values[self.mask_index], mask, convert.floating_dtype(tuple(values)))
+        course = [values[i] for i in self.order]
+        while course and isinstance(course[-1], DefaultAxis):
+            course.pop()  # the course's own default stands for it
+        filled = []
+        for position, value in enumerate(course):
+            if value is _MISSING:
+                value = self.defaults[self.order[position]]
+            filled.append(int(value) if isinstance(value, DefaultAxis) else value)
+        return tuple(filled), {}
+
+    def value(self, value: Any, args: tuple, kwargs: dict) -> Any:
+        """The canonical form of the learner's ``value`` returned on canonical ``(args,
+        kwargs)``. Raises :class:`~.convert.FormError`."""
+        options = self.options
+        if self.kind == "attention" and options.get("returns"):
+            return convert.returns(value, options["returns"], tuple(self._canonical(args, kwargs)))
+        if self.kind == "causal_mask" and (options.get("mask") or options.get("shape")):
+            return convert.causal_mask(value, options.get("mask", "allowed"),
+                                       options.get("shape", "[n, n]"), int(args[0]))
+        if self.kind == "encoding" and any(k in options for k in ("layout", "shape",
+                                                                   "padding_row")):
+            return convert.encoding(value, options.get("layout", "interleaved"),
+                                    options.get("shape", "[L, d]"),
+                                    options.get("padding_row", False), int(args[0]),
+                                    int(args[1]))
+        return value
+
+    def shown(self, value: Any, args: tuple, kwargs: dict) -> Any:
+        """A canonical ``value`` (the reference's, or a learner's converted one) as the course
+        writes it."""
+        options = self.options
+        if self.kind == "attention" and options.get("returns"):
+            out, weights = (value if isinstance(value, tuple) and len(value) == 2
+                            else (value, None))
+            return {"output+weights": (out, weights), "weights+output": (weights, out),
+                    "weights": weights}.get(options["returns"], value)
+        if self.kind == "causal_mask" and isinstance(value, np.ndarray) and value.ndim == 2:
+            return convert.causal_shown(value, options.get("mask", "allowed"),
+                                        options.get("shape", "[n, n]"))
+        if self.kind == "encoding":
+            return convert.encoding_shown(value, options.get("layout", "interleaved"),
+                                          options.get("shape", "[L, d]"),
+                                          options.get("padding_row", False))
+        return value
+
+    def outcome(self, outcome: CallOutcome | None, args: tuple, kwargs: dict,
+                wrapped: bool, sent: tuple) -> CallOutcome | None:
+        """``outcome`` of the course's call ``sent`` (its positional arguments) with the value
+        in canonical form; a value without the course's form becomes a :data:`FORM_STATUS`
+        outcome whose ``error`` is the fixed sentence. For a wrapped (inputs-not-modified) call
+        the arrays after the call are mapped back to the canonical arguments: one unchanged is
+        the canonical argument itself, one changed stays as the learner left it."""
+        if outcome is None or outcome.status != "ok":
+            return outcome
+        value = outcome.value
+        try:
+            if wrapped and isinstance(value, tuple) and len(value) == 2 \
+                    and isinstance(value[1], tuple):
+                return replace(outcome, value=(self.value(value[0], args, kwargs),
+                                               self._arrays_back(value[1], args, kwargs, sent)))
+            return replace(outcome, value=self.value(value, args, kwargs))
+        except convert.FormError as error:
+            return CallOutcome(FORM_STATUS, error=error.message, seconds=outcome.seconds)
+
+    def _arrays_back(self, after: tuple, args: tuple, kwargs: dict, sent: tuple) -> tuple:
+        canonical = self._canonical(args, kwargs)
+        sent_arrays = [(self.order[p], a) for p, a in enumerate(sent)
+                       if isinstance(a, np.ndarray)]
+        if len(sent_arrays) != len(after):
+            return after
+        back = {}
+        for (index, before), found in zip(sent_arrays, after):
+            same = (isinstance(found, np.ndarray) and found.shape == before.shape
+                    and np.array_equal(found, before, equal_nan=True))
+            back[index] = canonical[index] if same else found
+        return tuple(back[i] for i in sorted(back))
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+_MISSING: Any = _Missing()
