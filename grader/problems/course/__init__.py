@@ -24,7 +24,8 @@ from grader.problems.course import convert, text
 from grader.problems.course.adapter import FORM_STATUS, CourseAdapter, DefaultAxis
 from grader.problems.course.options import (ContractOptionError, key_of, normalise,
                                             profile)
-from grader.problems.spec import CaseSpec, Contract, Draw, Inputs, Param, ProblemSpec, REQUIRED
+from grader.problems.spec import (REQUIRED, CaseSpec, Contract, Draw, Inputs, Mistake, Param,
+                                  ProblemSpec, mistake)
 
 _CACHE: dict[tuple, CodeProblem] = {}
 _LOCK = threading.Lock()
@@ -136,8 +137,11 @@ def _cases(spec: ProblemSpec, options: Mapping[str, Any]) -> tuple[CaseSpec, ...
     if "ranks" in options:
         cases = tuple(c for c in cases if _rank(c) in (None, *options["ranks"]))
     if "default_axis" in options:
+        # a law on two outputs of the function (shift invariance along the rows) keeps its
+        # axis: the call passes today's default, -1, explicitly
         axis = options["default_axis"]
-        cases = tuple(_mapped(c, _with_default_axis(axis)) for c in cases if _axis_fits(c, axis))
+        cases = tuple(c if c.check == "relation" else _mapped(c, _with_default_axis(axis))
+                      for c in cases if _axis_fits(c, axis))
     return cases
 
 
@@ -333,6 +337,23 @@ def _wrap(sentence: str, width: int = 90) -> list[str]:
     return lines + ([current] if current else [])
 
 
+def _course_mistakes(spec: ProblemSpec, options: Mapping[str, Any]) -> tuple[Mistake, ...]:
+    """The mistakes only a course's convention has: a softmax whose default axis is today's
+    (the last) where the course's is another."""
+    if spec.id != "softmax" or "default_axis" not in options:
+        return ()
+    axis = options["default_axis"]
+    reference = spec.reference
+
+    def last_axis_default(x, axis=-1):
+        return reference(x, -1 if isinstance(axis, DefaultAxis) else axis)
+
+    return (mistake("default_axis_last", f"Your softmax's default axis is the last one (axis=-1); "
+                    f"this course's default axis is {axis}: def softmax(x, axis={axis}), so a "
+                    "call without an axis normalises that axis.",
+                    implementations=(last_axis_default,)),)
+
+
 # -- compiling -----------------------------------------------------------------------------------
 
 def _compile(problem: CodeProblem, options: Mapping[str, Any]) -> CodeProblem:
@@ -352,7 +373,7 @@ def _compile(problem: CodeProblem, options: Mapping[str, Any]) -> CodeProblem:
                         _contract_text(spec, options, adapter, line),
                         _starter(spec, options, adapter, line))
     mistakes = tuple(replace(m, message=_message(spec, options, names, m.tag, m.message))
-                     for m in spec.mistakes)
+                     for m in _course_mistakes(spec, options) + tuple(spec.mistakes))
     rules = _form_rules(adapter) + tuple(
         replace(r, message=_message(spec, options, names, r.tag, r.message)) for r in spec.rules)
     course_spec = replace(spec, contract=contract, cases=_cases(spec, options),

@@ -123,8 +123,9 @@ def returns(value: Any, convention: str, args: tuple) -> Any:
 # -- a causal mask coming back ---------------------------------------------------------------
 
 CAUSAL_SHAPE = ("contract_mask_shape",
-                "Your mask does not have this course's shape (1, n, n): add the leading axis "
-                "that broadcasts over the batch (mask[None] or mask.reshape(1, n, n)).")
+                "Your mask does not have this course's shape, (n, n) with a leading axis of "
+                "length one before it: add the axis that broadcasts over the batch "
+                "('mask[None]').")
 
 
 def _additive_form(array: np.ndarray) -> bool:
@@ -188,17 +189,18 @@ def causal_shown(mask: Any, convention: str, shape: str) -> Any:
 # -- a positional encoding coming back -------------------------------------------------------
 
 ENCODING_SHAPE = ("contract_encoding_shape",
-                  "Your encoding does not have this course's shape (1, L, d): keep the leading "
-                  "batch axis (pe[None], as a buffer added to (B, L, d) embeddings).")
+                  "Your encoding does not have this course's shape, (seq_len, d_model) with a "
+                  "leading axis of length one before it: keep the batch axis ('pe[None]'), as a "
+                  "buffer added to (B, L, d) embeddings.")
 PADDING_ROW = ("contract_padding_row",
-               "Row 0 of your encoding is the encoding of position 0 (sin 0, cos 0, ...): this "
-               "course keeps row 0 all zeros for the padding token, and rows 1, 2, ... are "
-               "positions 1, 2, ...")
-
+               "The first row of your encoding holds the first position's encoding (the sine "
+               "and cosine of zero): this course keeps that row all zeros for the padding "
+               "token, and every other row p is position p, as before.")
 INTERLEAVED = ("contract_encoding_interleaved",
                "Your encoding interleaves sine and cosine columns (sine on even, cosine on odd "
-               "columns): this course writes it in two halves, the sines in the first ceil(d/2) "
-               "columns and the cosines in the rest (np.concatenate([sin, cos], axis=-1)).")
+               "columns): this course writes it in two halves, the sines in the first half of "
+               "the columns (the larger half for an odd d_model) and the cosines in the rest "
+               "('np.concatenate([sin, cos], axis=-1)').")
 
 
 def _interleave(halves: np.ndarray) -> np.ndarray:

@@ -103,10 +103,12 @@ CAUSAL_ADDITIVE = {  # the "additive_mask" mistake, by the course's convention
 }
 
 CAUSAL_DTYPE = {
-    "numeric-allowed": "the mask is boolean, expected 0/1 numbers: this course's mask is a 0/1 "
-                       "float (or int) array, e.g. np.tril(np.ones((n, n)))",
-    "numeric-blocked": "the mask is boolean, expected 0/1 numbers: this course's mask is a 0/1 "
-                       "float (or int) array, e.g. 1 - np.tril(np.ones((n, n)))",
+    "numeric-allowed": "the mask is boolean, expected numbers: this course's mask is a float (or "
+                       "int) array of zeros and ones, e.g. 'np.tril(np.ones((n, n)))'",
+    "numeric-blocked": "the mask is boolean, expected numbers: this course's mask is a float (or "
+                       "int) array of zeros and ones, e.g. '1 - np.tril(np.ones((n, n)))'",
+    "additive": "the mask is not a float array: this course's mask is additive, a float array "
+                "of zeros (may attend) and large negative numbers (blocked)",
     "blocked": None,  # the canonical dtype message holds
 }
 
