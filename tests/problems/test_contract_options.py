@@ -1,0 +1,468 @@
+"""Contract options per code item (issue 21, part 1): a built-in problem graded in a course's own
+conventions. For each option: a file written in that convention scores full, a file in today's
+convention gets the convention mistake named (or the course's form sentence), and the canonical
+mistakes are still named under the option."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from grader.problems import PROBLEMS, examples, scoring
+from grader.problems.course import ContractOptionError, compile_course
+from grader.problems.course.adapter import DefaultAxis
+from grader.sandbox.api import Limits
+from tests.problems.problem_helpers import diagnoses
+
+SDPA = "scaled_dot_product_attention"
+
+
+def grade(problem_id, options, source, sandbox, seed=3):
+    problem = compile_course(PROBLEMS[problem_id], options)
+    return scoring.grade(problem, "item", 10.0, source, sandbox, Limits(), seed)
+
+
+def _sdpa(mask_line: str, returns: str = "out, w", name: str = "attention",
+          params: str = "q, k, v, mask=None", scale: str = " / np.sqrt(q.shape[-1])") -> str:
+    return f'''import numpy as np
+
+
+def {name}({params}):
+    s = q @ np.swapaxes(k, -1, -2){scale}
+    if mask is not None:
+        {mask_line}
+    s = s - s.max(axis=-1, keepdims=True)
+    w = np.exp(s)
+    w = w / w.sum(axis=-1, keepdims=True)
+    out = w @ v
+    return {returns}
+'''
+
+
+#: Applying each mask convention correctly, and today's way (True = may attend).
+APPLY = {
+    "allowed": "s = np.where(mask, s, -np.inf)",
+    "blocked": "s = np.where(mask, -np.inf, s)",
+    "numeric-allowed": "s = s + (1 - mask) * -1e9",
+    "numeric-blocked": "s = s + mask * -1e9",
+    "additive": "s = s + mask",
+}
+
+
+# -- validation ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("problem_id,options,field,reason", [
+    (SDPA, {"mask": "True"}, "contract.mask", "must be one of allowed, blocked, numeric-allowed, "
+                                              "numeric-blocked, additive"),
+    (SDPA, {"returns": "tuple"}, "contract.returns", "must be one of output, output+weights, "
+                                                     "weights+output, weights"),
+    (SDPA, {"maks": "blocked"}, "contract.maks", "not an option of problem"),
+    (SDPA, {"layout": "halves"}, "contract.layout", "not an option of problem"),
+    (SDPA, {"ranks": [5]}, "contract.ranks", "input ranks among 2, 3, 4"),
+    (SDPA, {"ranks": []}, "contract.ranks", "non-empty list"),
+    (SDPA, {"ranks": [True]}, "contract.ranks", "input ranks"),
+    (SDPA, {"function": "my-attention"}, "contract.function", "Python function name"),
+    (SDPA, {"parameters": ["q", "k", "v"]}, "contract.parameters", "a list of 4 parameter names"),
+    (SDPA, {"parameters": ["q", "k", "v", "class"]}, "contract.parameters[3]", "Python name"),
+    (SDPA, {"parameters": ["q", "q", "v", "mask"]}, "contract.parameters", "repeat"),
+    ("causal_mask", {"returns": "weights"}, "contract.returns", "not an option"),
+    ("causal_mask", {"shape": [2, "n", "n"]}, "contract.shape", "must be one of [n, n], "
+                                                                "[1, n, n]"),
+    ("positional_encoding", {"layout": "split"}, "contract.layout", "interleaved, halves"),
+    ("positional_encoding", {"padding_row": "yes"}, "contract.padding_row", "true or false"),
+    ("positional_encoding", {"shape": [1, "d", "L"]}, "contract.shape", "[L, d], [1, L, d]"),
+    ("softmax", {"default_axis": "last"}, "contract.default_axis", "integer axis"),
+    ("softmax", {"mask": "blocked"}, "contract.mask", "not an option"),
+    ("layer_norm", {"ranks": [2]}, "contract.ranks", "not an option"),
+])
+def test_a_bad_option_names_its_field(problem_id, options, field, reason):
+    with pytest.raises(ContractOptionError) as raised:
+        compile_course(PROBLEMS[problem_id], options)
+    assert raised.value.field == field
+    assert reason in raised.value.reason
+
+
+def test_a_contract_that_is_not_a_mapping_is_refused():
+    with pytest.raises(ContractOptionError) as raised:
+        compile_course(PROBLEMS[SDPA], ["mask", "blocked"])
+    assert raised.value.field == "contract"
+
+
+@pytest.mark.parametrize("options", [None, {}, {
+    "function": SDPA, "parameters": ["Q", "K", "V", "mask"], "mask": "allowed",
+    "returns": "output", "ranks": [4, 2, 3]}])
+def test_todays_contract_written_out_is_the_built_in_problem_itself(options):
+    assert compile_course(PROBLEMS[SDPA], options) is PROBLEMS[SDPA]
+
+
+def test_the_same_options_compile_to_the_same_problem_and_draw_the_same_inputs():
+    first = compile_course(PROBLEMS[SDPA], {"mask": "additive", "returns": "output+weights"})
+    again = compile_course(PROBLEMS[SDPA], {"returns": "output+weights", "mask": "additive"})
+    assert first is again
+    canonical = PROBLEMS[SDPA].cases(11)
+    for case, same in zip(first.cases(11), canonical):  # canonical cases, unchanged
+        assert case.name == same.name
+        for (args, _), (expected, _) in zip(case.calls, same.calls):
+            assert all(np.array_equal(a, b) for a, b in zip(args, expected)
+                       if isinstance(a, np.ndarray))
+
+
+# -- the calls the learner's function gets -------------------------------------------------------
+
+def test_the_course_call_renames_reorders_and_converts_the_mask():
+    problem = compile_course(PROBLEMS[SDPA], {"parameters": ["mask", "q", "k", "v"],
+                                              "mask": "additive"})
+    Q, K, V = np.ones((2, 3)), np.ones((4, 3)), np.ones((4, 5))
+    mask = np.array([[True, False, True, True], [False, False, True, False]])
+    args, kwargs = problem.course.call((Q, K, V, mask), {})
+    assert kwargs == {} and args[1] is Q and args[2] is K and args[3] is V
+    assert args[0].tolist() == [[0.0, -1e9, 0.0, 0.0], [-1e9, -1e9, 0.0, -1e9]]
+    # no mask given: the course's signature still gets every parameter (mask=None)
+    assert problem.course.call((Q, K, V), {})[0][0] is None
+
+
+@pytest.mark.parametrize("convention,expected", [
+    ("blocked", [[False, True], [False, False]]),
+    ("numeric-allowed", [[1.0, 0.0], [1.0, 1.0]]),
+    ("numeric-blocked", [[0.0, 1.0], [0.0, 0.0]]),
+    ("additive", [[0.0, -1e9], [0.0, 0.0]]),
+])
+def test_each_mask_convention_of_the_causal_mask_of_two(convention, expected):
+    problem = compile_course(PROBLEMS[SDPA], {"mask": convention})
+    mask = np.tril(np.ones((2, 2), dtype=bool))
+    Q = np.ones((2, 3), dtype=np.float32)
+    sent = problem.course.call((Q, Q, Q, mask), {})[0][3]
+    assert sent.tolist() == expected
+    if convention.startswith("numeric") or convention == "additive":
+        assert sent.dtype == np.float32  # the inputs' floating dtype
+
+
+def test_the_visible_examples_show_the_courses_call():
+    problem = compile_course(PROBLEMS[SDPA], {"function": "sdp_attention",
+                                              "parameters": ["q", "k", "v", "mask"],
+                                              "mask": "numeric-blocked"})
+    shown = {e["name"]: e for e in examples.public_examples(problem)}
+    masked = shown["example: causal mask, L=3, d_k=1"]["inputs"]
+    assert set(masked) == {"q", "k", "v", "mask"}
+    assert masked["mask"] == [[0.0, 1.0, 1.0], [0.0, 0.0, 1.0], [0.0, 0.0, 0.0]]
+    assert problem.function == "sdp_attention"
+    assert problem.contract.startswith("def sdp_attention(q, k, v, mask=None)\n")
+    assert "1 where the key is BLOCKED" in problem.contract
+    assert "def sdp_attention(q, k, v, mask=None):" in problem.starter
+    assert "mask 0/1, 1 = blocked" in problem.starter
+
+
+# -- grading: the mask conventions ---------------------------------------------------------------
+
+@pytest.mark.parametrize("convention", ["blocked", "numeric-allowed", "numeric-blocked",
+                                        "additive"])
+def test_a_file_in_the_courses_mask_convention_scores_full(fake_sandbox, convention):
+    result = grade(SDPA, {"function": "attention", "parameters": ["q", "k", "v", "mask"],
+                          "mask": convention}, _sdpa(APPLY[convention]), fake_sandbox)
+    assert result.score == 10.0, result.output
+
+
+@pytest.mark.parametrize("convention,said", [
+    ("blocked", "this course's mask uses True for BLOCKED positions"),
+    ("numeric-blocked", "this course's mask uses 1 for BLOCKED positions"),
+    ("additive", "this course's mask is additive"),
+])
+def test_todays_mask_convention_under_another_is_named(fake_sandbox, convention, said):
+    result = grade(SDPA, {"function": "attention", "parameters": ["q", "k", "v", "mask"],
+                          "mask": convention}, _sdpa(APPLY["allowed"]), fake_sandbox)
+    assert result.score < 10.0
+    assert diagnoses(result) == {"mask_inverted"}
+    assert said in result.output
+    masking = [t for t in result.tests if t.tags[0] == "masking"]
+    assert masking and all(t.status == "failed" for t in masking)
+
+
+def test_todays_code_is_right_under_a_numeric_may_attend_mask(fake_sandbox):
+    """np.where reads a 0/1 float mask as its truth values: 1 = may attend is today's polarity,
+    so today's code is correct there (nothing to name)."""
+    result = grade(SDPA, {"function": "attention", "parameters": ["q", "k", "v", "mask"],
+                          "mask": "numeric-allowed"}, _sdpa(APPLY["allowed"]), fake_sandbox)
+    assert result.score == 10.0
+
+
+def test_an_additive_course_mask_under_todays_boolean_contract_is_named(fake_sandbox):
+    """The converse: the item keeps today's boolean mask and the learner adds it."""
+    result = grade(SDPA, {"function": "attention", "parameters": ["q", "k", "v", "mask"]},
+                   _sdpa(APPLY["additive"]), fake_sandbox)
+    assert diagnoses(result) == {"mask_added_as_float"}
+
+
+def test_canonical_mistakes_are_named_under_the_options(fake_sandbox):
+    """No sqrt(d_k) under mask=additive and returns=output+weights."""
+    options = {"function": "attention", "parameters": ["q", "k", "v", "mask"],
+               "mask": "additive", "returns": "output+weights"}
+    result = grade(SDPA, options, _sdpa(APPLY["additive"], scale=""), fake_sandbox)
+    assert diagnoses(result) == {"no_scaling"}
+    assert result.score == 8.0  # the scaling category (weight 2 of 10) is lost, no more
+    message = next(v.message for v in compile_course(PROBLEMS[SDPA], options).variants
+                   if v.tag == "no_scaling")
+    assert "divide q k^T by sqrt(d_k)" in message and message in result.output
+
+
+def test_the_messages_use_the_courses_names(fake_sandbox):
+    options = {"function": "attention", "parameters": ["query", "key", "value", "attn_mask"]}
+    problem = compile_course(PROBLEMS[SDPA], options)
+    message = next(v.message for v in problem.variants if v.tag == "k_transpose_all_axes")
+    assert message.startswith("key.T reverses every axis of a batched array")
+    assert "np.swapaxes(key, -1, -2)" in message
+    fill = next(v.message for v in problem.variants if v.tag == "mask_fill_zero")
+    assert "np.where(attn_mask, scores, -np.inf)" in fill
+
+
+# -- grading: the returns ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("returns,line", [
+    ("output+weights", "out, w"),
+    ("weights+output", "w, out"),
+    ("weights", "w"),
+])
+def test_a_file_returning_the_courses_form_scores_full(fake_sandbox, returns, line):
+    result = grade(SDPA, {"function": "attention", "parameters": ["q", "k", "v", "mask"],
+                          "returns": returns}, _sdpa(APPLY["allowed"], line), fake_sandbox)
+    assert result.score == 10.0, result.output
+
+
+def test_returning_output_weights_where_the_course_returns_weights_output_is_named(fake_sandbox):
+    result = grade(SDPA, {"function": "attention", "parameters": ["q", "k", "v", "mask"],
+                          "returns": "weights+output"}, _sdpa(APPLY["allowed"], "out, w"),
+                   fake_sandbox)
+    assert result.score < 10.0
+    assert diagnoses(result) == {"returns_weights_first"}
+    assert "You return (output, weights): this course's function returns (weights, output)" \
+        in result.output
+
+
+@pytest.mark.parametrize("returns,line,tag", [
+    ("output+weights", "out", "contract_returns_one_array"),
+    ("weights+output", "out", "contract_returns_one_array"),
+    ("output+weights", "out, w, s", "contract_returns_tuple_length"),
+    ("weights", "out", "contract_returns_not_weights"),
+    ("weights", "out, w", "contract_returns_not_weights"),
+])
+def test_a_return_without_the_courses_form_is_named_not_a_crash(fake_sandbox, returns, line,
+                                                                  tag):
+    source = _sdpa(APPLY["allowed"], line)
+    result = grade(SDPA, {"returns": returns}, source.replace("def attention", "def "
+                                                              "scaled_dot_product_attention"),
+                   fake_sandbox)
+    assert result.status == "graded"
+    assert tag in diagnoses(result)
+    assert result.score < 10.0
+
+
+def test_default_returns_still_accept_a_pair(fake_sandbox):
+    """``returns: output`` is today's contract: (output, weights) is accepted, as today."""
+    source = _sdpa(APPLY["allowed"], "out, w", name=SDPA, params="Q, K, V, mask=None") \
+        .replace("q @", "Q @").replace("(k,", "(K,").replace("q.shape", "Q.shape") \
+        .replace("w @ v", "w @ V")
+    result = grade(SDPA, {"returns": "output"}, source, fake_sandbox)
+    assert result.score == 10.0, result.output
+
+
+# -- ranks ---------------------------------------------------------------------------------------
+
+def test_ranks_keep_only_those_inputs_and_the_points(fake_sandbox):
+    problem = compile_course(PROBLEMS[SDPA], {"ranks": [3]})
+    cases = problem.cases(5)
+    assert cases and all(c.calls[0][0][0].ndim == 3 for c in cases)
+    assert any(c.visible for c in cases)
+    # code written for (B, L, d) only: full marks on a (B, L, d) course
+    source = '''import numpy as np
+
+
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    B = Q.shape[0]
+    outs = []
+    for b in range(B):
+        s = Q[b] @ K[b].T / np.sqrt(Q.shape[-1])
+        if mask is not None:
+            m = mask[b] if mask.ndim == 3 else mask
+            s = np.where(m, s, -np.inf)
+        s = s - s.max(axis=-1, keepdims=True)
+        w = np.exp(s)
+        outs.append((w / w.sum(axis=-1, keepdims=True)) @ V[b])
+    return np.stack(outs)
+'''
+    result = scoring.grade(problem, "item", 10.0, source, fake_sandbox, Limits(), 5)
+    assert result.score == 10.0, result.output
+    assert round(sum(t.max_score for t in result.tests), 6) == 10.0
+    unbatched = compile_course(PROBLEMS[SDPA], {"ranks": [2]}).cases(5)
+    assert unbatched and all(c.calls[0][0][0].ndim == 2 for c in unbatched)
+
+
+# -- the causal mask -----------------------------------------------------------------------------
+
+CAUSAL = {
+    "allowed": "np.tril(np.ones((n, n), dtype=bool))",
+    "blocked": "np.triu(np.ones((n, n), dtype=bool), k=1)",
+    "numeric-allowed": "np.tril(np.ones((n, n)))",
+    "numeric-blocked": "1 - np.tril(np.ones((n, n)))",
+    "additive": "(1 - np.tri(n)) * -1e10",
+}
+
+
+def _causal(expression: str, name: str = "causal_mask", param: str = "n") -> str:
+    return (f"import numpy as np\n\n\ndef {name}({param}):\n    n = {param}\n"
+            f"    return {expression}\n")
+
+
+@pytest.mark.parametrize("convention", sorted(CAUSAL))
+def test_a_causal_mask_in_the_courses_convention_scores_full(fake_sandbox, convention):
+    result = grade("causal_mask", {"mask": convention}, _causal(CAUSAL[convention]),
+                   fake_sandbox)
+    assert result.score == 10.0, result.output
+
+
+def test_a_minus_inf_additive_causal_mask_scores_full_too(fake_sandbox):
+    source = _causal("np.where(np.tri(n, dtype=bool), 0.0, -np.inf)")
+    assert grade("causal_mask", {"mask": "additive"}, source, fake_sandbox).score == 10.0
+
+
+@pytest.mark.parametrize("convention,tag,said", [
+    ("blocked", "mask_inverted", "this course's mask uses True for BLOCKED positions"),
+    ("numeric-blocked", "mask_inverted", "this course's mask uses 1 for BLOCKED positions"),
+    ("additive", "additive_mask", "instead of this course's additive float mask"),
+])
+def test_todays_causal_mask_under_another_convention_is_named(fake_sandbox, convention, tag,
+                                                              said):
+    result = grade("causal_mask", {"mask": convention}, _causal(CAUSAL["allowed"]),
+                   fake_sandbox)
+    assert diagnoses(result) == {tag}
+    assert said in result.output
+    assert result.score == 1.5  # the shape tests only
+
+
+def test_a_boolean_mask_for_a_numeric_course_loses_the_dtype_test_only(fake_sandbox):
+    result = grade("causal_mask", {"mask": "numeric-allowed"}, _causal(CAUSAL["allowed"]),
+                   fake_sandbox)
+    failed = [t for t in result.tests if t.status == "failed"]
+    assert [t.name for t in failed] == ["dtypes: the mask is boolean"]
+    assert "this course's mask is a float (or int) array of zeros and ones" in failed[0].output
+    assert result.score == 9.0
+
+
+def test_an_annotated_transformer_subsequent_mask(fake_sandbox):
+    options = {"function": "subsequent_mask", "parameters": ["size"], "shape": [1, "n", "n"]}
+    source = ("import numpy as np\n\n\ndef subsequent_mask(size):\n"
+              "    attn_shape = (1, size, size)\n"
+              "    return np.triu(np.ones(attn_shape), k=1).astype('uint8') == 0\n")
+    assert grade("causal_mask", options, source, fake_sandbox).score == 10.0
+    flat = source.replace("(1, size, size)", "(size, size)")
+    result = grade("causal_mask", options, flat, fake_sandbox)
+    assert result.score == 0 and diagnoses(result) == {"contract_mask_shape"}
+    problem = compile_course(PROBLEMS["causal_mask"], options)
+    shown = examples.public_examples(problem)[0]
+    assert shown["inputs"] == {"size": 3}
+    assert np.shape(shown["expected_output"]) == (1, 3, 3)
+
+
+# -- the positional encoding ---------------------------------------------------------------------
+
+def _encoding(layout: str, leading: bool, padding: bool, name="positional_encoding",
+              params=("seq_len", "d_model")) -> str:
+    L, d = params
+    body = (f"    pos = np.arange({L})[:, None]\n    i = np.arange(0, {d}, 2)\n"
+            f"    angle = pos / 10000 ** (i / {d})\n")
+    if layout == "halves":
+        body += f"    pe = np.concatenate([np.sin(angle), np.cos(angle[:, :{d} // 2])], axis=-1)\n"
+    else:
+        body += (f"    pe = np.zeros(({L}, {d}))\n    pe[:, 0::2] = np.sin(angle)\n"
+                 f"    pe[:, 1::2] = np.cos(angle[:, :{d} // 2])\n")
+    if padding:
+        body += "    pe[0] = 0.0\n"
+    return (f"import numpy as np\n\n\ndef {name}({L}, {d}):\n{body}"
+            f"    return {'pe[None]' if leading else 'pe'}\n")
+
+
+@pytest.mark.parametrize("layout,shape,padding", [
+    ("halves", "[L, d]", False), ("halves", "[1, L, d]", False),
+    ("interleaved", "[1, L, d]", False), ("interleaved", "[L, d]", True),
+    ("halves", "[1, L, d]", True),
+])
+def test_an_encoding_in_the_courses_form_scores_full(fake_sandbox, layout, shape, padding):
+    options = {"layout": layout, "shape": shape, "padding_row": padding}
+    source = _encoding(layout, shape == "[1, L, d]", padding)
+    assert grade("positional_encoding", options, source, fake_sandbox).score == 10.0
+
+
+@pytest.mark.parametrize("options,tag", [
+    ({"layout": "halves"}, "contract_encoding_interleaved"),
+    ({"shape": "[1, L, d]"}, "contract_encoding_shape"),
+    ({"padding_row": True}, "contract_padding_row"),
+])
+def test_todays_encoding_under_another_form_is_named(fake_sandbox, options, tag):
+    result = grade("positional_encoding", options, _encoding("interleaved", False, False),
+                   fake_sandbox)
+    assert diagnoses(result) == {tag} and result.score == 0
+
+
+def test_halves_under_todays_interleaved_contract_is_still_named(fake_sandbox):
+    result = grade("positional_encoding", {"parameters": ["max_seq_len", "dm"]},
+                   _encoding("halves", False, False, params=("max_seq_len", "dm")),
+                   fake_sandbox)
+    assert diagnoses(result) == {"halves_concatenated"}
+
+
+def test_the_padding_row_encoding_as_the_course_shows_it():
+    problem = compile_course(PROBLEMS["positional_encoding"],
+                             {"layout": "halves", "padding_row": True})
+    shown = examples.public_examples(problem)[0]  # positional_encoding(3, 4)
+    expected = np.asarray(shown["expected_output"])
+    assert expected[0].tolist() == [0.0, 0.0, 0.0, 0.0]
+    # row 1 is position 1: sines of 1 and 1/100 first, then their cosines
+    assert np.allclose(expected[1], [np.sin(1), np.sin(0.01), np.cos(1), np.cos(0.01)],
+                       atol=1e-6)
+    assert "Row 0 is reserved for the padding token" in problem.contract
+
+
+def test_a_canonical_mistake_is_named_under_the_encoding_options(fake_sandbox):
+    source = _encoding("halves", True, False).replace("np.sin(angle), np.cos",
+                                                      "np.cos(angle), np.sin")
+    result = grade("positional_encoding", {"layout": "halves", "shape": [1, "L", "d"]}, source,
+                   fake_sandbox)
+    assert result.score < 10.0
+    assert "sin_cos_swapped" in diagnoses(result)
+
+
+# -- softmax -------------------------------------------------------------------------------------
+
+SOFTMAX = '''import numpy as np
+
+
+def softmax(x, axis={axis}):
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+'''
+
+
+def test_a_softmax_with_the_courses_default_axis_scores_full(fake_sandbox):
+    result = grade("softmax", {"default_axis": 0}, SOFTMAX.format(axis=0), fake_sandbox)
+    assert result.score == 10.0, result.output
+    problem = compile_course(PROBLEMS["softmax"], {"default_axis": 0})
+    assert problem.contract.startswith("def softmax(x, axis=0)\n")
+    assert "def softmax(x, axis=0):" in problem.starter
+
+
+def test_todays_default_axis_under_another_is_named(fake_sandbox):
+    result = grade("softmax", {"default_axis": 0}, SOFTMAX.format(axis=-1), fake_sandbox)
+    assert diagnoses(result) == {"default_axis_last"}
+    assert "this course's default axis is 0" in result.output
+
+
+def test_the_default_axis_is_left_to_the_courses_signature():
+    problem = compile_course(PROBLEMS["softmax"], {"default_axis": 0})
+    x = np.ones((2, 3))
+    assert problem.course.call((x, DefaultAxis(0)), {}) == ((x,), {})
+    assert problem.course.call((x, 1), {}) == ((x, 1), {})
+
+
+def test_an_unstable_softmax_is_still_named_under_the_default_axis(fake_sandbox):
+    source = SOFTMAX.format(axis=0).replace("x - np.max(x, axis=axis, keepdims=True)", "x")
+    result = grade("softmax", {"default_axis": 0}, source, fake_sandbox)
+    assert result.score == 8.0  # the stability category (weight 2 of 10), no more
+    assert all(t.status == "failed" for t in result.tests if t.tags[0] == "stability")
+    assert diagnoses(result) == {"not_stable"}
