@@ -164,7 +164,7 @@ def _value(problem_id: str, prof: Profile, field: str, key: str, value: Any,
             raise ContractOptionError(field, "must be a Python function name")
         return value
     if key == "parameters":
-        if not isinstance(value, list) or len(value) != len(canonical):
+        if not isinstance(value, (list, tuple)) or len(value) != len(canonical):
             raise ContractOptionError(field, f"must be a list of {len(canonical)} parameter "
                                              f"names (today: {', '.join(canonical)})")
         for index, name in enumerate(value):
@@ -178,7 +178,7 @@ def _value(problem_id: str, prof: Profile, field: str, key: str, value: Any,
     if key == "returns":
         return _one_of(field, value, RETURNS)
     if key == "ranks":
-        if (not isinstance(value, list) or not value
+        if (not isinstance(value, (list, tuple)) or not value
                 or any(isinstance(r, bool) or r not in prof.ranks for r in value)):
             raise ContractOptionError(field, "must be a non-empty list of input ranks among "
                                              f"{', '.join(map(str, prof.ranks))}")
