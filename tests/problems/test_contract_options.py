@@ -466,3 +466,45 @@ def test_an_unstable_softmax_is_still_named_under_the_default_axis(fake_sandbox)
     assert result.score == 8.0  # the stability category (weight 2 of 10), no more
     assert all(t.status == "failed" for t in result.tests if t.tags[0] == "stability")
     assert diagnoses(result) == {"not_stable"}
+
+
+# -- through the real sandbox --------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def real_sandbox():
+    from grader.sandbox import get_sandbox
+
+    sandbox = get_sandbox("unsafe-dev")
+    yield sandbox
+    sandbox.close()
+
+
+ATTENTION = {"function": "attention", "parameters": ["q", "k", "v", "mask"]}
+
+
+@pytest.mark.parametrize("problem_id,options,course_file,todays_file,named", [
+    (SDPA, {**ATTENTION, "mask": "blocked"}, _sdpa(APPLY["blocked"]), _sdpa(APPLY["allowed"]),
+     "mask_inverted"),
+    (SDPA, {**ATTENTION, "mask": "additive", "returns": "output+weights"},
+     _sdpa(APPLY["additive"]), _sdpa(APPLY["allowed"]), "mask_inverted"),
+    (SDPA, {**ATTENTION, "returns": "weights+output"}, _sdpa(APPLY["allowed"], "w, out"),
+     _sdpa(APPLY["allowed"], "out, w"), "returns_weights_first"),
+    (SDPA, {**ATTENTION, "returns": "output+weights"}, _sdpa(APPLY["allowed"], "out, w"),
+     _sdpa(APPLY["allowed"], "out"), "contract_returns_one_array"),
+    ("causal_mask", {"mask": "numeric-blocked"}, _causal(CAUSAL["numeric-blocked"]),
+     _causal(CAUSAL["allowed"]), "mask_inverted"),
+    ("causal_mask", {"mask": "additive"}, _causal(CAUSAL["additive"]),
+     _causal(CAUSAL["allowed"]), "additive_mask"),
+    ("positional_encoding", {"layout": "halves", "shape": "[1, L, d]"},
+     _encoding("halves", True, False), _encoding("interleaved", True, False),
+     "contract_encoding_interleaved"),
+    ("positional_encoding", {"padding_row": True}, _encoding("interleaved", False, True),
+     _encoding("interleaved", False, False), "contract_padding_row"),
+    ("softmax", {"default_axis": 0}, SOFTMAX.format(axis=0), SOFTMAX.format(axis=-1),
+     "default_axis_last"),
+])
+def test_through_the_real_sandbox_the_course_file_is_full_and_todays_is_named(
+        real_sandbox, problem_id, options, course_file, todays_file, named):
+    assert grade(problem_id, options, course_file, real_sandbox).score == 10.0
+    result = grade(problem_id, options, todays_file, real_sandbox)
+    assert result.score < 10.0 and named in diagnoses(result)

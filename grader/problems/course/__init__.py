@@ -221,6 +221,8 @@ def _course_defaults(spec: ProblemSpec, adapter: CourseAdapter) -> tuple[Any, ..
         default = text.NO_DEFAULT if param.default is REQUIRED else param.default
         if param.name == "axis" and "default_axis" in adapter.options:
             default = adapter.options["default_axis"]
+        if index == adapter.mask_index and adapter.options.get("mask_required"):
+            default = text.NO_DEFAULT
         found.append(default)
     return tuple(found)
 
@@ -231,6 +233,9 @@ def _contract_text(spec: ProblemSpec, options: Mapping[str, Any], adapter: Cours
     notes = []
     mask, returns = options.get("mask"), options.get("returns")
     if spec.id == "scaled_dot_product_attention":
+        if options.get("mask_required"):
+            body = body.replace("mask: None, or ", "mask: always given (allowing every "
+                                "position when nothing is masked): ")
         if mask:
             body = body.replace(
                 "a boolean array broadcastable to (..., Lq, Lk): True where the query MAY attend "

@@ -61,9 +61,14 @@ class CourseAdapter:
         """The course's call of canonical ``(args, kwargs)``: every parameter positional, in the
         course's order (one not given is passed as its canonical default, e.g. ``mask=None``:
         a course whose signature has no default for it is called alike), the mask in the
-        course's convention; a softmax's :class:`DefaultAxis` is left out."""
+        course's convention; a softmax's :class:`DefaultAxis` is left out. Under
+        ``mask_required`` a call without a mask gets one that allows every key (the same
+        attention, so the canonical case is unchanged)."""
         values = self._canonical(args, kwargs)
         mask = self.options.get("mask")
+        if self.options.get("mask_required") and self.mask_index is not None \
+                and (values[self.mask_index] is None or values[self.mask_index] is _MISSING):
+            values[self.mask_index] = _allow_all(values)
         if mask and self.mask_index is not None and self.mask_index < len(values) \
                 and values[self.mask_index] is not _MISSING:
             values[self.mask_index] = convert.mask_to_course(
@@ -144,6 +149,16 @@ class CourseAdapter:
                     and np.array_equal(found, before, equal_nan=True))
             back[index] = canonical[index] if same else found
         return tuple(back[i] for i in sorted(back))
+
+
+def _allow_all(values: list) -> Any:
+    """A mask allowing every key, (Lq, Lk), for attention's (Q, K, ...) (None when they are not
+    arrays): the mask of a call without one, for a course whose function always gets one."""
+    Q, K = values[0], values[1]
+    if not (isinstance(Q, np.ndarray) and isinstance(K, np.ndarray) and Q.ndim >= 2
+            and K.ndim >= 2):
+        return None
+    return np.ones((Q.shape[-2], K.shape[-2]), dtype=bool)
 
 
 class _Missing:

@@ -50,7 +50,8 @@ class ContractOptionError(ValueError):
 @dataclass(frozen=True)
 class Profile:
     """Which option keys a problem takes beyond ``function`` and ``parameters``: ``mask_input``
-    (the index of its boolean mask parameter), ``mask_output`` (its output is a mask),
+    (the index of its boolean mask parameter; ``mask_required``: a course whose function always
+    gets a mask, one allowing every position where today's call has none), ``mask_output`` (its output is a mask),
     ``returns`` (it returns the output or (output, weights)), ``ranks`` (the input ranks its
     cases use, read off the first array argument), ``encoding`` (a positional encoding's
     ``layout``, ``shape``, ``padding_row``), ``default_axis`` (softmax)."""
@@ -65,6 +66,7 @@ class Profile:
     def keys(self) -> tuple[str, ...]:
         found = ["function", "parameters"]
         found += ["mask"] if self.mask_input is not None or self.mask_output else []
+        found += ["mask_required"] if self.mask_input is not None else []
         found += ["returns"] if self.returns else []
         found += ["ranks"] if self.ranks else []
         found += ["layout", "shape", "padding_row"] if self.encoding else []
@@ -113,6 +115,8 @@ def defaults(problem_id: str, canonical: tuple[str, ...], function: str) -> dict
     found: dict[str, Any] = {"function": function, "parameters": list(canonical)}
     if "mask" in prof.keys():
         found["mask"] = "allowed"
+    if "mask_required" in prof.keys():
+        found["mask_required"] = False
     if prof.returns:
         found["returns"] = "output"  # today: the output (a pair (output, weights) is accepted)
     if prof.ranks:
@@ -188,7 +192,7 @@ def _value(problem_id: str, prof: Profile, field: str, key: str, value: Any,
     if key == "shape":
         allowed = ENCODING_SHAPES if prof.encoding else CAUSAL_SHAPES
         return _one_of(field, _shape_text(value), allowed)
-    if key == "padding_row":
+    if key in ("padding_row", "mask_required"):
         if not isinstance(value, bool):
             raise ContractOptionError(field, "must be true or false")
         return value
