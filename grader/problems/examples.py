@@ -43,7 +43,7 @@ def public(problem: CodeProblem, case: Case, expected: list[Any]) -> dict[str, A
     shown.update({k: _plain(v) for k, v in kwargs.items() if v is not None})
     out, weights = split_return(expected[0]) if problem.spec.returns_weights else (expected[0],
                                                                                    None)
-    if course is not None and course.kind != "attention":
+    if course is not None and course.kind in ("causal_mask", "encoding"):
         out = course.shown(out, *case.calls[0])
     found = {"inputs": shown, "expected_output": _rounded(out)}
     if weights is not None and problem.spec.show_weights:

@@ -261,7 +261,7 @@ def _test_output(problem: CodeProblem, result: CaseResult, failure: str, signals
         lines.append("Expected output:\n" + _show(shown["expected_output"]))
         if not result.crashed:
             received, weights = split_return(result.outcomes[0].value)
-            if problem.course is not None and problem.course.kind != "attention":
+            if problem.course is not None and problem.course.kind in ("causal_mask", "encoding"):
                 received = problem.course.shown(received, *case.calls[0])
             lines.append("Received output:\n" + _show(received))
             if weights is not None and "expected_weights" in shown:

@@ -31,7 +31,9 @@ _CACHE: dict[tuple, CodeProblem] = {}
 _LOCK = threading.Lock()
 
 _KINDS = {"scaled_dot_product_attention": "attention", "causal_mask": "causal_mask",
-          "positional_encoding": "encoding"}
+          "positional_encoding": "encoding", "multi_head_attention": "mha",
+          "grouped_query_attention": "attention", "attention_backward": "attention",
+          "transformer_encoder_block": "encoder", "transformer_encoder_block_post_ln": "encoder"}
 
 
 def options_of(problem: CodeProblem, raw: Any) -> dict[str, Any]:
@@ -70,9 +72,19 @@ def _order(canonical: tuple[str, ...], course: tuple[str, ...]) -> tuple[tuple[s
     return tuple(course), tuple(range(len(canonical)))
 
 
+#: Multi-head attention's parameters with fused weights, unless the course names them.
+FUSED_NAMES = ("X", "W_qkv", "b_qkv", "W_o", "b_o", "num_heads", "mask")
+
+
 def _adapter(spec: ProblemSpec, options: Mapping[str, Any]) -> CourseAdapter:
     canonical = spec.contract.parameter_names
-    names, order = _order(canonical, tuple(options.get("parameters", canonical)))
+    default = FUSED_NAMES if options.get("weights") == "fused" else canonical
+    if options.get("causal"):  # always-causal heads: no mask parameter (the last)
+        names, order = _order(canonical[:-1], tuple(options.get("parameters",
+                                                                default[:-1])))
+        names += (canonical[-1],)
+    else:
+        names, order = _order(canonical, tuple(options.get("parameters", default)))
     defaults = tuple(None if p.default is REQUIRED else p.default for p in spec.contract.params)
     return CourseAdapter(problem_id=spec.id, function=options.get("function",
                                                                   spec.contract.function),
@@ -132,8 +144,36 @@ def _axis_fits(case: CaseSpec, axis: int) -> bool:
     return -ndim <= axis < ndim
 
 
+def _causal_call(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """Multi-head attention's canonical call with the causal mask (L, L) its heads always
+    apply (a call that has one keeps it)."""
+    if len(args) > 6 and args[6] is not None:
+        return args, kwargs
+    L = np.shape(args[0])[-2]
+    return tuple(args[:6]) + (np.tril(np.ones((L, L), dtype=bool)),), kwargs
+
+
+def _causal_fits(case: CaseSpec) -> bool:
+    """A case always-causal heads can take: no mask, or the causal (L, L) one; and not a law
+    that needs full attention (permutation equivariance)."""
+    if case.check == "relation":
+        return False
+    call = _first_call(case)
+    if call is None:
+        return False
+    args = call[0]
+    mask = args[6] if len(args) > 6 else None
+    if mask is None:
+        return True
+    L = np.shape(args[0])[-2]
+    return np.shape(mask) == (L, L) and bool(np.array_equal(mask, np.tril(np.ones((L, L)))))
+
+
 def _cases(spec: ProblemSpec, options: Mapping[str, Any]) -> tuple[CaseSpec, ...]:
     cases = spec.cases
+    if options.get("causal"):
+        cases = tuple(_mapped(c, lambda inputs: replace(inputs, calls=tuple(
+            _causal_call(*call) for call in inputs.calls))) for c in cases if _causal_fits(c))
     if "ranks" in options:
         cases = tuple(c for c in cases if _rank(c) in (None, *options["ranks"]))
     if "default_axis" in options:
@@ -148,7 +188,10 @@ def _cases(spec: ProblemSpec, options: Mapping[str, Any]) -> tuple[CaseSpec, ...
 # -- messages ------------------------------------------------------------------------------------
 
 def _names(spec: ProblemSpec, adapter: CourseAdapter) -> dict[str, str]:
-    found = dict(zip(adapter.canonical, adapter.names))
+    """Today's names -> the course's (with fused weights the parameters are those of
+    :data:`FUSED_NAMES`: W_q, W_k, W_v stay the names of the three blocks)."""
+    base = FUSED_NAMES if adapter.options.get("weights") == "fused" else adapter.canonical
+    found = dict(zip(base, adapter.names))
     found[spec.contract.function] = adapter.function
     return found
 
@@ -159,6 +202,8 @@ def _message(spec: ProblemSpec, options: Mapping[str, Any], names: Mapping[str, 
     if spec.id == "causal_mask":
         override = {"mask_inverted": text.CAUSAL_INVERTED.get(mask),
                     "additive_mask": text.CAUSAL_ADDITIVE.get(mask)}.get(tag)
+    elif options.get("causal"):
+        override = {"mask_ignored": text.NOT_CAUSAL}.get(tag)
     else:
         override = {"mask_inverted": text.INVERTED.get(mask),
                     "returns_weights_first": text.RETURNS_FIRST.get(returns)}.get(tag)
@@ -174,7 +219,7 @@ def _form_rules(adapter: CourseAdapter) -> tuple[Rule, ...]:
     tests whose call came back in another form."""
     options = adapter.options
     found: dict[str, str] = {}
-    if adapter.kind == "attention" and options.get("returns"):
+    if adapter.kind in ("attention", "mha") and options.get("returns"):
         found.update(convert.returns_message(options["returns"]))
     if adapter.kind == "causal_mask" and options.get("shape") == "[1, n, n]":
         found[convert.CAUSAL_SHAPE[0]] = convert.CAUSAL_SHAPE[1]
@@ -248,6 +293,29 @@ def _contract_text(spec: ProblemSpec, options: Mapping[str, Any], adapter: Cours
         if "ranks" in options:
             notes.append("This course's inputs: " + ", or ".join(
                 text.RANK_SHAPES[r] for r in options["ranks"]) + "; the tests use only these.")
+    elif spec.id == "multi_head_attention":
+        layout = options.get("weights")
+        if layout in text.HEAD_WEIGHTS_TEXT:
+            body = body.replace(text.HEAD_WEIGHTS_CANONICAL, text.HEAD_WEIGHTS_TEXT[layout])
+        if layout == "fused":
+            body = body.replace("return concat @ W_o,", "return concat @ W_o + b_o,")
+        if options.get("causal"):
+            start = body.find("mask: None, or a boolean array")
+            end = body.find("occur).", start)
+            if start >= 0 and end > start:
+                body = body[:start] + text.CAUSAL_HEADS + body[end + len("occur)."):]
+        elif mask:
+            body = body.replace("a boolean array broadcastable to (..., L, L), True where "
+                                "position i MAY attend to\nposition j,",
+                                text.MASK_TEXT[mask].replace("(..., Lq, Lk)", "(..., L, L)")
+                                .rstrip(".") + ",")
+        if "ranks" in options:
+            notes.append("This course's inputs: X of rank " + " or ".join(
+                map(str, options["ranks"])) + " only; the tests use only these.")
+    elif spec.id in ("grouped_query_attention", "attention_backward",
+                     "transformer_encoder_block", "transformer_encoder_block_post_ln"):
+        if mask:
+            notes.append("This course's mask: " + text.MASK_TEXT[mask])
     elif spec.id == "causal_mask":
         shape = "(1, n, n)" if options.get("shape") == "[1, n, n]" else "(n, n)"
         sentence = text.CAUSAL_TEXT.get(mask or "allowed")
@@ -313,6 +381,17 @@ def _starter(spec: ProblemSpec, options: Mapping[str, Any], adapter: CourseAdapt
                                       "weights": "the weights (..., Lq, Lk) only"}[returns] + ".")
             notes.append("This course's function must " + text.rename(text.RETURNS_TEXT[returns],
                                                                       _names(spec, adapter)))
+    elif spec.id == "multi_head_attention" and (options.get("weights") in
+                                                 text.HEAD_WEIGHTS_TEXT or options.get("causal")):
+        layout = options.get("weights")
+        if layout in text.HEAD_WEIGHTS_DOC:
+            starter = starter.replace(text.rename("W_* (d_model, d_model) used as X @ W",
+                                                  _names(spec, adapter)),
+                                      text.rename(text.HEAD_WEIGHTS_DOC[layout],
+                                                  _names(spec, adapter)))
+        notes += [text.rename(text.HEAD_WEIGHTS_TEXT.get(layout, ""), _names(spec, adapter))
+                  + ".", text.CAUSAL_HEADS if options.get("causal") else ""]
+        notes = [n for n in notes if n.strip(".")]
     elif spec.id == "causal_mask" and (mask or options.get("shape")):
         sentence = text.CAUSAL_TEXT.get(mask or "allowed") or "Return the causal mask."
         shape = "(1, n, n)" if options.get("shape") == "[1, n, n]" else "(n, n)"
@@ -344,7 +423,19 @@ def _wrap(sentence: str, width: int = 90) -> list[str]:
 
 def _course_mistakes(spec: ProblemSpec, options: Mapping[str, Any]) -> tuple[Mistake, ...]:
     """The mistakes only a course's convention has: a softmax whose default axis is today's
-    (the last) where the course's is another."""
+    (the last) where the course's is another; fused multi-head weights without the output
+    bias."""
+    if spec.id == "multi_head_attention" and options.get("weights") == "fused":
+        reference = spec.reference
+
+        def no_output_bias(*args, **kwargs):
+            out = reference(*args, **kwargs)
+            pair = isinstance(out, tuple)
+            bias = convert.output_bias(np.shape(args[0])[-1])
+            return (out[0] - bias, out[1]) if pair else out - bias
+
+        return (mistake("output_bias_missing", text.NO_OUTPUT_BIAS,
+                        implementations=(no_output_bias,)),)
     if spec.id != "softmax" or "default_axis" not in options:
         return ()
     axis = options["default_axis"]

@@ -20,6 +20,9 @@ import numpy as np
 from grader.problems.course import convert
 from grader.sandbox.api import CallOutcome
 
+#: The kinds whose mask is (L, L) over one sequence X (the others': (Lq, Lk) over Q and K).
+SELF_ATTENTION = ("mha", "encoder")
+
 #: The status of a call whose return lacks the course's form (its ``error`` says which).
 FORM_STATUS = "contract"
 
@@ -68,11 +71,13 @@ class CourseAdapter:
         mask = self.options.get("mask")
         if self.options.get("mask_required") and self.mask_index is not None \
                 and (values[self.mask_index] is None or values[self.mask_index] is _MISSING):
-            values[self.mask_index] = _allow_all(values)
+            values[self.mask_index] = _allow_all(values, self.kind in SELF_ATTENTION)
         if mask and self.mask_index is not None and self.mask_index < len(values) \
                 and values[self.mask_index] is not _MISSING:
             values[self.mask_index] = convert.mask_to_course(
                 values[self.mask_index], mask, convert.floating_dtype(tuple(values)))
+        if self.kind == "mha" and self.options.get("weights") in ("per-head", "fused"):
+            values = convert.head_weights(values, self.options["weights"])
         course = [values[i] for i in self.order]
         while course and isinstance(course[-1], DefaultAxis):
             course.pop()  # the course's own default stands for it
@@ -87,7 +92,11 @@ class CourseAdapter:
         """The canonical form of the learner's ``value`` returned on canonical ``(args,
         kwargs)``. Raises :class:`~.convert.FormError`."""
         options = self.options
-        if self.kind == "attention" and options.get("returns"):
+        if self.kind == "mha" and options.get("weights") == "fused":
+            value = convert.without_output_bias(
+                convert.returns(value, options.get("returns", "output"), ()), args[0])
+            return value
+        if self.kind in ("attention", "mha") and options.get("returns"):
             return convert.returns(value, options["returns"], tuple(self._canonical(args, kwargs)))
         if self.kind == "causal_mask" and (options.get("mask") or options.get("shape")):
             return convert.causal_mask(value, options.get("mask", "allowed"),
@@ -104,7 +113,7 @@ class CourseAdapter:
         """A canonical ``value`` (the reference's, or a learner's converted one) as the course
         writes it."""
         options = self.options
-        if self.kind == "attention" and options.get("returns"):
+        if self.kind in ("attention", "mha") and options.get("returns"):
             out, weights = (value if isinstance(value, tuple) and len(value) == 2
                             else (value, None))
             return {"output+weights": (out, weights), "weights+output": (weights, out),
@@ -143,18 +152,20 @@ class CourseAdapter:
                        if isinstance(a, np.ndarray)]
         if len(sent_arrays) != len(after):
             return after
-        back = {}
-        for (index, before), found in zip(sent_arrays, after):
+        back = {i: a for i, a in enumerate(canonical) if isinstance(a, np.ndarray)}
+        for (index, before), found in zip(sent_arrays, after):  # one not sent: unchanged
             same = (isinstance(found, np.ndarray) and found.shape == before.shape
                     and np.array_equal(found, before, equal_nan=True))
             back[index] = canonical[index] if same else found
         return tuple(back[i] for i in sorted(back))
 
 
-def _allow_all(values: list) -> Any:
-    """A mask allowing every key, (Lq, Lk), for attention's (Q, K, ...) (None when they are not
-    arrays): the mask of a call without one, for a course whose function always gets one."""
-    Q, K = values[0], values[1]
+def _allow_all(values: list, self_attention: bool) -> Any:
+    """A mask allowing every key, (Lq, Lk), for attention's (Q, K, ...), or (L, L) for
+    self-attention's (X, ...) (None when they are not arrays): the mask of a call without one,
+    for a course whose function always gets one."""
+    Q = values[0]
+    K = Q if self_attention else values[1]
     if not (isinstance(Q, np.ndarray) and isinstance(K, np.ndarray) and Q.ndim >= 2
             and K.ndim >= 2):
         return None

@@ -120,6 +120,55 @@ def returns(value: Any, convention: str, args: tuple) -> Any:
     return value
 
 
+# -- multi-head attention's weights ---------------------------------------------------------------
+
+def output_bias(d_model: int) -> np.ndarray:
+    """The output bias b_o sent to a fused-weights course, (d_model,): fixed, nonzero, so a
+    learner who leaves it out is wrong, and subtracted from the return on the trusted side."""
+    return 0.5 * np.cos(np.arange(d_model, dtype=np.float64) + 1.0)
+
+
+def head_weights(values: list, layout: str) -> list:
+    """Multi-head attention's canonical (X, W_q, W_k, W_v, W_o, num_heads, mask) with the weights
+    in the course's ``layout``: ``per-head`` (W_q, W_k, W_v as (H, d_model, d_head), head h's
+    block of columns), ``fused`` (X, W_qkv = [W_q | W_k | W_v] (d_model, 3 d_model), b_qkv
+    zeros (3 d_model,), W_o, b_o (:func:`output_bias`), num_heads, mask). Values that are not
+    the canonical arrays are left as they are."""
+    found = list(values)
+    X, W_q, W_k, W_v, W_o, heads = found[:6]
+    if not all(isinstance(W, np.ndarray) and W.ndim == 2 for W in (W_q, W_k, W_v, W_o)) \
+            or not isinstance(heads, (int, np.integer)) or heads < 1 \
+            or W_q.shape[1] % int(heads):
+        return found
+    H = int(heads)
+    if layout == "per-head":
+        d_model, d_out = W_q.shape
+        for index in (1, 2, 3):
+            W = found[index]
+            found[index] = np.ascontiguousarray(
+                W.reshape(d_model, H, d_out // H).transpose(1, 0, 2))
+        return found
+    d_model = W_q.shape[1]
+    dtype = W_q.dtype
+    found[1] = np.concatenate([W_q, W_k, W_v], axis=1)
+    found[2] = np.zeros(3 * d_model, dtype=dtype)
+    found[3] = W_o
+    found[4] = output_bias(W_o.shape[1]).astype(dtype)
+    return found
+
+
+def without_output_bias(value: Any, X: Any) -> Any:
+    """A fused-weights course's return with b_o (:func:`output_bias`) subtracted from its output
+    (the weights, if returned, unchanged); a value of another shape is left as it is."""
+    d_model = np.shape(X)[-1] if isinstance(X, np.ndarray) and X.ndim else None
+    out, weights = (value if isinstance(value, tuple) and len(value) == 2 else (value, None))
+    if d_model is None or not isinstance(out, np.ndarray) or out.dtype.kind not in "biuf" \
+            or out.ndim < 1 or out.shape[-1] != d_model:
+        return value
+    out = out.astype(np.float64) - output_bias(d_model)
+    return out if weights is None else (out, weights)
+
+
 # -- a causal mask coming back ---------------------------------------------------------------
 
 CAUSAL_SHAPE = ("contract_mask_shape",

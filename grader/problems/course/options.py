@@ -52,16 +52,19 @@ class Profile:
     """Which option keys a problem takes beyond ``function`` and ``parameters``: ``mask_input``
     (the index of its boolean mask parameter; ``mask_required``: a course whose function always
     gets a mask, one allowing every position where today's call has none), ``mask_output`` (its output is a mask),
-    ``returns`` (it returns the output or (output, weights)), ``ranks`` (the input ranks its
-    cases use, read off the first array argument), ``encoding`` (a positional encoding's
-    ``layout``, ``shape``, ``padding_row``), ``default_axis`` (softmax)."""
+    ``returns`` (the values of ``returns`` it takes: it returns the output or (output,
+    weights)), ``ranks`` (the input ranks its cases use, read off the first array argument),
+    ``encoding`` (a positional encoding's ``layout``, ``shape``, ``padding_row``),
+    ``default_axis`` (softmax), ``heads`` (multi-head attention's ``weights`` layout and
+    ``causal``)."""
 
     mask_input: int | None = None
     mask_output: bool = False
-    returns: bool = False
+    returns: tuple[str, ...] = ()
     ranks: tuple[int, ...] = ()
     encoding: bool = False
     default_axis: bool = False
+    heads: bool = False
 
     def keys(self) -> tuple[str, ...]:
         found = ["function", "parameters"]
@@ -72,16 +75,32 @@ class Profile:
         found += ["layout", "shape", "padding_row"] if self.encoding else []
         found += ["shape"] if self.mask_output else []
         found += ["default_axis"] if self.default_axis else []
+        found += ["weights", "causal"] if self.heads else []
         return tuple(found)
 
 
 #: The profiles of the built-in problems that take more than ``function`` and ``parameters``.
 PROFILES: dict[str, Profile] = {
-    "scaled_dot_product_attention": Profile(mask_input=3, returns=True, ranks=(2, 3, 4)),
+    "scaled_dot_product_attention": Profile(mask_input=3, returns=RETURNS, ranks=(2, 3, 4)),
     "causal_mask": Profile(mask_output=True),
     "positional_encoding": Profile(encoding=True),
-    "softmax": Profile(default_axis=True),
+    "softmax": Profile(default_axis=True, ranks=(1, 2, 3)),
+    "multi_head_attention": Profile(mask_input=6, returns=RETURNS[:3], ranks=(2, 3),
+                                    heads=True),
+    "grouped_query_attention": Profile(mask_input=3, ranks=(3, 4)),
+    "attention_backward": Profile(mask_input=4, ranks=(2, 3, 4)),
+    "transformer_encoder_block": Profile(mask_input=2, ranks=(2, 3)),
+    "transformer_encoder_block_post_ln": Profile(mask_input=2, ranks=(2, 3)),
+    "sliding_window_attention": Profile(ranks=(2, 3, 4)),
+    "linear_attention": Profile(ranks=(2, 3, 4)),
+    "layer_norm": Profile(ranks=(1, 2, 3)),
 }
+
+#: Multi-head attention's weight layouts: ``separate`` (today: W_q, W_k, W_v, W_o, each
+#: (d_model, d_model)), ``per-head`` (W_q, W_k, W_v as (H, d_model, d_head): head h's block of
+#: columns), ``fused`` (W_qkv (d_model, 3 d_model) = [W_q | W_k | W_v] with its bias b_qkv
+#: (3 d_model,), then W_o and its bias b_o (d_model,)).
+HEAD_WEIGHTS = ("separate", "per-head", "fused")
 
 
 def profile(problem_id: str) -> Profile:
@@ -127,6 +146,8 @@ def defaults(problem_id: str, canonical: tuple[str, ...], function: str) -> dict
         found["shape"] = "[n, n]"
     if prof.default_axis:
         found["default_axis"] = -1
+    if prof.heads:
+        found.update(weights="separate", causal=False)
     return found
 
 
@@ -147,14 +168,22 @@ def normalise(problem_id: str, raw: Any, canonical: tuple[str, ...], function: s
     prof = profile(problem_id)
     keys = prof.keys()
     found: dict[str, Any] = {}
+    # always-causal heads take no mask: the course's parameters are one fewer
+    named = canonical[:-1] if prof.heads and raw.get("causal") is True else canonical
     for key, value in raw.items():
         field = f"contract.{key}"
         if key not in keys:
             raise ContractOptionError(field, f"not an option of problem {problem_id!r} "
                                              f"(its options: {', '.join(keys)})")
-        found[key] = _value(problem_id, prof, field, key, value, canonical)
+        found[key] = _value(problem_id, prof, field, key, value, named)
+    if found.get("causal") and ("mask" in found or found.get("mask_required")):
+        raise ContractOptionError("contract.mask", "always-causal heads take no mask")
     base = defaults(problem_id, canonical, function)
     return {k: v for k, v in found.items() if _normal(base.get(k)) != _normal(v)}
+
+
+def _without_mask(prof: Profile) -> str:
+    return "; always-causal heads: the same without the mask" if prof.heads else ""
 
 
 def _normal(value: Any) -> Any:
@@ -170,7 +199,8 @@ def _value(problem_id: str, prof: Profile, field: str, key: str, value: Any,
     if key == "parameters":
         if not isinstance(value, (list, tuple)) or len(value) != len(canonical):
             raise ContractOptionError(field, f"must be a list of {len(canonical)} parameter "
-                                             f"names (today: {', '.join(canonical)})")
+                                             f"names (today: {', '.join(canonical)}"
+                                             f"{_without_mask(prof)})")
         for index, name in enumerate(value):
             if not _identifier(name):
                 raise ContractOptionError(f"{field}[{index}]", "must be a Python name")
@@ -180,7 +210,9 @@ def _value(problem_id: str, prof: Profile, field: str, key: str, value: Any,
     if key == "mask":
         return _one_of(field, value, MASKS)
     if key == "returns":
-        return _one_of(field, value, RETURNS)
+        return _one_of(field, value, prof.returns)
+    if key == "weights":
+        return _one_of(field, value, HEAD_WEIGHTS)
     if key == "ranks":
         if (not isinstance(value, (list, tuple)) or not value
                 or any(isinstance(r, bool) or r not in prof.ranks for r in value)):
@@ -192,7 +224,7 @@ def _value(problem_id: str, prof: Profile, field: str, key: str, value: Any,
     if key == "shape":
         allowed = ENCODING_SHAPES if prof.encoding else CAUSAL_SHAPES
         return _one_of(field, _shape_text(value), allowed)
-    if key in ("padding_row", "mask_required"):
+    if key in ("padding_row", "mask_required", "causal"):
         if not isinstance(value, bool):
             raise ContractOptionError(field, "must be true or false")
         return value

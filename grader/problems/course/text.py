@@ -157,3 +157,35 @@ def replace_first_line(text: str, line: str) -> str:
     """``text`` with its first line (the canonical signature) replaced by ``line``."""
     head, _, rest = text.partition("\n")
     return line + "\n" + rest if head.startswith("def ") else line + "\n\n" + text
+
+
+#: Multi-head attention's sentence on the weights, and the course's, by layout.
+HEAD_WEIGHTS_CANONICAL = ("W_q, W_k, W_v, W_o: (d_model, d_model), each\nused as X @ W (W "
+                          "shaped (d_in, d_out))")
+HEAD_WEIGHTS_TEXT = {
+    "per-head": "W_q, W_k, W_v: (H, d_model, d_head), one projection per head (head h's "
+                "queries are X @ W_q[h]); W_o: (d_model, d_model), used as concat @ W_o",
+    "fused": "W_qkv: (d_model, 3 d_model), the fused projection [W_q | W_k | W_v] with its "
+             "bias b_qkv (3 d_model,): Q, K, V = np.split(X @ W_qkv + b_qkv, 3, axis=-1); "
+             "W_o: (d_model, d_model) with its bias b_o (d_model,), the output being concat @ "
+             "W_o + b_o",
+}
+
+#: The contract's mask sentence for always-causal (decoder) heads.
+CAUSAL_HEADS = ("There is no mask argument: the heads are always causal (a decoder), so "
+                "position i attends to positions j <= i only.")
+
+#: The "mask_ignored" mistake of always-causal heads.
+NOT_CAUSAL = ("Your heads attend to later positions: this course's attention is always causal "
+              "(decoder heads), so block every key j > i in every head, e.g. "
+              "np.where(np.tril(np.ones((L, L), dtype=bool)), scores, -np.inf).")
+
+HEAD_WEIGHTS_DOC = {
+    "per-head": "W_q, W_k, W_v (H, d_model, d_head); W_o (d_model, d_model)",
+    "fused": "W_qkv (d_model, 3 d_model), b_qkv (3 d_model,), W_o (d_model, d_model), b_o "
+             "(d_model,)",
+}
+
+#: Fused weights without the output bias.
+NO_OUTPUT_BIAS = ("The output bias is missing: this course's attention returns concat @ W_o + "
+                  "b_o, so add b_o after the output projection.")
