@@ -72,7 +72,12 @@ APPLY = {
     ("positional_encoding", {"shape": [1, "d", "L"]}, "contract.shape", "[L, d], [1, L, d]"),
     ("softmax", {"default_axis": "last"}, "contract.default_axis", "integer axis"),
     ("softmax", {"mask": "blocked"}, "contract.mask", "not an option"),
-    ("layer_norm", {"ranks": [2]}, "contract.ranks", "not an option"),
+    ("layer_norm", {"mask": "blocked"}, "contract.mask", "not an option"),
+    ("layer_norm", {"ranks": [4]}, "contract.ranks", "input ranks among 1, 2, 3"),
+    ("multi_head_attention", {"returns": "weights"}, "contract.returns",
+     "must be one of output, output+weights, weights+output"),
+    ("multi_head_attention", {"weights": "packed"}, "contract.weights",
+     "separate, per-head, fused"),
 ])
 def test_a_bad_option_names_its_field(problem_id, options, field, reason):
     with pytest.raises(ContractOptionError) as raised:
@@ -508,3 +513,148 @@ def test_through_the_real_sandbox_the_course_file_is_full_and_todays_is_named(
     assert grade(problem_id, options, course_file, real_sandbox).score == 10.0
     result = grade(problem_id, options, todays_file, real_sandbox)
     assert result.score < 10.0 and named in diagnoses(result)
+
+
+# -- multi-head attention ------------------------------------------------------------------------
+
+_SPLIT = '''
+    def heads(t):
+        return np.swapaxes(t.reshape(*t.shape[:-1], n_head, t.shape[-1] // n_head), -2, -3)
+    q, k, v = heads(q), heads(k), heads(v)
+    s = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1]){mask}
+    s = s - s.max(axis=-1, keepdims=True)
+    w = np.exp(s)
+    w = w / w.sum(axis=-1, keepdims=True)
+    o = np.swapaxes(w @ v, -2, -3)
+    o = o.reshape(*o.shape[:-2], -1)
+'''
+
+#: picoGPT's fused multi-head attention (c_attn, c_proj) with a mask parameter.
+FUSED_MHA = ("import numpy as np\n\n\ndef mha(x, c_attn_w, c_attn_b, c_proj_w, c_proj_b, n_head, "
+             "mask=None):\n    q, k, v = np.split(x @ c_attn_w + c_attn_b, 3, axis=-1)"
+             + _SPLIT.format(mask="\n    if mask is not None:\n        s = np.where("
+                                  "np.expand_dims(mask, -3), s, -np.inf)")
+             + "    return o @ c_proj_w + c_proj_b\n")
+FUSED_OPTIONS = {"function": "mha", "weights": "fused", "parameters": [
+    "x", "c_attn_w", "c_attn_b", "c_proj_w", "c_proj_b", "n_head", "mask"]}
+
+#: The same, always causal (a GPT decoder's heads): no mask parameter.
+CAUSAL_MHA = ("import numpy as np\n\n\ndef mha(x, c_attn_w, c_attn_b, c_proj_w, c_proj_b, "
+              "n_head):\n    q, k, v = np.split(x @ c_attn_w + c_attn_b, 3, axis=-1)"
+              + _SPLIT.format(mask=" + (1 - np.tri(x.shape[-2])) * -1e10")
+              + "    return o @ c_proj_w + c_proj_b\n")
+CAUSAL_OPTIONS = {**FUSED_OPTIONS, "parameters": FUSED_OPTIONS["parameters"][:-1],
+                  "causal": True}
+
+PER_HEAD_MHA = '''import numpy as np
+
+
+def multi_head_attention(X, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    heads = []
+    for h in range(num_heads):
+        q, k, v = X @ W_q[h], X @ W_k[h], X @ W_v[h]
+        s = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+        if mask is not None:
+            s = np.where(np.asarray(mask, bool), s, -np.inf)
+        s = s - s.max(axis=-1, keepdims=True)
+        w = np.exp(s)
+        heads.append((w / w.sum(axis=-1, keepdims=True)) @ v)
+    return np.concatenate(heads, axis=-1) @ W_o
+'''
+
+
+def test_per_head_weights_are_sent_as_each_heads_block_of_columns():
+    problem = compile_course(PROBLEMS["multi_head_attention"], {"weights": "per-head"})
+    d_model, H = 6, 3
+    W = [np.arange(36.0).reshape(6, 6) + 100 * i for i in range(4)]
+    X = np.ones((4, d_model))
+    args, _ = problem.course.call((X, *W, H), {})
+    assert args[1].shape == (3, 6, 2)
+    assert args[1][1].tolist() == W[0][:, 2:4].tolist()  # head 1: columns 2 and 3
+    assert args[4] is W[3]  # W_o stays (d_model, d_model)
+
+
+def test_fused_weights_are_sent_with_their_biases():
+    problem = compile_course(PROBLEMS["multi_head_attention"], FUSED_OPTIONS)
+    W = [np.full((4, 4), float(i)) for i in range(4)]
+    args, _ = problem.course.call((np.ones((3, 4)), *W, 2), {})
+    assert args[1].shape == (4, 12) and args[1][0].tolist() == [0.0] * 4 + [1.0] * 4 + [2.0] * 4
+    assert args[2].tolist() == [0.0] * 12  # b_qkv: zeros
+    assert args[3] is W[3]
+    assert np.allclose(args[4], 0.5 * np.cos(np.arange(4) + 1.0))  # b_o: nonzero
+    assert problem.contract.startswith("def mha(x, c_attn_w, c_attn_b, c_proj_w, c_proj_b, "
+                                       "n_head, mask=None)\n")
+    assert "return concat @ c_proj_w + c_proj_b," in problem.contract
+
+
+@pytest.mark.parametrize("options,source", [
+    ({"weights": "per-head"}, PER_HEAD_MHA),
+    (FUSED_OPTIONS, FUSED_MHA),
+    (CAUSAL_OPTIONS, CAUSAL_MHA),
+])
+def test_multi_head_attention_in_the_courses_layout_scores_full(fake_sandbox, options, source):
+    assert grade("multi_head_attention", options, source, fake_sandbox).score == 10.0
+
+
+def test_fused_weights_without_the_output_bias_are_named(fake_sandbox):
+    result = grade("multi_head_attention", FUSED_OPTIONS,
+                   FUSED_MHA.replace(" + c_proj_b\n", "\n"), fake_sandbox)
+    assert diagnoses(result) == {"output_bias_missing"}
+    assert "add c_proj_b after the output projection" in result.output
+
+
+def test_heads_that_are_not_causal_under_an_always_causal_course_are_named(fake_sandbox):
+    result = grade("multi_head_attention", CAUSAL_OPTIONS,
+                   CAUSAL_MHA.replace(" + (1 - np.tri(x.shape[-2])) * -1e10", ""), fake_sandbox)
+    assert diagnoses(result) == {"mask_ignored"}
+    assert "this course's attention is always causal" in result.output
+
+
+def test_always_causal_heads_keep_only_the_cases_causal_heads_can_take():
+    problem = compile_course(PROBLEMS["multi_head_attention"], CAUSAL_OPTIONS)
+    names = {case.name for case in problem.cases(3)}
+    assert "masking: causal mask (L, L)" in names
+    assert not any("padding" in n or "per-example" in n or "equivariance" in n for n in names)
+    for case in problem.cases(3):  # every canonical call carries the causal mask
+        X, mask = case.calls[0][0][0], case.calls[0][0][6]
+        L = X.shape[-2]
+        assert np.array_equal(mask, np.tril(np.ones((L, L), dtype=bool)))
+        assert len(problem.course.call(*case.calls[0])[0]) == 6  # sent without it
+
+
+def test_always_causal_heads_take_no_mask_option():
+    with pytest.raises(ContractOptionError) as raised:
+        compile_course(PROBLEMS["multi_head_attention"], {"causal": True, "mask": "blocked"})
+    assert raised.value.field == "contract.mask"
+    with pytest.raises(ContractOptionError) as raised:  # seven names where six are expected
+        compile_course(PROBLEMS["multi_head_attention"],
+                       {"causal": True, "parameters": FUSED_OPTIONS["parameters"]})
+    assert raised.value.field == "contract.parameters"
+
+
+# -- the other attention problems' masks ---------------------------------------------------------
+
+@pytest.mark.parametrize("problem_id,sample,line,blocked", [
+    ("grouped_query_attention", "correct_einsum", "scores = np.where(mask, scores, -np.inf)",
+     "scores = np.where(mask, -np.inf, scores)"),
+    ("multi_head_attention", "correct_einsum_tuple",
+     "scores = np.where(np.asarray(mask)[..., None, :, :], scores, -1e9)",
+     "scores = np.where(np.asarray(mask)[..., None, :, :], -1e9, scores)"),
+    ("attention_backward", "correct_einsum", "S = np.where(mask, S, -np.inf)",
+     "S = np.where(mask, -np.inf, S)"),
+    ("transformer_encoder_block", "correct_einsum",
+     "s = np.where(np.asarray(mask)[..., None, :, :], s, -np.inf)",
+     "s = np.where(np.asarray(mask)[..., None, :, :], -np.inf, s)"),
+])
+def test_a_blocked_mask_course_for_the_other_attention_problems(fake_sandbox, problem_id,
+                                                                sample, line, blocked):
+    from grader.problems import samples
+
+    source = samples.source(problem_id, sample)
+    assert line in source
+    assert grade(problem_id, {"mask": "blocked"}, source.replace(line, blocked),
+                 fake_sandbox).score == 10.0
+    result = grade(problem_id, {"mask": "blocked"}, source, fake_sandbox)
+    assert result.score < 10.0
+    masking = [t for t in result.tests if "masked" in t.name or t.tags[0] == "masking"]
+    assert masking and any(t.status == "failed" for t in masking)
