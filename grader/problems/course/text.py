@@ -9,7 +9,6 @@ course's) are the course's own sentences (:data:`CONVENTION_MESSAGES`).
 """
 from __future__ import annotations
 
-import re
 from typing import Any, Mapping
 
 #: How a masking sentence says to apply the mask, by convention.
@@ -133,14 +132,27 @@ RANK_SHAPES = {2: "(L, d) (no batch axis)", 3: "(B, L, d) (a batch axis)",
 
 
 def rename(text: str, names: Mapping[str, str]) -> str:
-    """``text`` with each whole-word occurrence of a key of ``names`` replaced by its value, in
-    one pass (linear: one regular expression of alternatives, no backtracking)."""
+    """``text`` with each whole word that is a key of ``names`` (a Python name, not preceded by
+    a ``.``: ``K.T`` renames K, ``np.where`` is left alone) replaced by its value, in one
+    linear pass over the text."""
     names = {k: v for k, v in names.items() if k != v}
     if not names or not text:
         return text
-    pattern = re.compile(r"(?<![\w.])(" + "|".join(
-        re.escape(k) for k in sorted(names, key=len, reverse=True)) + r")(?!\w)")
-    return pattern.sub(lambda m: names[m.group(1)], text)
+    out, index, size = [], 0, len(text)
+    while index < size:
+        char = text[index]
+        if not (char.isalnum() or char == "_"):
+            out.append(char)
+            index += 1
+            continue
+        end = index
+        while end < size and (text[end].isalnum() or text[end] == "_"):
+            end += 1
+        word = text[index:end]
+        after_dot = index > 0 and text[index - 1] == "."
+        out.append(names.get(word, word) if not after_dot else word)
+        index = end
+    return "".join(out)
 
 
 def signature(function: str, names: tuple[str, ...], defaults: tuple[Any, ...]) -> str:
