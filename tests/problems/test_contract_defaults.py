@@ -49,7 +49,8 @@ def test_todays_contract_in_any_spelling_is_the_built_in_problem(problem_id):
 def test_the_defaults_written_out_name_every_option_of_the_problem():
     assert _written_out("scaled_dot_product_attention") == {
         "function": "scaled_dot_product_attention", "parameters": ["Q", "K", "V", "mask"],
-        "mask": "allowed", "mask_required": False, "returns": "output", "ranks": [2, 3, 4]}
+        "mask": "allowed", "mask_required": False, "returns": "output", "ranks": [2, 3, 4],
+        "mask_shapes": ["[Lq, Lk]", "[B, Lq, Lk]", "[B, 1, Lq, Lk]", "[B, 1, 1, Lk]"]}
     assert _written_out("multi_head_attention") == {
         "function": "multi_head_attention",
         "parameters": ["X", "W_q", "W_k", "W_v", "W_o", "num_heads", "mask"],

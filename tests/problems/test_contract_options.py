@@ -658,3 +658,44 @@ def test_a_blocked_mask_course_for_the_other_attention_problems(fake_sandbox, pr
     assert result.score < 10.0
     masking = [t for t in result.tests if "masked" in t.name or t.tags[0] == "masking"]
     assert masking and any(t.status == "failed" for t in masking)
+
+
+# -- mask shapes ---------------------------------------------------------------------------------
+
+def test_mask_shapes_keep_only_the_courses_masks_and_send_1_lq_lk():
+    from grader.problems.course import mask_shape
+
+    problem = compile_course(PROBLEMS[SDPA], {"mask_shapes": [[1, "Lq", "Lk"],
+                                                              ["B", 1, 1, "Lk"]]})
+    sent = set()
+    for case in problem.cases(2):
+        for args, kwargs in case.calls:
+            course_args = problem.course.call(args, kwargs)[0]
+            sent.add(mask_shape(course_args[3], course_args[0]))
+    assert sent == {None, "[1, Lq, Lk]", "[B, 1, 1, Lk]"}
+    assert "This course's masks have shape (1, Lq, Lk) or (B, 1, 1, Lk)." in problem.contract
+
+
+def test_padding_only_code_is_full_under_a_padding_mask_course(fake_sandbox):
+    """Code that reshapes every mask to (B, 1, 1, Lk) is right for key-padding masks only."""
+    source = _sdpa("s = np.where(mask.reshape(mask.shape[0], *([1] * (s.ndim - 2)), "
+                   "mask.shape[-1]), s, -np.inf)")
+    options = {**ATTENTION, "mask_shapes": [["B", 1, 1, "Lk"]]}
+    assert grade(SDPA, options, source, fake_sandbox).score == 10.0
+    assert grade(SDPA, ATTENTION, source, fake_sandbox).score < 10.0
+
+
+@pytest.mark.parametrize("options,field", [
+    ({"mask_shapes": [["B", "Lk"]]}, "contract.mask_shapes[0]"),
+    ({"mask_shapes": []}, "contract.mask_shapes"),
+    ({"mask_shapes": [[1, "Lq", "Lk"]], "ranks": [2]}, "contract.mask_shapes"),
+])
+def test_mask_shapes_that_cannot_be_used_name_the_field(options, field):
+    with pytest.raises(ContractOptionError) as raised:
+        compile_course(PROBLEMS[SDPA], options)
+    assert raised.value.field == field
+
+
+def test_todays_mask_shapes_written_out_are_todays_contract():
+    today = [["Lq", "Lk"], ["B", "Lq", "Lk"], ["B", 1, "Lq", "Lk"], ["B", 1, 1, "Lk"]]
+    assert compile_course(PROBLEMS[SDPA], {"mask_shapes": today[::-1]}) is PROBLEMS[SDPA]

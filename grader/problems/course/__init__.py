@@ -169,8 +169,42 @@ def _causal_fits(case: CaseSpec) -> bool:
     return np.shape(mask) == (L, L) and bool(np.array_equal(mask, np.tril(np.ones((L, L)))))
 
 
+def mask_shape(mask: Any, Q: Any) -> str | None:
+    """The kind of an attention mask (:data:`~.options.MASK_SHAPES`) for queries ``Q``; None
+    when there is no mask."""
+    if mask is None:
+        return None
+    shape, Lq = np.shape(mask), np.shape(Q)[-2]
+    if len(shape) == 2:
+        return "[Lq, Lk]"
+    if len(shape) == 3:
+        return "[1, Lq, Lk]" if shape[0] == 1 else "[B, Lq, Lk]"
+    return "[B, 1, 1, Lk]" if shape[-2] == 1 and Lq != 1 else "[B, 1, Lq, Lk]"
+
+
+def _masked(case: CaseSpec, index: int) -> bool:
+    call = _first_call(case)
+    return call is not None and len(call[0]) > index and call[0][index] is not None
+
+
+def _mask_fits(case: CaseSpec, index: int, shapes: tuple[str, ...]) -> bool:
+    """A case whose mask the course's ``mask_shapes`` admit (as it is, or (Lq, Lk) sent as
+    (1, Lq, Lk) on batched inputs); a case without a mask always fits."""
+    call = _first_call(case)
+    if call is None:
+        return True
+    args = call[0]
+    kind = mask_shape(args[index] if len(args) > index else None, args[0])
+    if kind is None or kind in shapes:
+        return True
+    return kind == "[Lq, Lk]" and "[1, Lq, Lk]" in shapes and np.ndim(args[0]) >= 3
+
+
 def _cases(spec: ProblemSpec, options: Mapping[str, Any]) -> tuple[CaseSpec, ...]:
     cases = spec.cases
+    if "mask_shapes" in options:
+        index = profile(spec.id).mask_input
+        cases = tuple(c for c in cases if _mask_fits(c, index, options["mask_shapes"]))
     if options.get("causal"):
         cases = tuple(_mapped(c, lambda inputs: replace(inputs, calls=tuple(
             _causal_call(*call) for call in inputs.calls))) for c in cases if _causal_fits(c))
@@ -290,6 +324,12 @@ def _contract_text(spec: ProblemSpec, options: Mapping[str, Any], adapter: Cours
                 "and return the output (..., Lq, d_v) = weights @ V, or the\ntuple (output, "
                 "weights) with weights (..., Lq, Lk); returned weights are checked too.",
                 "and " + text.RETURNS_TEXT[returns])
+        if "mask_shapes" in options:
+            shown = [s.replace("[", "(").replace("]", ")") for s in options["mask_shapes"]]
+            body = body.replace("Masks of shape (Lq, Lk), (B, Lq, Lk), (B, 1, Lq, Lk) and "
+                                "(B, 1, 1, Lk)\noccur.", "This course's masks have shape "
+                                + ", ".join(shown[:-1]) + (" or " if len(shown) > 1 else "")
+                                + shown[-1] + ".")
         if "ranks" in options:
             notes.append("This course's inputs: " + ", or ".join(
                 text.RANK_SHAPES[r] for r in options["ranks"]) + "; the tests use only these.")
@@ -472,7 +512,17 @@ def _compile(problem: CodeProblem, options: Mapping[str, Any]) -> CodeProblem:
                      for m in _course_mistakes(spec, options) + tuple(spec.mistakes))
     rules = _form_rules(adapter) + tuple(
         replace(r, message=_message(spec, options, names, r.tag, r.message)) for r in spec.rules)
-    course_spec = replace(spec, contract=contract, cases=_cases(spec, options),
+    cases = _cases(spec, options)
+    if profile(spec.id).mask_input is not None and any(
+            _masked(c, profile(spec.id).mask_input) for c in spec.cases) and not any(
+            _masked(c, profile(spec.id).mask_input) for c in cases if not c.visible):
+        field = "contract.mask_shapes" if "mask_shapes" in options else "contract.ranks"
+        raise ContractOptionError(field, "no hidden test of this problem has a mask under "
+                                         "these options: the masking could not be checked")
+    if not any(not c.visible for c in cases):
+        raise ContractOptionError("contract.ranks", "no hidden test of this problem uses only "
+                                                    "these input ranks")
+    course_spec = replace(spec, contract=contract, cases=cases,
                           mistakes=mistakes, rules=rules, checks=_checks(spec, options))
     compiled = compile_problem(course_spec)
     compiled.course = adapter

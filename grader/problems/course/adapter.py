@@ -66,12 +66,19 @@ class CourseAdapter:
         a course whose signature has no default for it is called alike), the mask in the
         course's convention; a softmax's :class:`DefaultAxis` is left out. Under
         ``mask_required`` a call without a mask gets one that allows every key (the same
-        attention, so the canonical case is unchanged)."""
+        attention, so the canonical case is unchanged); under ``mask_shapes`` with
+        ``[1, Lq, Lk]`` an (Lq, Lk) mask on batched inputs is sent as (1, Lq, Lk), which
+        broadcasts alike."""
         values = self._canonical(args, kwargs)
         mask = self.options.get("mask")
         if self.options.get("mask_required") and self.mask_index is not None \
                 and (values[self.mask_index] is None or values[self.mask_index] is _MISSING):
             values[self.mask_index] = _allow_all(values, self.kind in SELF_ATTENTION)
+        shapes = self.options.get("mask_shapes", ())
+        if "[1, Lq, Lk]" in shapes and self.mask_index is not None \
+                and isinstance(values[self.mask_index], np.ndarray) \
+                and values[self.mask_index].ndim == 2 and np.ndim(values[0]) >= 3:
+            values[self.mask_index] = values[self.mask_index][None]  # the same broadcast
         if mask and self.mask_index is not None and self.mask_index < len(values) \
                 and values[self.mask_index] is not _MISSING:
             values[self.mask_index] = convert.mask_to_course(

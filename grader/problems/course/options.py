@@ -33,6 +33,11 @@ ADDITIVE_THRESHOLD = -1e4
 #: courses' -1e9: a fully blocked row stays finite).
 ADDITIVE_BLOCKED = -1e9
 
+#: The mask shapes an attention course may promise (``mask_shapes``); today's tests send the
+#: first, third, fourth and fifth.
+MASK_SHAPES = ("[Lq, Lk]", "[1, Lq, Lk]", "[B, Lq, Lk]", "[B, 1, Lq, Lk]", "[B, 1, 1, Lk]")
+TODAYS_MASK_SHAPES = ("[Lq, Lk]", "[B, Lq, Lk]", "[B, 1, Lq, Lk]", "[B, 1, 1, Lk]")
+
 LAYOUTS = ("interleaved", "halves")
 ENCODING_SHAPES = ("[L, d]", "[1, L, d]")
 CAUSAL_SHAPES = ("[n, n]", "[1, n, n]")
@@ -65,11 +70,13 @@ class Profile:
     encoding: bool = False
     default_axis: bool = False
     heads: bool = False
+    mask_shapes: bool = False
 
     def keys(self) -> tuple[str, ...]:
         found = ["function", "parameters"]
         found += ["mask"] if self.mask_input is not None or self.mask_output else []
         found += ["mask_required"] if self.mask_input is not None else []
+        found += ["mask_shapes"] if self.mask_shapes else []
         found += ["returns"] if self.returns else []
         found += ["ranks"] if self.ranks else []
         found += ["layout", "shape", "padding_row"] if self.encoding else []
@@ -81,7 +88,8 @@ class Profile:
 
 #: The profiles of the built-in problems that take more than ``function`` and ``parameters``.
 PROFILES: dict[str, Profile] = {
-    "scaled_dot_product_attention": Profile(mask_input=3, returns=RETURNS, ranks=(2, 3, 4)),
+    "scaled_dot_product_attention": Profile(mask_input=3, returns=RETURNS, ranks=(2, 3, 4),
+                                            mask_shapes=True),
     "causal_mask": Profile(mask_output=True),
     "positional_encoding": Profile(encoding=True),
     "softmax": Profile(default_axis=True, ranks=(1, 2, 3)),
@@ -136,6 +144,8 @@ def defaults(problem_id: str, canonical: tuple[str, ...], function: str) -> dict
         found["mask"] = "allowed"
     if "mask_required" in prof.keys():
         found["mask_required"] = False
+    if prof.mask_shapes:
+        found["mask_shapes"] = list(TODAYS_MASK_SHAPES)
     if prof.returns:
         found["returns"] = "output"  # today: the output (a pair (output, weights) is accepted)
     if prof.ranks:
@@ -187,6 +197,9 @@ def _without_mask(prof: Profile) -> str:
 
 
 def _normal(value: Any) -> Any:
+    if isinstance(value, (list, tuple)) and value and all(
+            isinstance(v, str) and v.startswith("[") for v in value):
+        return tuple(sorted(value))  # mask shapes: a set
     return tuple(value) if isinstance(value, list) else value
 
 
@@ -219,6 +232,14 @@ def _value(problem_id: str, prof: Profile, field: str, key: str, value: Any,
             raise ContractOptionError(field, "must be a non-empty list of input ranks among "
                                              f"{', '.join(map(str, prof.ranks))}")
         return tuple(sorted(set(value)))
+    if key == "mask_shapes":
+        if not isinstance(value, (list, tuple)) or not value:
+            raise ContractOptionError(field, "must be a non-empty list of mask shapes among "
+                                             f"{', '.join(MASK_SHAPES)}")
+        shapes = []
+        for index, shape in enumerate(value):
+            shapes.append(_one_of(f"{field}[{index}]", _shape_text(shape), MASK_SHAPES))
+        return tuple(s for s in MASK_SHAPES if s in shapes)  # one order: one cache key
     if key == "layout":
         return _one_of(field, value, LAYOUTS)
     if key == "shape":
