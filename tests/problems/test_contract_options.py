@@ -699,3 +699,38 @@ def test_mask_shapes_that_cannot_be_used_name_the_field(options, field):
 def test_todays_mask_shapes_written_out_are_todays_contract():
     today = [["Lq", "Lk"], ["B", "Lq", "Lk"], ["B", 1, "Lq", "Lk"], ["B", 1, 1, "Lk"]]
     assert compile_course(PROBLEMS[SDPA], {"mask_shapes": today[::-1]}) is PROBLEMS[SDPA]
+
+
+def test_the_precheck_of_the_visible_examples_reads_the_courses_returns(fake_sandbox):
+    from grader.problems.precheck import precheck
+
+    problem = compile_course(PROBLEMS[SDPA], {**ATTENTION, "returns": "weights+output",
+                                              "mask": "blocked"})
+    right = precheck(problem, "item", _sdpa(APPLY["blocked"], "w, out"), fake_sandbox, Limits())
+    assert [t["status"] for t in right.tests] == ["passed"] * 3
+    todays = precheck(problem, "item", _sdpa(APPLY["blocked"], "out, w"), fake_sandbox,
+                      Limits())
+    assert [t["status"] for t in todays.tests] == ["failed"] * 3
+    assert all("this course's function returns (weights, output)" in t["output"]
+               for t in todays.tests)
+
+
+@pytest.mark.parametrize("expression,tag,said", [
+    ("np.triu(np.ones((n, n), dtype=bool))", "diagonal_masked", "block only keys j > i"),
+    ("np.triu(np.ones((n, n), dtype=bool), k=2)", "off_by_one_future",
+     "block every key j > i"),
+    ("np.tril(np.ones((n, n), dtype=bool), k=-1)", "transposed",
+     "the blocked positions are below the diagonal"),
+])
+def test_the_causal_masks_mistakes_are_told_in_a_blocked_courses_terms(fake_sandbox,
+                                                                      expression, tag, said):
+    result = grade("causal_mask", {"mask": "blocked"}, _causal(expression), fake_sandbox)
+    assert diagnoses(result) == {tag}
+    assert said in result.output
+
+
+def test_a_numeric_mask_added_as_a_number_is_told_in_the_courses_terms(fake_sandbox):
+    result = grade(SDPA, {**ATTENTION, "mask": "numeric-allowed"}, _sdpa("s = s + mask"),
+                   fake_sandbox)
+    assert diagnoses(result) == {"mask_added_as_float"}
+    assert "this course's mask has 1 where a query may attend" in result.output

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections import OrderedDict
 from dataclasses import replace
 from typing import Any, Callable, Mapping
 
@@ -27,7 +28,10 @@ from grader.problems.course.options import (ContractOptionError, key_of, normali
 from grader.problems.spec import (REQUIRED, CaseSpec, Contract, Draw, Inputs, Mistake, Param,
                                   ProblemSpec, mistake)
 
-_CACHE: dict[tuple, CodeProblem] = {}
+#: Compiled course problems by (problem id, options), the most recently used last; an item keeps
+#: its own reference, so one evicted is compiled again (to the same cases) only for a new item.
+_CACHE: "OrderedDict[tuple, CodeProblem]" = OrderedDict()
+_CACHE_SIZE = 128
 _LOCK = threading.Lock()
 
 _KINDS = {"scaled_dot_product_attention": "attention", "causal_mask": "causal_mask",
@@ -51,10 +55,14 @@ def compile_course(problem: CodeProblem, raw: Any) -> CodeProblem:
     key = (problem.id, key_of(options))
     with _LOCK:
         found = _CACHE.get(key)
+        if found is not None:
+            _CACHE.move_to_end(key)
     if found is None:
         found = _compile(problem, options)
         with _LOCK:
             found = _CACHE.setdefault(key, found)
+            while len(_CACHE) > _CACHE_SIZE:
+                _CACHE.popitem(last=False)
     return found
 
 
@@ -236,11 +244,15 @@ def _message(spec: ProblemSpec, options: Mapping[str, Any], names: Mapping[str, 
     if spec.id == "causal_mask":
         override = {"mask_inverted": text.CAUSAL_INVERTED.get(mask),
                     "additive_mask": text.CAUSAL_ADDITIVE.get(mask)}.get(tag)
+        if mask in ("blocked", "numeric-blocked"):
+            override = override or text.CAUSAL_BLOCKED.get(tag)
     elif options.get("causal"):
         override = {"mask_ignored": text.NOT_CAUSAL}.get(tag)
     else:
         override = {"mask_inverted": text.INVERTED.get(mask),
-                    "returns_weights_first": text.RETURNS_FIRST.get(returns)}.get(tag)
+                    "returns_weights_first": text.RETURNS_FIRST.get(returns),
+                    "mask_added_as_float": text.NUMERIC_ADDED if mask == "numeric-allowed"
+                    else None}.get(tag)
     message = override or message
     if mask:
         message = message.replace(text.APPLY["allowed"], text.APPLY[mask])

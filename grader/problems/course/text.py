@@ -201,3 +201,22 @@ HEAD_WEIGHTS_DOC = {
 #: Fused weights without the output bias.
 NO_OUTPUT_BIAS = ("The output bias is missing: this course's attention returns concat @ W_o + "
                   "b_o, so add b_o after the output projection.")
+
+#: The causal mask's other mistakes, told in a blocked-polarity course's terms (True or 1 above
+#: the diagonal), by tag.
+CAUSAL_BLOCKED = {
+    "diagonal_masked": "The diagonal is blocked too, so a token cannot attend to itself (and the "
+                       "first row has nothing to attend to): block only keys j > i, "
+                       "np.triu(..., k=1).",
+    "off_by_one_future": "Each token also sees the next one (the mask is off by one into the "
+                         "future): block every key j > i, np.triu(np.ones((n, n)), k=1).",
+    "transposed": "The mask is transposed (the blocked positions are below the diagonal): rows "
+                  "are queries and columns keys, so query i is blocked from keys j > i (above "
+                  "the diagonal).",
+}
+
+#: The 0/1 mask added as a number, told in a numeric may-attend course's terms.
+NUMERIC_ADDED = ("The 0/1 mask was added to the scores as a number, so blocked positions still "
+                 "get large weight: this course's mask has 1 where a query may attend and 0 "
+                 "where it is blocked, so block the zeros (np.where(mask == 1, scores, -np.inf) "
+                 "or scores + (1 - mask) * -1e9).")
