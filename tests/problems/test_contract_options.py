@@ -734,3 +734,33 @@ def test_a_numeric_mask_added_as_a_number_is_told_in_the_courses_terms(fake_sand
                    fake_sandbox)
     assert diagnoses(result) == {"mask_added_as_float"}
     assert "this course's mask has 1 where a query may attend" in result.output
+
+
+@pytest.mark.parametrize("value,status", [
+    (np.zeros((2, 3)), "contract"), ((np.zeros(2),), "contract"),
+    ([np.zeros(2), np.zeros(3), np.zeros(1)], "contract"), (3.5, "contract"),
+    ((np.zeros((2, 2)), 7), "ok"), (np.zeros((0,)), "contract"),
+    ((np.zeros((1, 2)), np.zeros((1, 2, 3))), "ok"),
+])
+def test_any_return_is_read_without_a_crash(value, status):
+    """Odd learner values: a canonical value or a named form outcome, never an exception (the
+    statuses for (output, weights) worked out from its form: a pair or not)."""
+    from grader.sandbox.api import CallOutcome
+
+    Q = np.ones((2, 3))
+    pair = compile_course(PROBLEMS[SDPA], {"returns": "output+weights"})
+    found = pair.course.outcome(CallOutcome("ok", value=value), (Q, Q, Q, None), {}, False, ())
+    assert found.status == status
+    calls = [
+        (compile_course(PROBLEMS[SDPA], {"returns": r}), (Q, Q, Q, None))
+        for r in ("weights+output", "weights")] + [
+        (compile_course(PROBLEMS["causal_mask"], {"mask": m, "shape": "[1, n, n]"}), (2,))
+        for m in ("blocked", "additive", "numeric-allowed")] + [
+        (compile_course(PROBLEMS["positional_encoding"], {"layout": "halves",
+                                                          "padding_row": True}), (2, 3)),
+        (compile_course(PROBLEMS["multi_head_attention"], {"weights": "fused"}),
+         (Q, *[np.ones((3, 3))] * 4, 1, None))]
+    for problem, args in calls:
+        found = problem.course.outcome(CallOutcome("ok", value=value), args, {}, False, args)
+        assert found.status in ("ok", "contract")
+        assert found.status == "ok" or found.error

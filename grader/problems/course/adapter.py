@@ -23,6 +23,10 @@ from grader.sandbox.api import CallOutcome
 #: The kinds whose mask is (L, L) over one sequence X (the others': (Lq, Lk) over Q and K).
 SELF_ATTENTION = ("mha", "encoder")
 
+#: The failure of a return the course's conversion could not read at all.
+UNREADABLE = ("Your function returned a value that cannot be read in this course's form (see "
+              "what the contract says it returns).")
+
 #: The status of a call whose return lacks the course's form (its ``error`` says which).
 FORM_STATUS = "contract"
 
@@ -152,6 +156,8 @@ class CourseAdapter:
             return replace(outcome, value=self.value(value, args, kwargs))
         except convert.FormError as error:
             return CallOutcome(FORM_STATUS, error=error.message, seconds=outcome.seconds)
+        except Exception:  # noqa: BLE001 - an odd learner value must not crash grading
+            return CallOutcome(FORM_STATUS, error=UNREADABLE, seconds=outcome.seconds)
 
     def _arrays_back(self, after: tuple, args: tuple, kwargs: dict, sent: tuple) -> tuple:
         canonical = self._canonical(args, kwargs)
