@@ -524,7 +524,10 @@ def _compile(problem: CodeProblem, options: Mapping[str, Any]) -> CodeProblem:
                      for m in _course_mistakes(spec, options) + tuple(spec.mistakes))
     rules = _form_rules(adapter) + tuple(
         replace(r, message=_message(spec, options, names, r.tag, r.message)) for r in spec.rules)
-    cases = _cases(spec, options)
+    # the visible examples' names in the course's names (their inputs are fixed: no draw
+    # moves); a hidden test's name seeds its draw and stays
+    cases = tuple(replace(c, name=text.rename(c.name, names)) if c.visible else c
+                  for c in _cases(spec, options))
     if profile(spec.id).mask_input is not None and any(
             _masked(c, profile(spec.id).mask_input) for c in spec.cases) and not any(
             _masked(c, profile(spec.id).mask_input) for c in cases if not c.visible):
