@@ -40,8 +40,9 @@ class DefaultAxis(int):
 class CourseAdapter:
     """Canonical call -> course call, and course return -> canonical value.
 
-    ``canonical`` are the problem's parameter names, ``names`` the course's parameter names in canonical order, ``order`` the canonical index
-    of each course parameter in the course's call order; ``defaults`` the canonical parameters'
+    ``canonical`` are the problem's parameter names, ``names`` the course's parameter names in
+    canonical order, ``order`` the canonical index of each course parameter in the course's
+    call order; ``defaults`` the canonical parameters'
     defaults (filled in when a later parameter is passed); ``options`` the normalised options
     (:func:`grader.problems.course.options.normalise`); ``mask_index`` the canonical index of a
     boolean mask parameter; ``kind`` says which return conversion applies (``"attention"``,

@@ -56,7 +56,8 @@ class ContractOptionError(ValueError):
 class Profile:
     """Which option keys a problem takes beyond ``function`` and ``parameters``: ``mask_input``
     (the index of its boolean mask parameter; ``mask_required``: a course whose function always
-    gets a mask, one allowing every position where today's call has none), ``mask_output`` (its output is a mask),
+    gets a mask, one allowing every position where today's call has none), ``mask_output``
+    (its output is a mask),
     ``returns`` (the values of ``returns`` it takes: it returns the output or (output,
     weights)), ``ranks`` (the input ranks its cases use, read off the first array argument),
     ``encoding`` (a positional encoding's ``layout``, ``shape``, ``padding_row``),
@@ -109,6 +110,9 @@ PROFILES: dict[str, Profile] = {
 #: columns), ``fused`` (W_qkv (d_model, 3 d_model) = [W_q | W_k | W_v] with its bias b_qkv
 #: (3 d_model,), then W_o and its bias b_o (d_model,)).
 HEAD_WEIGHTS = ("separate", "per-head", "fused")
+
+#: Multi-head attention's parameters with fused weights, unless the course names them.
+FUSED_NAMES = ("X", "W_qkv", "b_qkv", "W_o", "b_o", "num_heads", "mask")
 
 
 def profile(problem_id: str) -> Profile:
