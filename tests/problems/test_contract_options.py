@@ -61,6 +61,7 @@ APPLY = {
     (SDPA, {"ranks": []}, "contract.ranks", "non-empty list"),
     (SDPA, {"ranks": [True]}, "contract.ranks", "input ranks"),
     (SDPA, {"function": "my-attention"}, "contract.function", "Python function name"),
+    (SDPA, {"function": "__grader_inputs_after__"}, "contract.function", "reserved"),
     (SDPA, {"parameters": ["q", "k", "v"]}, "contract.parameters", "a list of 4 parameter names"),
     (SDPA, {"parameters": ["q", "k", "v", "class"]}, "contract.parameters[3]", "Python name"),
     (SDPA, {"parameters": ["q", "q", "v", "mask"]}, "contract.parameters", "repeat"),
@@ -764,3 +765,24 @@ def test_any_return_is_read_without_a_crash(value, status):
         found = problem.course.outcome(CallOutcome("ok", value=value), args, {}, False, args)
         assert found.status in ("ok", "contract")
         assert found.status == "ok" or found.error
+
+
+def test_the_contract_and_starter_state_each_convention():
+    causal = compile_course(PROBLEMS["causal_mask"], {"function": "look_ahead",
+                                                      "parameters": ["size"],
+                                                      "mask": "numeric-blocked",
+                                                      "shape": [1, "n", "n"]})
+    assert "of shape (1, size, size) where entry [i, j] is 1 when key\nposition j is BLOCKED" \
+        in causal.contract
+    assert '"""0/1 floats (1, size, size): 1 where key j is blocked for query i (j > i)."""' \
+        in causal.starter
+    picogpt = compile_course(PROBLEMS[SDPA], {**ATTENTION, "mask": "additive",
+                                              "mask_required": True, "ranks": [2]})
+    assert picogpt.contract.startswith("def attention(q, k, v, mask)\n")  # no default
+    assert "This course's masks have shape (Lq, Lk)." in picogpt.contract
+    assert "This course's inputs: (L, d) (no batch axis)" in picogpt.contract
+    assert all(len(line) <= 100 for line in picogpt.contract.splitlines()
+               if not line.startswith(("Scoring: ", "NumPy: ")))
+    encoding = compile_course(PROBLEMS["positional_encoding"], {"shape": "[1, L, d]"})
+    assert '"""Sinusoidal positional encoding, shape (1, seq_len, d_model)."""' \
+        in encoding.starter

@@ -109,19 +109,20 @@ def _compile(problem: CodeProblem, options: Mapping[str, Any]) -> CodeProblem:
         if param.name == "axis" and "default_axis" in options:
             default = options["default_axis"]
         params.append(Param(adapter.names[index], default))
+    # the visible examples' names in the course's names (their inputs are fixed: no draw
+    # moves); a hidden test's name seeds its draw and stays
+    kept = tuple(replace(c, name=text.rename(c.name, names)) if c.visible else c
+                 for c in cases.course_cases(spec, options))
+    _check_kept(spec, options, kept)
     contract = Contract(adapter.function, tuple(params),
-                        wording.contract_text(spec, options, adapter, line),
+                        wording.contract_text(spec, options, adapter, line,
+                                              cases.mask_shapes_sent(spec, adapter, kept)),
                         wording.starter(spec, options, adapter, line))
     known = tuple(replace(m, message=wording.message(spec, options, names, m.tag, m.message))
                   for m in mistakes.course_mistakes(spec, options) + tuple(spec.mistakes))
     rules = mistakes.form_rules(adapter) + tuple(
         replace(r, message=wording.message(spec, options, names, r.tag, r.message))
         for r in spec.rules)
-    # the visible examples' names in the course's names (their inputs are fixed: no draw
-    # moves); a hidden test's name seeds its draw and stays
-    kept = tuple(replace(c, name=text.rename(c.name, names)) if c.visible else c
-                 for c in cases.course_cases(spec, options))
-    _check_kept(spec, options, kept)
     course_spec = replace(spec, contract=contract, cases=kept, mistakes=known, rules=rules,
                           checks=mistakes.course_checks(spec, options))
     compiled = compile_problem(course_spec)

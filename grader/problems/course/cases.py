@@ -139,3 +139,21 @@ def course_cases(spec: ProblemSpec, options: Mapping[str, Any]) -> tuple[CaseSpe
         cases = tuple(c if c.check == "relation" else _mapped(c, _with_default_axis(axis))
                       for c in cases if _axis_fits(c, axis))
     return cases
+
+
+def mask_shapes_sent(spec: ProblemSpec, adapter: Any, kept: tuple[CaseSpec, ...]
+                     ) -> tuple[str, ...]:
+    """The mask shapes (:func:`mask_shape`) the ``kept`` cases send through ``adapter`` (an
+    attention problem's; empty for others), in :data:`~.options.MASK_SHAPES` order."""
+    from grader.problems.course.options import MASK_SHAPES
+
+    index = profile(spec.id).mask_input
+    if index is None or spec.id != "scaled_dot_product_attention":
+        return ()
+    found = set()
+    for case in kept:
+        call = first_call(case)
+        if call is not None and masked(case, index):
+            args = adapter.call(*call)[0]
+            found.add(mask_shape(args[index], args[0]))
+    return tuple(s for s in MASK_SHAPES if s in found)

@@ -212,6 +212,8 @@ def _value(problem_id: str, prof: Profile, field: str, key: str, value: Any,
     if key == "function":
         if not _identifier(value):
             raise ContractOptionError(field, "must be a Python function name")
+        if value.startswith("__grader"):  # the grader's own wrapper (grader/problems/inputs.py)
+            raise ContractOptionError(field, "names starting with __grader are reserved")
         return value
     if key == "parameters":
         if not isinstance(value, (list, tuple)) or len(value) != len(canonical):

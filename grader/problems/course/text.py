@@ -220,3 +220,12 @@ NUMERIC_ADDED = ("The 0/1 mask was added to the scores as a number, so blocked p
                  "get large weight: this course's mask has 1 where a query may attend and 0 "
                  "where it is blocked, so block the zeros (np.where(mask == 1, scores, -np.inf) "
                  "or scores + (1 - mask) * -1e9).")
+
+#: The causal mask starter's docstring, by convention.
+CAUSAL_DOC = {
+    "allowed": "Boolean {shape}: True where query i may attend to key j (j <= i).",
+    "blocked": "Boolean {shape}: True where key j is blocked for query i (j > i).",
+    "numeric-allowed": "0/1 floats {shape}: 1 where query i may attend to key j (j <= i).",
+    "numeric-blocked": "0/1 floats {shape}: 1 where key j is blocked for query i (j > i).",
+    "additive": "Floats {shape}: 0 where query i may attend to key j (j <= i), -inf above.",
+}

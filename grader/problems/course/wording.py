@@ -57,7 +57,10 @@ def course_defaults(spec: ProblemSpec, adapter: CourseAdapter) -> tuple[Any, ...
 
 
 def contract_text(spec: ProblemSpec, options: Mapping[str, Any], adapter: CourseAdapter,
-                   line: str) -> str:
+                   line: str, mask_shapes: tuple[str, ...] = ()) -> str:
+    """The course's contract text: today's, with the course's names, signature (``line``) and
+    conventions; ``mask_shapes`` are the mask shapes the kept tests send (an attention problem
+    whose sentence on them no longer holds says which)."""
     body = spec.contract.text
     notes = []
     mask, returns = options.get("mask"), options.get("returns")
@@ -74,8 +77,8 @@ def contract_text(spec: ProblemSpec, options: Mapping[str, Any], adapter: Course
                 "and return the output (..., Lq, d_v) = weights @ V, or the\ntuple (output, "
                 "weights) with weights (..., Lq, Lk); returned weights are checked too.",
                 "and " + text.RETURNS_TEXT[returns])
-        if "mask_shapes" in options:
-            shown = [s.replace("[", "(").replace("]", ")") for s in options["mask_shapes"]]
+        if mask_shapes and set(mask_shapes) != set(options_module.TODAYS_MASK_SHAPES):
+            shown = [s.replace("[", "(").replace("]", ")") for s in mask_shapes]
             body = body.replace("Masks of shape (Lq, Lk), (B, Lq, Lk), (B, 1, Lq, Lk) and "
                                 "(B, 1, 1, Lk)\noccur.", "This course's masks have shape "
                                 + ", ".join(shown[:-1]) + (" or " if len(shown) > 1 else "")
@@ -134,10 +137,24 @@ def contract_text(spec: ProblemSpec, options: Mapping[str, Any], adapter: Course
         body = body.replace("default the last axis", f"default axis {options['default_axis']}")
     body = text.rename(body, names_of(spec, adapter))
     body = text.replace_first_line(body, line)
-    if notes:
-        head, _, rest = body.partition("\n\n")
-        body = head + "\n\n" + " ".join(notes) + "\n" + rest
-    return body
+    if notes:  # before the credit rule, after what they qualify
+        at = body.find("Scoring: ")
+        at = at if at >= 0 else len(body)
+        body = body[:at] + text.rename(" ".join(notes), names_of(spec, adapter)) + "\n" \
+            + body[at:]
+    return _rewrapped(body)
+
+
+def _rewrapped(body: str, width: int = 100) -> str:
+    """``body`` with every line longer than ``width`` (a sentence a course's option put in)
+    wrapped; the other lines (the canonical text, formulas) as they are."""
+    lines = []
+    for line in body.split("\n"):
+        if len(line) <= width or line.startswith("Scoring: ") or line.startswith("NumPy: "):
+            lines.append(line)
+        else:
+            lines.extend(_wrap(line, width))
+    return "\n".join(lines)
 
 
 _DOC = {
@@ -185,9 +202,20 @@ def starter(spec: ProblemSpec, options: Mapping[str, Any], adapter: CourseAdapte
     elif spec.id == "causal_mask" and (mask or options.get("shape")):
         sentence = text.CAUSAL_TEXT.get(mask or "allowed") or "Return the causal mask."
         shape = "(1, n, n)" if options.get("shape") == "[1, n, n]" else "(n, n)"
-        notes.append(sentence.format(shape=shape).replace(" Use NumPy only.", ""))
+        notes.append(text.rename(sentence.format(shape=shape).replace(" Use NumPy only.", ""),
+                                 names_of(spec, adapter)))
+        starter = starter.replace(
+            text.rename("Boolean (n, n): True where query i may attend to key j (j <= i).",
+                        names_of(spec, adapter)),
+            text.rename(text.CAUSAL_DOC[mask or "allowed"].format(shape=shape),
+                        names_of(spec, adapter)))
     elif spec.id == "positional_encoding" and options.keys() & {"layout", "shape",
                                                                   "padding_row"}:
+        if options.get("shape") == "[1, L, d]":
+            starter = starter.replace(text.rename("shape (seq_len, d_model)",
+                                                  names_of(spec, adapter)),
+                                      text.rename("shape (1, seq_len, d_model)",
+                                                  names_of(spec, adapter)))
         notes.append(" ".join(filter(None, [
             "Sines in the first half of the columns, cosines in the second."
             if options.get("layout") == "halves" else "",
