@@ -24,10 +24,11 @@ def real_sandbox():
     sandbox.close()
 
 
-def test_there_are_a_dozen_course_files_over_four_problems():
-    assert len(FILES) >= 10
+def test_there_are_fourteen_course_files_over_five_problems():
+    assert len(FILES) == 14
     assert {header(path)[0] for path in FILES} == {
-        "scaled_dot_product_attention", "causal_mask", "positional_encoding", "softmax"}
+        "scaled_dot_product_attention", "causal_mask", "positional_encoding", "softmax",
+        "multi_head_attention"}
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
