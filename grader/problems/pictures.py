@@ -273,30 +273,34 @@ def draw(problem: CodeProblem, outcomes: list[CallOutcome | None]) -> list[dict[
     "rows", "columns", "expected", "learner" (None when there is nothing to draw), "finding"}``
     with matrices as lists of rows."""
     pictures = []
+    course = problem.course  # a course's convention (grader/problems/course/): drawn its way
+    form = course.picture if course is not None else (lambda matrix: matrix)
     for index, plan in enumerate(plans(problem)):
         outcome = outcomes[index] if index < len(outcomes) else None
         learner, finding = None, ""
+        expected = form(plan.expected)
         if outcome is not None and outcome.status == "ok":
             try:
                 matrix = _as_matrix(plan.pick(outcome.value))
+                matrix = form(matrix) if matrix is not None and matrix.ndim == 2 else matrix
             except (TypeError, ValueError):
                 matrix = None
             if matrix is None:
                 finding = "Your function's return value on this example is not an array of numbers."
-            elif matrix.shape != plan.expected.shape:
+            elif matrix.shape != expected.shape:
                 finding = (f"Your {plan.shows} have shape {tuple(matrix.shape)}; the expected "
-                           f"{plan.shows} have shape {tuple(plan.expected.shape)}, so they "
+                           f"{plan.shows} have shape {tuple(expected.shape)}, so they "
                            "cannot be drawn side by side.")
             elif matrix.size > MAX_CELLS:
                 finding = f"Your {plan.shows} are too large to draw."
             else:
                 learner = matrix
-                finding = _finding(matrix, plan.expected, plan.shows)
+                finding = _finding(matrix, expected, plan.shows)
         else:
             finding = _outcome_note(outcome)
         pictures.append({"example": plan.example, "shows": plan.shows, "scale": plan.scale,
                          "rows": plan.rows, "columns": plan.columns,
-                         "expected": _json_matrix(plan.expected),
+                         "expected": _json_matrix(expected),
                          "learner": None if learner is None else _json_matrix(learner),
                          "finding": finding})
     return pictures

@@ -786,3 +786,19 @@ def test_the_contract_and_starter_state_each_convention():
     encoding = compile_course(PROBLEMS["positional_encoding"], {"shape": "[1, L, d]"})
     assert '"""Sinusoidal positional encoding, shape (1, seq_len, d_model)."""' \
         in encoding.starter
+
+
+def test_the_pictures_are_drawn_in_the_courses_convention(fake_sandbox):
+    result = grade("causal_mask", {"mask": "blocked"}, _causal(CAUSAL["blocked"]), fake_sandbox)
+    (picture,) = result.extra_data["pictures"]  # causal_mask(3): 1 above the diagonal
+    assert picture["expected"] == [[0.0, 1.0, 1.0], [0.0, 0.0, 1.0], [0.0, 0.0, 0.0]]
+    assert picture["learner"] == picture["expected"]
+    assert picture["finding"] == "Your mask match the expected mask."
+    options = {"layout": "halves", "padding_row": True}
+    result = grade("positional_encoding", options, _encoding("halves", False, True),
+                   fake_sandbox)
+    (picture,) = result.extra_data["pictures"]  # positional_encoding(3, 4), halves
+    assert picture["expected"][0] == [0.0, 0.0, 0.0, 0.0]
+    assert picture["expected"][1] == [round(float(np.sin(1)), 4), 0.01,
+                                      round(float(np.cos(1)), 4), 1.0]
+    assert picture["learner"] == picture["expected"]

@@ -139,6 +139,21 @@ class CourseAdapter:
                                           options.get("padding_row", False))
         return value
 
+    def picture(self, matrix: Any) -> Any:
+        """A canonical 2-D picture ``matrix`` (a causal mask, an encoding) as the course writes
+        it: True or 1 = blocked for a blocked-polarity mask (an additive one is drawn as today,
+        1 = may attend: its -inf entries cannot be drawn), the halves layout and a zero row 0
+        for an encoding; anything else unchanged."""
+        options = self.options
+        if not isinstance(matrix, np.ndarray) or matrix.ndim != 2:
+            return matrix
+        if self.kind == "causal_mask" and options.get("mask") in ("blocked", "numeric-blocked"):
+            return 1.0 - matrix
+        if self.kind == "encoding":
+            return convert.encoding_shown(matrix, options.get("layout", "interleaved"), "[L, d]",
+                                          options.get("padding_row", False))
+        return matrix
+
     def outcome(self, outcome: CallOutcome | None, args: tuple, kwargs: dict,
                 wrapped: bool, sent: tuple) -> CallOutcome | None:
         """``outcome`` of the course's call ``sent`` (its positional arguments) with the value
