@@ -3,8 +3,8 @@
 Item YAML: ``{id, kind: code, points, problem: <problem id>, limits: {wall_seconds: 5, ...,
 imports: [scipy]}, contract: {function: ..., mask: blocked, ...}, prompt: optional}``
 (``contract``: a built-in problem in a course's own conventions, :mod:`grader.problems.course`;
-``limits.imports``: modules the learner's code may import besides NumPy and the standard library, checked against what is installed when the item is
-loaded). ``problem`` names a built-in problem or, in a course's assignment, one of the course's
+``limits.imports``: modules the learner's code may import besides NumPy and the standard
+library, checked against what is installed when the item is loaded). ``problem`` names a built-in problem or, in a course's assignment, one of the course's
 authored problems (``<id>`` pins its newest version when the assignment is saved, ``<id>@<n>``
 version n), which the API inlines (:func:`grader.problems.authored.registry.inline`). Grading runs every call of the problem's visible and hidden cases in one run of
 ``ctx.sandbox`` and judges the values in the trusted process (:mod:`grader.problems.scoring`).
@@ -19,10 +19,9 @@ from typing import Any
 from grader.budget import NO_BUDGET
 from grader.items.base import MIN_ITEM_RUN_SECONDS, BaseKind, GradingContext, Item
 from grader.items.notebook import NotebookError, notebook_source
-from grader.problems import PROBLEMS, examples, scoring
+from grader.problems import PROBLEMS, course, examples, scoring
 from grader.problems.authored import registry
 from grader.problems.authored.schema import DocumentError
-from grader.problems import course
 from grader.problems.base import CodeProblem
 from grader.problems.course.options import ContractOptionError
 from grader.results import InfrastructureError, ItemResult
