@@ -4,8 +4,8 @@ Item YAML: ``{id, kind: code, points, problem: <problem id>, limits: {wall_secon
 imports: [scipy]}, contract: {function: ..., mask: blocked, ...}, prompt: optional}``
 (``contract``: a built-in problem in a course's own conventions, :mod:`grader.problems.course`;
 ``limits.imports``: modules the learner's code may import besides NumPy and the standard
-library, checked against what is installed when the item is loaded). ``problem`` names a built-in problem or, in a course's assignment, one of the course's
-authored problems (``<id>`` pins its newest version when the assignment is saved, ``<id>@<n>``
+library, checked against what is installed when the item is loaded). ``problem`` names a
+built-in problem or, in a course's assignment, one of the course's authored problems (``<id>`` pins its newest version when the assignment is saved, ``<id>@<n>``
 version n), which the API inlines (:func:`grader.problems.authored.registry.inline`). Grading runs every call of the problem's visible and hidden cases in one run of
 ``ctx.sandbox`` and judges the values in the trusted process (:mod:`grader.problems.scoring`).
 """
