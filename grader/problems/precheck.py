@@ -64,9 +64,9 @@ def precheck(problem: CodeProblem, item_id: str, source: str, sandbox: Any, limi
     run, picture_outcomes = pictures.split(full, len(calls), len(drawn))
     if run.status == "infrastructure_error":
         raise InfrastructureError(f"sandbox: {run.message or 'infrastructure error'}")
+    report = run_report.report(run, cases, limits, problem.parameter_names)
     run = scoring.canonical_outcomes(problem, run, cases, calls)  # a course's returns
     picture_outcomes = pictures.canonical(problem, picture_outcomes)
-    report = run_report.report(run, cases, limits, problem.parameter_names)
     results, position = [], 0
     for case in cases:
         budget.check("the checks of the returned values")

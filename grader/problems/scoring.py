@@ -141,10 +141,11 @@ def _evaluate(problem: CodeProblem, source: str, sandbox: Any, limits: Limits, s
     run, picture_outcomes = pictures.split(full, len(visible), len(drawn))
     if run.status == "infrastructure_error":
         raise InfrastructureError(f"sandbox: {run.message or 'infrastructure error'}")
-    ordered = [case for case in cases if case.visible] + [c for c in cases if not c.visible]
-    run = canonical_outcomes(problem, run, ordered, visible + hidden)
-    picture_outcomes = pictures.canonical(problem, picture_outcomes)
     report = run_report.report(run, cases, limits, problem.parameter_names)
+    # a course's returns in the problem's canonical form (after the report, which reads the
+    # sandbox's own statuses)
+    run = canonical_outcomes(problem, run, cases, visible + hidden)
+    picture_outcomes = pictures.canonical(problem, picture_outcomes)
     results, position = [], 0
     for case in cases:
         budget.check("the checks of the returned values")
