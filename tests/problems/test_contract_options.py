@@ -802,3 +802,22 @@ def test_the_pictures_are_drawn_in_the_courses_convention(fake_sandbox):
     assert picture["expected"][1] == [round(float(np.sin(1)), 4), 0.01,
                                       round(float(np.cos(1)), 4), 1.0]
     assert picture["learner"] == picture["expected"]
+
+
+def test_a_problem_compiled_again_sends_the_same_course_calls_for_a_seed(monkeypatch):
+    """Seed invariance per item: the same seed and options give the same inputs, even when the
+    compiled problem was evicted from the cache and compiled again."""
+    import grader.problems.course as course_module
+
+    options = {**ATTENTION, "mask": "numeric-blocked", "ranks": [3, 4], "returns": "weights"}
+    first = compile_course(PROBLEMS[SDPA], options)
+    monkeypatch.setattr(course_module, "_CACHE", type(course_module._CACHE)())
+    again = compile_course(PROBLEMS[SDPA], options)
+    assert again is not first
+    for one, other in zip(first.cases(9), again.cases(9), strict=True):
+        assert one.name == other.name
+        for call, same in zip(one.calls, other.calls, strict=True):
+            sent, resent = first.course.call(*call)[0], again.course.call(*same)[0]
+            assert len(sent) == len(resent) == 4
+            for a, b in zip(sent, resent):
+                assert (a is None and b is None) or np.array_equal(a, b)
