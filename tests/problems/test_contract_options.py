@@ -821,3 +821,22 @@ def test_a_problem_compiled_again_sends_the_same_course_calls_for_a_seed(monkeyp
             assert len(sent) == len(resent) == 4
             for a, b in zip(sent, resent):
                 assert (a is None and b is None) or np.array_equal(a, b)
+
+
+def test_a_contract_on_a_course_problem_is_refused_naming_the_field():
+    """Options apply to the built-in problems; an authored problem states its own contract."""
+    from pathlib import Path
+
+    import yaml
+
+    from grader.items import get_kind
+
+    root = Path(__file__).resolve().parents[2]
+    document = yaml.safe_load((root / "examples" / "problems" / "softmax.yaml").read_text())
+    inline = {"id": document["id"], "version": 1, "document": document}
+    with pytest.raises(ContractOptionError) as raised:
+        get_kind("code").load("item", {"id": "item", "kind": "code", "points": 10,
+                                       "problem": inline, "contract": {"mask": "blocked"}},
+                              root)
+    assert raised.value.field == "contract"
+    assert "built-in problems only" in raised.value.reason
