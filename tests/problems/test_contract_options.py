@@ -840,3 +840,18 @@ def test_a_contract_on_a_course_problem_is_refused_naming_the_field():
                               root)
     assert raised.value.field == "contract"
     assert "built-in problems only" in raised.value.reason
+
+
+def test_the_readmes_example_item_grades_the_tensorflow_tutorials_attention(fake_sandbox):
+    from pathlib import Path
+
+    import yaml
+
+    from tests.api.test_contract_options_api import TF_ATTENTION
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    start = readme.index("```yaml\n# The TensorFlow tutorial's attention")
+    (item,) = yaml.safe_load(readme[start + len("```yaml\n"):readme.index("```", start + 8)])
+    assert item["contract"]["ranks"] == [3, 4]
+    result = grade(item["problem"], item["contract"], TF_ATTENTION, fake_sandbox)
+    assert result.score == 10.0, result.output
