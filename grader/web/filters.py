@@ -40,15 +40,16 @@ def min_rows(rows: int, minimum: int) -> int:
 
 @bp.app_template_filter("when")
 def when(value) -> str:
-    """An ISO 8601 time with its offset (or a datetime) as people read it:
-    ``2031-06-01 23:59 (UTC+02:00)``."""
+    """An ISO 8601 time with its offset (or a datetime) as people read it, always with its
+    zone: ``2031-06-01 23:59 (UTC+02:00)``; a time without an offset (the store's times are
+    UTC) or with offset 0 is ``(UTC)``."""
     from datetime import datetime
 
     if value is None or value == "":
         return "-"
     moment = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
     offset = moment.strftime("%z")
-    shown = f"UTC{offset[:3]}:{offset[3:]}" if offset else "UTC"
+    shown = f"UTC{offset[:3]}:{offset[3:]}" if offset and offset.strip("+-0") else "UTC"
     return f"{moment.strftime('%Y-%m-%d %H:%M')} ({shown})"
 
 
