@@ -32,7 +32,7 @@ from markupsafe import Markup
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from grader.safetext import encodable
-from grader.web.access import PageError, SignInRequired, log_refusal
+from grader.web.access import PageError, SignInRequired, log_refusal, wants_json
 from grader.web.blueprint import bp
 from grader.web.cookies import FramedSessionInterface
 from grader.web import filters as _filters  # noqa: F401 - registers the templates' filters
@@ -48,6 +48,10 @@ CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self'; style-src 'se
                            "base-uri 'none'; form-action 'self'")
 
 
+#: The ``code`` of a page refusal answered as JSON, by status.
+_PAGE_CODES = {401: "sign_in_required", 403: "forbidden", 404: "not_found"}
+
+
 def derived_key(secret: str, purpose: str) -> str:
     """A key for one purpose derived from ``GRADER_SECRET_KEY`` (HMAC-SHA256), so the session
     cookie, the CSRF tokens and the result links never share a key."""
@@ -55,7 +59,14 @@ def derived_key(secret: str, purpose: str) -> str:
 
 
 def _page_error(error: PageError):
+    """The error page; for the page's script (``Accept: application/json``) JSON
+    ``{"status", "code", "title", "message"}``, so it can say why and keep the answers."""
     log_refusal(error)
+    if wants_json():
+        from flask import jsonify
+
+        return jsonify({"status": error.status, "code": _PAGE_CODES.get(error.status, "error"),
+                        "title": error.title, "message": error.message}), error.status
     if isinstance(error, SignInRequired):
         from grader.web.sign_in import render_sign_in
 
@@ -99,9 +110,22 @@ def index():
     if not practice_enabled():
         raise PageError(404, "Open your assignments from your course",
                         "Assignments open from your course's learning platform (LMS).")
+    from grader.api.assignments import assignment_view
+
     catalog = state().catalog
-    assignments = [a for a in catalog.visible(state().config["LOCAL_COURSE"]) if a.published]
+    assignments = [assignment_view(a) for a in catalog.visible(state().config["LOCAL_COURSE"])
+                   if a.published]
     return render_template("web/index.html", assignments=assignments)
+
+
+@bp.get("/favicon.ico")
+def favicon():
+    """The site's icon (``static/favicon.svg``; the pages also link it), served by us for
+    browsers that ask for ``/favicon.ico`` by themselves."""
+    from flask import send_from_directory
+
+    return send_from_directory(bp.static_folder, "favicon.svg", mimetype="image/svg+xml",
+                               max_age=86400)
 
 
 def init_app(app: Flask) -> None:

@@ -38,6 +38,22 @@ def min_rows(rows: int, minimum: int) -> int:
     return max(minimum, min(int(rows), 40))
 
 
+@bp.app_template_filter("thousands")
+def thousands(value) -> str:
+    """An integer with thousands separated: ``100,000``."""
+    return f"{int(value):,}"
+
+
+@bp.app_template_filter("size")
+def size(value) -> str:
+    """A number of bytes as people read it: ``2 MiB``, ``512 KiB``, ``900 bytes``."""
+    value = int(value)
+    for unit, factor in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if value >= factor:
+            return f"{value / factor:.3g} {unit}"
+    return f"{value} bytes"
+
+
 @bp.app_template_filter("when")
 def when(value) -> str:
     """An ISO 8601 time with its offset (or a datetime) as people read it, always with its
