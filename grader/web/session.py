@@ -12,8 +12,9 @@ CSRF token included) and draws a new random session id, so a session planted bef
 person: when the same learner (same course, learner id and role) launches a second assignment
 in the same browser, the assignments launched before stay open to them (``launched``, the
 newest :data:`MAX_LAUNCHED`), so two activities opened from the LMS in two tabs both submit.
-Each of those assignments was opened by a verified launch of that learner; a session never
-opens an assignment that no launch or sign-in of its learner opened.
+The form token (CSRF) carries over with them, so the earlier tab's form still posts. Each of
+those assignments was opened by a verified launch of that learner; a session never opens an
+assignment that no launch or sign-in of its learner opened.
 """
 from __future__ import annotations
 
@@ -31,6 +32,8 @@ MAX_SESSION_BYTES = 3000
 #: How many earlier launched assignments a session keeps open (the newest; older ones are
 #: forgotten, and a launch opens them again).
 MAX_LAUNCHED = 20
+#: Where Flask-WTF keeps the session's CSRF token (``WTF_CSRF_FIELD_NAME``, its default).
+CSRF_SESSION_KEY = "csrf_token"
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,12 @@ def begin(learner: LearnerSession, permanent: bool = False) -> None:
     opened: :func:`with_earlier_launches`). ``permanent`` keeps the cookie past the browser
     session (``PERMANENT_SESSION_LIFETIME``). Raises ``ValueError`` when the session would not
     fit in a cookie (keep ``lti`` small: ids and URLs, not whole claims)."""
-    learner = with_earlier_launches(learner, current())
+    previous = current()
+    learner = with_earlier_launches(learner, previous)
+    # the same person launching again keeps the form token, so the page of an earlier launch
+    # (another tab) still posts; anyone else's session keeps nothing
+    carried = learner.launched and previous is not None and learner.same_person(previous)
+    csrf = session.get(CSRF_SESSION_KEY) if carried else None
     data = asdict(learner)
     encoded = json.dumps(data, separators=(",", ":"))
     if len(encoded.encode()) > MAX_SESSION_BYTES:
@@ -130,6 +138,8 @@ def begin(learner: LearnerSession, permanent: bool = False) -> None:
                          f"{MAX_SESSION_BYTES} fit in a cookie (keep LearnerSession.lti small)")
     session.clear()
     session["sid"] = secrets.token_urlsafe(16)
+    if isinstance(csrf, str):
+        session[CSRF_SESSION_KEY] = csrf
     session[SESSION_KEY] = data
     if permanent:
         session.permanent = True
