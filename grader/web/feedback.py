@@ -176,7 +176,7 @@ def without_pictured_weights(message: str) -> str:
     return message[:cut] + "\n(The expected and received weights are in the picture above.)"
 
 
-def test_groups(tests: list[dict]) -> list[dict[str, Any]]:
+def failed_groups(tests: list[dict]) -> list[dict[str, Any]]:
     """The failed ones of ``tests`` (views of :func:`item_view`) grouped by ``category`` (a code
     test's category tag: ``scaling``, ``masking``...), in the order each category first fails;
     each group is ``{"category", "tests", "total"}`` (``total``: that category's tests, passed
@@ -229,7 +229,7 @@ def _category(test: dict) -> str:
 def item_view(item: dict, response: dict | None, public: dict | None) -> dict[str, Any]:
     """One item result (as stored, after :func:`learner_items`) with the learner's ``response``
     and the item's ``public`` view (prompt, options), ready for ``_result.html``. A code item's
-    failed tests come in ``groups`` (:func:`test_groups`) with the diagnosis the item's summary
+    failed tests come in ``groups`` (:func:`failed_groups`) with the diagnosis the item's summary
     gives left out of each row (:func:`said_once`), and ``error_lines`` are the lines of the
     learner's code its messages name."""
     blank = not response
@@ -271,7 +271,7 @@ def item_view(item: dict, response: dict | None, public: dict | None) -> dict[st
         if not test["passed"] and test["name"] in pictured:
             test["message"] = without_pictured_weights(test["message"])
     view["passed_count"] = sum(t["passed"] for t in view["tests"])
-    view["groups"] = test_groups(view["tests"])
+    view["groups"] = failed_groups(view["tests"])
     view["error_lines"] = error_lines(
         [output] + [t.get("output", "") for t in tests if t.get("status") != "passed"],
         view["code"].count("\n") + 1) if view["code"] else []
