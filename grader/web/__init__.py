@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-from flask import Flask, redirect, render_template, request, url_for
+from flask import Flask, current_app, redirect, render_template, request, url_for
 from flask_wtf.csrf import CSRFProtect
 from markupsafe import Markup
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -35,7 +35,7 @@ from grader.safetext import encodable
 from grader.web.access import PageError, SignInRequired, log_refusal, wants_json
 from grader.web.blueprint import bp
 from grader.web.cookies import FramedSessionInterface
-from grader.web import filters as _filters  # noqa: F401 - registers the templates' filters
+from grader.web import filters  # registers the templates' filters
 from grader.web import instructor as _instructor  # noqa: F401 - registers its routes on bp
 from grader.web import learner as _learner  # noqa: F401 - registers its routes on bp
 from grader.web import sign_in as _sign_in  # noqa: F401 - registers its routes on bp
@@ -96,7 +96,25 @@ def security_headers(response):
     return response
 
 
+def _too_large(error):
+    """A form post over ``MAX_BODY_BYTES`` (a notebook too large, chosen without JavaScript,
+    whose size check would have said so): a page saying it, not the API's JSON; its body was
+    never read, so the answers are the browser's to keep (Back)."""
+    limit = int(current_app.config.get("MAX_CONTENT_LENGTH") or 0)
+    message = (f"The form was larger than {filters.size(limit)}, the most one post may carry "
+               "(a notebook too large?), so nothing was submitted. Go back: your browser keeps "
+               "what you typed; choose a smaller notebook, then submit again.")
+    if wants_json():
+        from flask import jsonify
+
+        return jsonify({"status": 413, "code": "payload_too_large",
+                        "title": "The form is too large", "message": message}), 413
+    return render_template("web/error.html", title="The form is too large",
+                           message=message), 413
+
+
 bp.register_error_handler(PageError, _page_error)
+bp.register_error_handler(413, _too_large)
 bp.after_request(security_headers)
 
 

@@ -436,3 +436,18 @@ def test_dark_mode_keeps_contrast_and_the_favicon_is_ours(live_server, browser, 
         assert answer.status_code == 200
         assert answer.headers["Content-Type"].startswith("image/svg+xml")
         assert answer.text.startswith("<svg ")
+
+
+def test_a_form_over_the_body_limit_is_a_page_not_json(app):
+    """Over MAX_BODY_BYTES (2 MiB) the page's post is never read: without JavaScript a page
+    says why (Back keeps the answers), the page script gets JSON with the same words."""
+    browser = app.test_client()
+    browser.get(PAGE)
+    big = {"response-quadratic-cost": "a" * (2 * 1024 * 1024 + 1)}
+    page = browser.post(PAGE, data=big)
+    assert (page.status_code, page.mimetype) == (413, "text/html")
+    text = html.unescape(page.get_data(as_text=True))
+    assert "The form was larger than 2 MiB, the most one post may carry" in text
+    script = browser.post(PAGE, data=big, headers={"Accept": "application/json"})
+    assert (script.status_code, script.get_json()["code"]) == (413, "payload_too_large")
+    assert script.get_json()["message"].startswith("The form was larger than 2 MiB")
