@@ -165,6 +165,25 @@ def said_once(message: str, summary: str) -> str:
     return "\n".join(kept)
 
 
+def without_repeated_error(message: str) -> str:
+    """A failed row's ``message`` without the last line of its traceback when that line repeats
+    the row's first one (``Failed: ValueError: ... (line 13 of your code)`` then, after the
+    traceback's frames, ``ValueError: ...``): the error is said once, above its frames."""
+    lines = message.split("\n")
+    if not lines or not lines[0].startswith("Failed: ") or \
+            "Traceback (most recent call last):" not in lines:
+        return message
+    headline = lines[0][len("Failed: "):]
+    cut = headline.rfind(" (line ")
+    if cut > 0 and headline.endswith(" of your code)"):
+        headline = headline[:cut]
+    start = lines.index("Traceback (most recent call last):")
+    for number in range(start + 1, len(lines)):
+        if lines[number] == headline:
+            return "\n".join(lines[:number] + lines[number + 1:])
+    return message
+
+
 def without_pictured_weights(message: str) -> str:
     """A failed visible example's ``message`` without its ``Expected weights:`` and ``Received
     weights:`` matrices (the last part of it, :func:`grader.problems.scoring._test_output`), for
@@ -249,7 +268,7 @@ def item_view(item: dict, response: dict | None, public: dict | None) -> dict[st
                    "score": points(t.get("score")), "max_score": points(t.get("max_score")),
                    "visibility": t.get("visibility", "visible"),
                    "category": _category(t) if kind == "code" else "",
-                   "message": said_once(t.get("output", ""), output)
+                   "message": without_repeated_error(said_once(t.get("output", ""), output))
                    if kind == "code" and t.get("status") != "passed"
                    else t.get("output", "")} for t in tests],
         "pictures": _pictures(item) if kind == "code" else [],

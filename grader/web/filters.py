@@ -69,6 +69,15 @@ def when(value) -> str:
     return f"{moment.strftime('%Y-%m-%d %H:%M')} ({shown})"
 
 
+@bp.app_template_filter("due_in")
+def due_in(value, zone: str | None) -> str:
+    """A due date as every page writes it: its time with its offset and the course's zone,
+    ``2031-06-01 23:59 (UTC+02:00), Europe/Berlin time``; in a course on UTC just
+    ``2031-06-01 23:59 (UTC)``."""
+    shown = when(value)
+    return shown if not zone or zone == "UTC" or shown == "-" else f"{shown}, {zone} time"
+
+
 @bp.app_template_filter("late_policy_words")
 def late_policy_words(policy: dict) -> str:
     """An assignment's ``late_policy`` (as the public view has it) in words."""

@@ -3,7 +3,7 @@ item, failed tests grouped by category, the lines of the learner's code a messag
 from __future__ import annotations
 
 from grader.web.feedback import (code_lines, error_lines, failed_groups, item_view, said_once,
-                                 without_pictured_weights)
+                                 without_pictured_weights, without_repeated_error)
 
 DIAGNOSIS = "The scores are divided by d_k instead of sqrt(d_k): scale by 1/sqrt(d_k)."
 SUMMARY = f"You scored 8 of 10.\nDiagnosis:\n- {DIAGNOSIS} (2 tests)"
@@ -74,3 +74,21 @@ def test_an_item_view_reads_once():
                                              "nbformat_minor": 5}}, None)
     assert notebook["editor_lines"] == []
     assert item_view({**item, "tests": []}, None, None)["blank"]
+
+
+def test_a_traceback_does_not_repeat_the_error_of_its_row():
+    row = ("Failed: ValueError: bad shape (line 13 of your code)\n"
+           "Traceback (most recent call last):\n"
+           '  File "submission.py", line 13, in f\n'
+           "    return w @ V\n"
+           "ValueError: bad shape\n"
+           "Expected output:\n[1.]")
+    assert without_repeated_error(row) == (
+        "Failed: ValueError: bad shape (line 13 of your code)\n"
+        "Traceback (most recent call last):\n"
+        '  File "submission.py", line 13, in f\n'
+        "    return w @ V\n"
+        "Expected output:\n[1.]")
+    other = row.replace("ValueError: bad shape\nExpected", "ValueError: another\nExpected")
+    assert without_repeated_error(other) == other  # not the same error: kept
+    assert without_repeated_error("Failed: differs") == "Failed: differs"
