@@ -10,8 +10,12 @@ the embedded default, as practice pages anyone at the address can use.
   ``.../instructor/submissions/<id>``: one submission with its override forms and audit list.
 - ``/instructor``, ``/instructor/sign-in[/<link>]``, ``/sign-out``: the course's assignments for
   an instructor, and signing in without an LMS (:mod:`grader.web.sign_in`).
-- ``GET /learn``: the practice pages of the local course (embedded default).
-- ``/assets/...``: our CSS and JavaScript and the vendored libraries (no CDN).
+- ``GET /learn``: the practice pages of the local course (embedded default), published ones only.
+- ``/assets/...``: our CSS and JavaScript and the vendored libraries (no CDN); ``/favicon.ico``
+  our icon (``static/favicon.svg``).
+
+A refusal to the page script (``Accept: application/json``) is JSON, the error pages' included
+(``{"status", "code", "title", "message"}``), so the script says why and keeps the answers.
 
 Settings (environment or :func:`grader.app.create_app` overrides): ``WEB_PRACTICE`` (auto|1|0,
 :mod:`grader.web.access`), ``WEB_COOKIE_SAMESITE`` and ``WEB_COOKIE_SECURE``
