@@ -110,3 +110,39 @@ def test_items_without_a_layout_send_no_probe(options):
     assert problem is PROBLEMS[MHA]
     scoring.grade(problem, "item", 10.0, SEPARATE_MHA, sandbox, Limits(), 3)
     assert not any(c.test.startswith(layouts.PREFIX) for c in sandbox.calls)
+
+
+def test_the_real_sandbox_names_the_layout_as_the_fake_one():
+    """The probes go through the fork server's optional calls alike (its wire format and
+    order): the same tests, scores and names as in the in-process fake."""
+    from grader.sandbox import get_sandbox
+
+    source = SEPARATE_MHA.replace("def multi_head_attention", "def mha")
+    sandbox = get_sandbox("unsafe-dev")
+    try:
+        real = grade(MHA, FUSED_OPTIONS, source, sandbox)
+    finally:
+        sandbox.close()
+    fake = grade(MHA, FUSED_OPTIONS, source, FakeSandbox())
+    assert diagnoses(real) == diagnoses(fake) == {"contract_weights_layout"}
+    assert [(t.name, t.status, t.score) for t in real.tests] == [
+        (t.name, t.status, t.score) for t in fake.tests]
+
+
+def test_a_probe_that_stops_the_learners_process_costs_no_test():
+    """Per-head code that loops forever on 2-D weights: the first probe (separate weights) hits
+    the time limit; being optional, it counts towards no limit, and every test still runs and
+    passes."""
+    from grader.sandbox import get_sandbox
+
+    source = PER_HEAD_MHA.replace("    heads = []\n",
+                                  "    while W_q.ndim == 2:\n        pass\n    heads = []\n")
+    sandbox = get_sandbox("unsafe-dev")
+    try:
+        result = scoring.grade(compile_course(PROBLEMS[MHA], PER_HEAD), "item", 10.0, source,
+                               sandbox, Limits(wall_seconds=2.0, cpu_seconds=2.0,
+                                               run_wall_seconds=60.0), 3)
+    finally:
+        sandbox.close()
+    assert result.score == 10.0
+    assert all(t.status == "passed" for t in result.tests)
