@@ -591,6 +591,16 @@ def test_fused_weights_are_sent_with_their_biases():
     assert "return concat @ c_proj_w + c_proj_b," in problem.contract
 
 
+def test_a_fused_visible_example_shows_its_shifted_inputs_as_decimals():
+    problem = compile_course(PROBLEMS["multi_head_attention"], FUSED_OPTIONS)
+    shown = examples.public_examples(problem)[0]["inputs"]
+    # the example's X row 2 is (0.0, 0.3, 0.0, -0.8), minus u = (0.3, -0.2, 0.4, -0.1)
+    assert examples.public_examples(PROBLEMS["multi_head_attention"])[0]["inputs"]["X"][2] == [
+        0.0, 0.3, 0.0, -0.8]
+    assert shown["x"][2] == [-0.3, 0.5, -0.4, -0.7]
+    assert all(round(b, 2) == b for b in shown["c_attn_b"])  # u @ W: two decimals
+
+
 @pytest.mark.parametrize("options,source", [
     ({"weights": "per-head"}, PER_HEAD_MHA),
     (FUSED_OPTIONS, FUSED_MHA),
@@ -614,7 +624,7 @@ def test_the_fused_call_projects_exactly_as_the_canonical_one():
     rng = np.random.default_rng(5)
     X, W = rng.standard_normal((2, 5, 6)), [rng.standard_normal((6, 6)) for _ in range(4)]
     args, _ = problem.course.call((X, *W, 3), {})
-    assert np.abs(args[0] @ args[1] + args[2] - X @ np.concatenate(W[:3], axis=1)).max() < 1e-12
+    assert np.abs(args[0] @ args[1] + args[2] - X @ np.concatenate(W[:3], axis=1)).max() < 1e-10
     assert np.abs(args[2]).min() > 0  # every entry of b_qkv counts
 
 

@@ -149,7 +149,7 @@ def head_weights(values: list, layout: str) -> list:
     block of columns), ``fused`` (X - u, W_qkv = [W_q | W_k | W_v] (d_model, 3 d_model),
     b_qkv = u @ W_qkv (3 d_model,), W_o, b_o (:func:`output_bias`), num_heads, mask), u being
     :func:`input_shift`: the projections of the fused call are those of the canonical one
-    ((X - u) @ W + u @ W = X @ W), so the canonical reference, mistakes and checks hold as
+    ((X - u) @ W + u @ W = X @ W, up to rounding: both are rounded to 12 decimals), so the canonical reference, mistakes and checks hold as
     they are, and a learner who leaves b_qkv out computes the attention of X - u. Values that
     are not the canonical arrays are left as they are."""
     found = list(values)
@@ -170,9 +170,11 @@ def head_weights(values: list, layout: str) -> list:
     dtype = W_q.dtype
     if isinstance(X, np.ndarray) and X.ndim >= 1 and X.shape[-1] == W_q.shape[0]:
         u = input_shift(X.shape[-1])
-        found[0] = (np.asarray(X, dtype=np.float64) - u).astype(
+        # rounded to 12 decimals (a change of at most 5e-13, far below the tolerance), so a
+        # visible example's one-decimal X - u and its b_qkv read as the decimals they are
+        found[0] = np.round(np.asarray(X, dtype=np.float64) - u, 12).astype(
             X.dtype if X.dtype.kind == "f" else np.float64)
-        found[2] = qkv_bias(u, W_q, W_k, W_v).astype(dtype)
+        found[2] = np.round(qkv_bias(u, W_q, W_k, W_v), 12).astype(dtype)
     else:
         found[2] = np.zeros(3 * d_model, dtype=dtype)
     found[1] = np.concatenate([W_q, W_k, W_v], axis=1)
