@@ -149,8 +149,9 @@ def head_weights(values: list, layout: str) -> list:
     block of columns), ``fused`` (X - u, W_qkv = [W_q | W_k | W_v] (d_model, 3 d_model),
     b_qkv = u @ W_qkv (3 d_model,), W_o, b_o (:func:`output_bias`), num_heads, mask), u being
     :func:`input_shift`: the projections of the fused call are those of the canonical one
-    ((X - u) @ W + u @ W = X @ W, up to rounding: both are rounded to 12 decimals), so the canonical reference, mistakes and checks hold as
-    they are, and a learner who leaves b_qkv out computes the attention of X - u. Values that
+    ((X - u) @ W + u @ W = X @ W, up to rounding: both are rounded to 12 decimals), so the
+    canonical reference, mistakes and checks hold as they are, and a learner who leaves b_qkv
+    out computes the attention of X - u. Values that
     are not the canonical arrays are left as they are."""
     found = list(values)
     X, W_q, W_k, W_v, W_o, heads = found[:6]
