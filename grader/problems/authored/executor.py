@@ -7,6 +7,13 @@ each mistake; float32 cases also on float64 copies, for the diagnosis) on every 
 in ONE sandbox run of a module that loads each source in its own namespace
 (:func:`module_source`), a process apart from the learner's: the learner's run never holds the
 reference, nor a hidden input before its time (:class:`grader.sandbox.api.Call` ``secret``).
+The run makes one call per batch of up to :data:`BATCH_CALLS` of one implementation's calls
+(:func:`batches`, :func:`batch_name`: each call's exception or unportable return is caught in
+the sandbox and sent back as its own entry), not one call per value: a sandbox call costs about
+0.1 CPU-ms of framing and decoding on the two sides, more than these small arrays' arithmetic
+(``benchmarks/authored_bench.py`` measures both). A batch that does not come back whole (a
+limit, a crash, a return the wire refuses) is run again call by call in a second run, each call
+its own test, as before batching.
 Values are cached per seed (:data:`SEEDS_KEPT`) on the compiled problem, which is one version of
 the document, so a regrade, a retry and a trial's many gradings of one seed run the reference once.
 
@@ -30,8 +37,14 @@ from grader.results import InfrastructureError
 from grader.sandbox.api import Call, Limits
 
 SEEDS_KEPT = 64
-#: Limits of the reference's runs: the learner's defaults, with room for every implementation.
-REFERENCE_LIMITS = Limits(run_wall_seconds=60.0, max_stopped_tests=3)
+#: Limits of the reference's runs: a test is a batch of up to :data:`BATCH_CALLS` calls.
+REFERENCE_LIMITS = Limits(wall_seconds=30.0, cpu_seconds=30.0, run_wall_seconds=60.0,
+                          max_stopped_tests=3)
+#: Calls of one batch, and the array arguments it may carry (the wire takes 64 arrays a value).
+BATCH_CALLS = 8
+BATCH_ARRAYS = 32
+#: The first element of a batch entry: the value, an exception's text, an unportable return.
+OK, RAISED, UNPORTABLE = 0, 1, 2
 
 _LOADER = '''\
 import numpy as _np
@@ -55,7 +68,39 @@ def _load(index, source, function):
             raise RuntimeError("the implementation did not load: " + message)
     def upcast(*args, **kwargs):
         return found(*map(_upcast, args), **{k: _upcast(v) for k, v in kwargs.items()})
-    return found, upcast
+    return found, upcast, _batch(found), _batch(upcast)
+
+
+def _portable(value, depth=0):
+    if isinstance(value, _np.ndarray) or isinstance(value, _np.generic):
+        return value.dtype.kind in "biuf"
+    if isinstance(value, (bool, int, float)):
+        return True
+    if isinstance(value, (tuple, list)) and depth < 2:
+        return all(_portable(item, depth + 1) for item in value)
+    return False
+
+
+def _text(text):
+    return _np.frombuffer(text.encode("utf-8", "replace")[:4000], dtype=_np.uint8)
+
+
+def _batch(function):
+    def run(*calls):
+        found = []
+        for args, kwargs in calls:
+            try:
+                value = function(*args, **kwargs)
+            except BaseException as error:
+                headline = ("%s: %s" % (type(error).__name__, error)).rstrip(": ")
+                found.append((1, _text(headline.split("\\n", 1)[0])))
+                continue
+            if _portable(value):
+                found.append((0, value))
+            else:
+                found.append((2, _text("returned a %s" % type(value).__name__)))
+        return tuple(found)
+    return run
 
 '''
 
@@ -65,15 +110,69 @@ def function_name(index: int, upcast: bool = False) -> str:
     return f"implementation_{index}{'_upcast' if upcast else ''}"
 
 
+def batch_name(index: int, upcast: bool = False) -> str:
+    """The name of implementation ``index``'s batch in :func:`module_source`: it takes each
+    call as one argument ``(args, kwargs)`` and returns one ``(kind, value)`` per call, ``kind``
+    :data:`OK`, :data:`RAISED` (value: ``"TypeName: message"`` as UTF-8 bytes) or
+    :data:`UNPORTABLE` (a return the wire cannot carry)."""
+    return f"batch_{index}{'_upcast' if upcast else ''}"
+
+
 def module_source(sources: Sequence[str], function: str) -> str:
-    """A module defining :func:`function_name` ``(i)`` (and its float64-upcasting twin) for each
-    of ``sources``: each source runs in its own namespace (a source that fails to load gives a
-    function raising why)."""
+    """A module defining :func:`function_name` ``(i)`` (and its float64-upcasting twin) and
+    :func:`batch_name` ``(i)`` (and its twin) for each of ``sources``: each source runs in its
+    own namespace (a source that fails to load gives a function raising why)."""
     lines = [_LOADER]
     for index, source in enumerate(sources):
-        lines.append(f"{function_name(index)}, {function_name(index, True)} = _load("
+        lines.append(f"({function_name(index)}, {function_name(index, True)}, "
+                     f"{batch_name(index)}, {batch_name(index, True)}) = _load("
                      f"{index}, {source!r}, {function!r})")
     return "\n".join(lines) + "\n"
+
+
+def batches(missing: Sequence[tuple[Case, int, bool]]) -> list[list[tuple[Case, int, bool]]]:
+    """``missing`` (case, implementation, upcast) grouped into batches of one implementation
+    (and upcast) each, in order, with at most :data:`BATCH_CALLS` calls and
+    :data:`BATCH_ARRAYS` array arguments (a case with more makes a batch of its own)."""
+    by_implementation: dict[tuple[int, bool], list] = {}
+    for entry in missing:
+        by_implementation.setdefault(entry[1:], []).append(entry)
+    found = []
+    for entries in by_implementation.values():
+        batch, calls, arrays = [], 0, 0
+        for entry in entries:
+            case = entry[0]
+            more = sum(isinstance(a, np.ndarray) for args, kwargs in case.calls
+                       for a in (*args, *kwargs.values()))
+            if batch and (calls + len(case.calls) > BATCH_CALLS
+                          or arrays + more > BATCH_ARRAYS):
+                found.append(batch)
+                batch, calls, arrays = [], 0, 0
+            batch.append(entry)
+            calls, arrays = calls + len(case.calls), arrays + more
+        if batch:
+            found.append(batch)
+    return found
+
+
+def _unbatched(entry: Any, size: int) -> list[Computed] | None:
+    """The values of one batch's returned entries (None: the batch did not come back whole)."""
+    if not isinstance(entry, tuple) or len(entry) != size:
+        return None
+    computed = []
+    for item in entry:
+        if not (isinstance(item, tuple) and len(item) == 2 and item[0] in (OK, RAISED,
+                                                                            UNPORTABLE)):
+            return None
+        kind, value = item
+        if kind == OK:
+            computed.append((value, None))
+        elif not (isinstance(value, np.ndarray) and value.dtype == np.uint8):
+            return None
+        else:
+            text = value.tobytes().decode("utf-8", "replace")
+            computed.append((NO_VALUE, text if kind == RAISED else f"bad_return: {text}"))
+    return computed
 
 
 def _error(outcome) -> str:
@@ -90,11 +189,14 @@ def _error(outcome) -> str:
 class SandboxExecutor:
     """Values of an authored problem's implementations (``sources``: the reference first, then the
     mistakes in table order), computed in a sandbox (see the module docstring). ``stored``
-    holds values computed before (the visible examples', by case name)."""
+    holds values computed before (the visible examples', by case name). ``batch`` False makes
+    one call per value, as before batching (``benchmarks/authored_bench.py`` compares both)."""
 
     def __init__(self, sources: Sequence[str], function: str,
-                 stored: dict[str, dict] | None = None, limits: Limits = REFERENCE_LIMITS):
+                 stored: dict[str, dict] | None = None, limits: Limits = REFERENCE_LIMITS,
+                 batch: bool = True):
         self.sources = tuple(sources)
+        self.batch = batch
         self.function = function
         self.limits = limits
         self.source = module_source(self.sources, function)
@@ -114,8 +216,9 @@ class SandboxExecutor:
         return keys
 
     def prepare(self, cases: Sequence[Case], sandbox: Any) -> None:
-        """Compute, in one run of ``sandbox``, every value of ``cases`` not cached yet. Raises
-        :class:`InfrastructureError` when the sandbox cannot run the module (never the
+        """Compute, in one run of ``sandbox`` (batched, :func:`batches`; a batch that did not
+        come back whole, call by call in a second), every value of ``cases`` not cached yet.
+        Raises :class:`InfrastructureError` when the sandbox cannot run the module (never the
         learner's fault)."""
         missing = []
         for case in cases:
@@ -126,32 +229,75 @@ class SandboxExecutor:
             return
         if sandbox is None:
             raise InfrastructureError("an authored problem's values need a sandbox")
-        calls = [Call(test=f"{case.name} | implementation {index}{' upcast' if upcast else ''}",
-                      function=function_name(index, upcast), args=tuple(args),
-                      kwargs=dict(kwargs))
-                 for case, index, upcast in missing for args, kwargs in case.calls]
+        if not self.batch:
+            self._store(self._one_by_one(missing, sandbox))
+            return
+        grouped = batches(missing)
+        calls = [Call(test=f"implementation {batch[0][1]}{' upcast' if batch[0][2] else ''}"
+                           f" batch {number}", function=batch_name(batch[0][1], batch[0][2]),
+                      args=tuple((tuple(args), dict(kwargs))
+                                 for case, _, _ in batch for args, kwargs in case.calls))
+                 for number, batch in enumerate(grouped)]
+        try:
+            outcomes = list(self._run(sandbox, calls).calls)
+        except (TypeError, ValueError):  # nested arguments the wire refuses: one call each
+            outcomes = []
+        found: list[tuple[tuple[Case, int, bool], list[Computed]]] = []
+        again = []
+        for number, batch in enumerate(grouped):
+            outcome = outcomes[number] if number < len(outcomes) else None
+            size = sum(len(case.calls) for case, _, _ in batch)
+            computed = (_unbatched(outcome.value, size)
+                        if outcome is not None and outcome.status == "ok" else None)
+            if computed is None:
+                again += batch
+                continue
+            values = iter(computed)
+            found += [(entry, [next(values) for _ in entry[0].calls]) for entry in batch]
+        if again:
+            found += self._one_by_one(again, sandbox)
+        self._store(found)
+
+    def _store(self, found: list[tuple[tuple[Case, int, bool], list[Computed]]]) -> None:
+        with self._lock:
+            for (case, index, upcast), computed in found:
+                self._by_seed.setdefault(case.key[1], {})[(index, case.name, upcast)] = computed
+            self._by_seed.move_to_end(None, last=False)
+            while len(self._by_seed) > SEEDS_KEPT + 1:
+                del self._by_seed[next(s for s in self._by_seed if s is not None)]
+
+    def _run(self, sandbox: Any, calls: list[Call]):
         run = sandbox.run(self.source, calls, self.limits)
         self.runs += 1
         self.run_seconds += run.seconds
         if run.status not in ("ok", "timeout", "memory_limit", "crashed", "output_limit"):
             raise InfrastructureError(f"the problem's implementations could not run in the "
                                       f"sandbox: {run.status}: {run.message}")
+        return run
+
+    def _one_by_one(self, missing: list[tuple[Case, int, bool]], sandbox: Any
+                    ) -> list[tuple[tuple[Case, int, bool], list[Computed]]]:
+        """``missing``'s values, one call (and one test) each: what a batch that did not come
+        back whole is given."""
+        calls = [Call(test=f"{case.name} | implementation {index}{' upcast' if upcast else ''}",
+                      function=function_name(index, upcast), args=tuple(args),
+                      kwargs=dict(kwargs))
+                 for case, index, upcast in missing for args, kwargs in case.calls]
+        run = self._run(sandbox, calls)
         outcomes = iter(run.calls)
-        with self._lock:
-            for case, index, upcast in missing:
-                computed = []
-                for _ in case.calls:
-                    outcome = next(outcomes, None)
-                    if outcome is None:
-                        computed.append((NO_VALUE, f"not run: {run.message or run.status}"))
-                    elif outcome.status == "ok":
-                        computed.append((outcome.value, None))
-                    else:
-                        computed.append((NO_VALUE, _error(outcome)))
-                self._by_seed.setdefault(case.key[1], {})[(index, case.name, upcast)] = computed
-            self._by_seed.move_to_end(None, last=False)
-            while len(self._by_seed) > SEEDS_KEPT + 1:
-                del self._by_seed[next(s for s in self._by_seed if s is not None)]
+        found = []
+        for entry in missing:
+            computed = []
+            for _ in entry[0].calls:
+                outcome = next(outcomes, None)
+                if outcome is None:
+                    computed.append((NO_VALUE, f"not run: {run.message or run.status}"))
+                elif outcome.status == "ok":
+                    computed.append((outcome.value, None))
+                else:
+                    computed.append((NO_VALUE, _error(outcome)))
+            found.append((entry, computed))
+        return found
 
     def values(self, implementation: int | tuple[int, ...], case: Case,
                upcast_inputs: bool = False) -> list[Computed]:
@@ -218,4 +364,4 @@ def decode(data: dict) -> dict[str, dict]:
                    for key, computed in by_key.items()} for name, by_key in data.items()}
 
 
-__all__ = ["SandboxExecutor", "decode", "encode", "module_source"]
+__all__ = ["SandboxExecutor", "batch_name", "batches", "decode", "encode", "module_source"]
