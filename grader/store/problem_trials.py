@@ -47,6 +47,12 @@ class ProblemTrialRepository:
                 status="failed" if error else "done", report=report, error=error,
                 finished_at=utcnow()))
 
+    def of_course(self, course_id: str) -> list[ProblemTrialRun]:
+        """Every trial run of the course's problems (the instructor pages' version states)."""
+        with self.sessions() as session:
+            return list(session.execute(select(ProblemTrialRun).where(
+                ProblemTrialRun.course_id == course_id)).scalars())
+
     def stuck(self, older_than: timedelta, now: datetime | None = None
               ) -> list[ProblemTrialRun]:
         """Runs left ``running`` since a start more than ``older_than`` before ``now`` (its

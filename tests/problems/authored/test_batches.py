@@ -49,7 +49,8 @@ def same(a, b) -> bool:
         return isinstance(b, type(a)) and len(a) == len(b) and all(map(same, a, b))
     if a is NO_VALUE or b is NO_VALUE:
         return a is b
-    return type(a) is type(b) and np.array_equal(a, b) and np.asarray(a).dtype == np.asarray(b).dtype
+    return (type(a) is type(b) and np.array_equal(a, b)
+            and np.asarray(a).dtype == np.asarray(b).dtype)
 
 
 def executors(extra: str):
