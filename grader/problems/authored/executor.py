@@ -27,7 +27,8 @@ import base64
 import io
 import threading
 from collections import OrderedDict
-from typing import Any, Sequence
+from contextlib import contextmanager
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -190,12 +191,19 @@ class SandboxExecutor:
     """Values of an authored problem's implementations (``sources``: the reference first, then the
     mistakes in table order), computed in a sandbox (see the module docstring). ``stored``
     holds values computed before (the visible examples', by case name). ``batch`` False makes
-    one call per value, as before batching (``benchmarks/authored_bench.py`` compares both)."""
+    one call per value, as before batching (``benchmarks/authored_bench.py`` compares both).
+    ``combined``: ``(mistake indices, source)`` of the mistakes that combine
+    (:func:`grader.problems.authored.edits.combinations`): implementations after the mistakes,
+    found by :meth:`combine`, computed only when a diagnosis asks for one (:meth:`computing`)."""
 
     def __init__(self, sources: Sequence[str], function: str,
                  stored: dict[str, dict] | None = None, limits: Limits = REFERENCE_LIMITS,
-                 batch: bool = True):
-        self.sources = tuple(sources)
+                 batch: bool = True, combined: Sequence[tuple[tuple[int, ...], str]] = ()):
+        self.combined = {tuple(members): len(sources) + number
+                         for number, (members, _) in enumerate(combined)}
+        self.sources = tuple(sources) + tuple(source for _, source in combined)
+        self.mistakes_end = len(sources)  # the combinations' implementations follow
+        self._local = threading.local()
         self.batch = batch
         self.function = function
         self.limits = limits
@@ -209,21 +217,37 @@ class SandboxExecutor:
                 index, upcast = key.split(":")
                 self._by_seed[None][(int(index), name, upcast == "1")] = computed
 
-    def _wanted(self, case: Case) -> list[tuple[int, bool]]:
-        keys = [(i, False) for i in range(len(self.sources))]
+    def _wanted(self, case: Case, combined: bool = False) -> list[tuple[int, bool]]:
+        """The (implementation, upcast) values of ``case``: the reference's and the mistakes',
+        or (``combined``) the combinations'."""
+        first, end = (self.mistakes_end, len(self.sources)) if combined else (0, self.mistakes_end)
+        keys = [(i, False) for i in range(first, end)]
         if any(has_float32(case, i) for i in range(len(case.calls))):
-            keys += [(i, True) for i in range(1, len(self.sources))]
+            keys += [(i, True) for i in range(max(1, first), end)]
         return keys
 
-    def prepare(self, cases: Sequence[Case], sandbox: Any) -> None:
+    @contextmanager
+    def computing(self, cases: Sequence[Case], sandbox: Any) -> Iterator[None]:
+        """While a grading diagnoses ``cases`` (in this thread): the first combination of
+        mistakes asked for has every combination's values on ``cases`` computed then, in one
+        run of ``sandbox`` (a grading whose failures no single mistake explains needs them;
+        any other grading never pays for them)."""
+        self._local.pending = (list(cases), sandbox)
+        try:
+            yield
+        finally:
+            self._local.pending = None
+
+    def prepare(self, cases: Sequence[Case], sandbox: Any, combined: bool = False) -> None:
         """Compute, in one run of ``sandbox`` (batched, :func:`batches`; a batch that did not
-        come back whole, call by call in a second), every value of ``cases`` not cached yet.
-        Raises :class:`InfrastructureError` when the sandbox cannot run the module (never the
-        learner's fault)."""
+        come back whole, call by call in a second), every value of ``cases`` not cached yet:
+        the reference's and the mistakes', or (``combined``) the combinations' (see
+        :meth:`computing`). Raises :class:`InfrastructureError` when the sandbox cannot run the
+        module (never the learner's fault)."""
         missing = []
         for case in cases:
             cached = self._by_seed.get(case.key[1], {})
-            missing += [(case, index, upcast) for index, upcast in self._wanted(case)
+            missing += [(case, index, upcast) for index, upcast in self._wanted(case, combined)
                         if (index, case.name, upcast) not in cached]
         if not missing:
             return
@@ -299,13 +323,26 @@ class SandboxExecutor:
             found.append((entry, computed))
         return found
 
+    def combine(self, key: tuple[int, ...]) -> int | None:
+        """The implementation that makes the mistakes ``key`` (indices into the problem's
+        variants, one per mistake) at once, or None when they do not combine."""
+        return self.combined.get(tuple(sorted(key)))
+
     def values(self, implementation: int | tuple[int, ...], case: Case,
                upcast_inputs: bool = False) -> list[Computed]:
-        """The cached values (:meth:`prepare` computed them). ``ValueError`` for a combination
-        of mistakes (an authored mistake is one source; they do not combine);
-        :class:`InfrastructureError` for a value never prepared."""
+        """The cached values (:meth:`prepare` computed them) of an implementation, or of
+        mistakes made together (a tuple, :meth:`combine`). ``ValueError`` for mistakes that do
+        not combine; :class:`InfrastructureError` for a value never prepared."""
         if not isinstance(implementation, int):
-            raise ValueError(f"variants {implementation} do not combine")
+            found = self.combine(implementation)
+            if found is None:
+                raise ValueError(f"variants {implementation} do not combine")
+            implementation = found
+            pending = getattr(self._local, "pending", None)
+            if pending is not None and (found, case.name, False) not in self._by_seed.get(
+                    case.key[1], {}):
+                self._local.pending = None  # one run per grading, whatever it finds
+                self.prepare(*pending, combined=True)
         found = self._by_seed.get(case.key[1], {}).get((implementation, case.name,
                                                          upcast_inputs and implementation > 0))
         if found is None:
@@ -315,10 +352,12 @@ class SandboxExecutor:
 
     def visible_values(self) -> dict[str, dict]:
         """The values of seed None (visible examples and pictures), as :class:`SandboxExecutor`'s
-        ``stored`` takes them."""
+        ``stored`` takes them (the reference's and the mistakes': a stored version's values do
+        not depend on how its mistakes combine)."""
         found: dict[str, dict] = {}
         for (index, name, upcast), computed in self._by_seed[None].items():
-            found.setdefault(name, {})[f"{index}:{int(upcast)}"] = computed
+            if index < self.mistakes_end:  # combinations' values are computed again where needed
+                found.setdefault(name, {})[f"{index}:{int(upcast)}"] = computed
         return found
 
 
