@@ -13,7 +13,9 @@ the sandbox and sent back as its own entry), not one call per value: a sandbox c
 0.1 CPU-ms of framing and decoding on the two sides, more than these small arrays' arithmetic
 (``benchmarks/authored_bench.py`` measures both). A batch that does not come back whole (a
 limit, a crash, a return the wire refuses) is run again call by call in a second run, each call
-its own test, as before batching.
+its own test, as before batching. Mistakes that combine (:mod:`.edits`) are implementations
+too, computed only when a diagnosis asks for one (:meth:`SandboxExecutor.computing`: one more
+run, for every combination on the grading's tests).
 Values are cached per seed (:data:`SEEDS_KEPT`) on the compiled problem, which is one version of
 the document, so a regrade, a retry and a trial's many gradings of one seed run the reference once.
 
@@ -44,7 +46,8 @@ REFERENCE_LIMITS = Limits(wall_seconds=30.0, cpu_seconds=30.0, run_wall_seconds=
 #: Calls of one batch, and the array arguments it may carry (the wire takes 64 arrays a value).
 BATCH_CALLS = 8
 BATCH_ARRAYS = 32
-#: The first element of a batch entry: the value, an exception's text, an unportable return.
+#: The first element of a batch entry: the value, an exception's text, or a return the batch
+#: cannot send (the batch is then run call by call).
 OK, RAISED, UNPORTABLE = 0, 1, 2
 
 _LOADER = '''\
@@ -72,12 +75,30 @@ def _load(index, source, function):
     return found, upcast, _batch(found), _batch(upcast)
 
 
-def _portable(value, depth=0):
-    if isinstance(value, _np.ndarray) or isinstance(value, _np.generic):
+def _number(value):
+    if isinstance(value, (_np.ndarray, _np.generic)):
         return value.dtype.kind in "biuf"
-    if isinstance(value, (bool, int, float)):
+    return isinstance(value, (bool, int, float))
+
+
+def _numbers(value):
+    # a (nested) list of numbers: the sandbox sends the array it stands for
+    stack = [value]
+    while stack:
+        for item in stack.pop():
+            if isinstance(item, list):
+                stack.append(item)
+            elif not (_number(item) and not isinstance(item, _np.ndarray)):
+                return False
+    return True
+
+
+def _portable(value, depth=0):
+    if _number(value):
         return True
-    if isinstance(value, (tuple, list)) and depth < 2:
+    if isinstance(value, list):
+        return _numbers(value)
+    if isinstance(value, tuple) and depth < 2:
         return all(_portable(item, depth + 1) for item in value)
     return False
 
@@ -115,7 +136,7 @@ def batch_name(index: int, upcast: bool = False) -> str:
     """The name of implementation ``index``'s batch in :func:`module_source`: it takes each
     call as one argument ``(args, kwargs)`` and returns one ``(kind, value)`` per call, ``kind``
     :data:`OK`, :data:`RAISED` (value: ``"TypeName: message"`` as UTF-8 bytes) or
-    :data:`UNPORTABLE` (a return the wire cannot carry)."""
+    :data:`UNPORTABLE` (a return that is not numbers, arrays and tuples of them)."""
     return f"batch_{index}{'_upcast' if upcast else ''}"
 
 
@@ -157,13 +178,14 @@ def batches(missing: Sequence[tuple[Case, int, bool]]) -> list[list[tuple[Case, 
 
 
 def _unbatched(entry: Any, size: int) -> list[Computed] | None:
-    """The values of one batch's returned entries (None: the batch did not come back whole)."""
+    """The values of one batch's returned entries. None when the batch did not come back whole,
+    or a call returned what the batch cannot send (:data:`UNPORTABLE`): the batch is then run
+    call by call, where the sandbox itself says what a return is."""
     if not isinstance(entry, tuple) or len(entry) != size:
         return None
     computed = []
     for item in entry:
-        if not (isinstance(item, tuple) and len(item) == 2 and item[0] in (OK, RAISED,
-                                                                            UNPORTABLE)):
+        if not (isinstance(item, tuple) and len(item) == 2 and item[0] in (OK, RAISED)):
             return None
         kind, value = item
         if kind == OK:
@@ -171,8 +193,7 @@ def _unbatched(entry: Any, size: int) -> list[Computed] | None:
         elif not (isinstance(value, np.ndarray) and value.dtype == np.uint8):
             return None
         else:
-            text = value.tobytes().decode("utf-8", "replace")
-            computed.append((NO_VALUE, text if kind == RAISED else f"bad_return: {text}"))
+            computed.append((NO_VALUE, value.tobytes().decode("utf-8", "replace")))
     return computed
 
 
