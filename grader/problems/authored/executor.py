@@ -7,11 +7,11 @@ each mistake; float32 cases also on float64 copies, for the diagnosis) on every 
 in ONE sandbox run of a module that loads each source in its own namespace
 (:func:`module_source`), a process apart from the learner's: the learner's run never holds the
 reference, nor a hidden input before its time (:class:`grader.sandbox.api.Call` ``secret``).
-The run makes one call per batch of up to :data:`BATCH_CALLS` of one implementation's calls
-(:func:`batches`, :func:`batch_name`: each call's exception or unportable return is caught in
-the sandbox and sent back as its own entry), not one call per value: a sandbox call costs about
-0.1 CPU-ms of framing and decoding on the two sides, more than these small arrays' arithmetic
-(``benchmarks/authored_bench.py`` measures both). A batch that does not come back whole (a
+The run makes one call per batch of tests (:func:`batches`, :data:`BATCH`: each test's inputs
+sent once for every implementation, each value's exception or unportable return caught in the
+sandbox and sent back as its own entry), not one call per value: a sandbox call costs about
+0.1 CPU-ms of framing and decoding on the two sides, more than these small arrays' arithmetic,
+and so does every copy of the inputs sent (``benchmarks/authored_bench.py`` measures both). A batch that does not come back whole (a
 limit, a crash, a return the wire refuses) is run again call by call in a second run, each call
 its own test, as before batching. Mistakes that combine (:mod:`.edits`) are implementations
 too, computed only when a diagnosis asks for one (:meth:`SandboxExecutor.computing`: one more
@@ -40,11 +40,12 @@ from grader.results import InfrastructureError
 from grader.sandbox.api import Call, Limits
 
 SEEDS_KEPT = 64
-#: Limits of the reference's runs: a test is a batch of up to :data:`BATCH_CALLS` calls.
+#: Limits of the reference's runs: a test is a batch of up to :data:`BATCH_ENTRIES` values.
 REFERENCE_LIMITS = Limits(wall_seconds=30.0, cpu_seconds=30.0, run_wall_seconds=60.0,
                           max_stopped_tests=3)
-#: Calls of one batch, and the array arguments it may carry (the wire takes 64 arrays a value).
-BATCH_CALLS = 8
+#: Values one batch returns (calls times implementations; an output with its weights is two of
+#: the 64 arrays the wire takes in a value), and the array arguments it may carry.
+BATCH_ENTRIES = 24
 BATCH_ARRAYS = 32
 #: The first element of a batch entry: the value, an exception's text, or a return the batch
 #: cannot send (the batch is then run call by call).
@@ -52,6 +53,8 @@ OK, RAISED, UNPORTABLE = 0, 1, 2
 
 _LOADER = '''\
 import numpy as _np
+
+_IMPLEMENTATIONS = {}
 
 
 def _upcast(value):
@@ -72,7 +75,8 @@ def _load(index, source, function):
             raise RuntimeError("the implementation did not load: " + message)
     def upcast(*args, **kwargs):
         return found(*map(_upcast, args), **{k: _upcast(v) for k, v in kwargs.items()})
-    return found, upcast, _batch(found), _batch(upcast)
+    _IMPLEMENTATIONS[(index, False)], _IMPLEMENTATIONS[(index, True)] = found, upcast
+    return found, upcast
 
 
 def _number(value):
@@ -107,12 +111,12 @@ def _text(text):
     return _np.frombuffer(text.encode("utf-8", "replace")[:4000], dtype=_np.uint8)
 
 
-def _batch(function):
-    def run(*calls):
-        found = []
-        for args, kwargs in calls:
+def batch(which, *calls):
+    found = []
+    for args, kwargs in calls:
+        for index, upcast in which.tolist():
             try:
-                value = function(*args, **kwargs)
+                value = _IMPLEMENTATIONS[(index, bool(upcast))](*args, **kwargs)
             except BaseException as error:
                 headline = ("%s: %s" % (type(error).__name__, error)).rstrip(": ")
                 found.append((1, _text(headline.split("\\n", 1)[0])))
@@ -121,8 +125,7 @@ def _batch(function):
                 found.append((0, value))
             else:
                 found.append((2, _text("returned a %s" % type(value).__name__)))
-        return tuple(found)
-    return run
+    return tuple(found)
 
 '''
 
@@ -132,48 +135,51 @@ def function_name(index: int, upcast: bool = False) -> str:
     return f"implementation_{index}{'_upcast' if upcast else ''}"
 
 
-def batch_name(index: int, upcast: bool = False) -> str:
-    """The name of implementation ``index``'s batch in :func:`module_source`: it takes each
-    call as one argument ``(args, kwargs)`` and returns one ``(kind, value)`` per call, ``kind``
-    :data:`OK`, :data:`RAISED` (value: ``"TypeName: message"`` as UTF-8 bytes) or
-    :data:`UNPORTABLE` (a return that is not numbers, arrays and tuples of them)."""
-    return f"batch_{index}{'_upcast' if upcast else ''}"
+#: The batch function of :func:`module_source`: ``batch(which, *calls)`` takes the
+#: implementations as an ``(n, 2)`` array of (index, upcast) and each call as one argument
+#: ``(args, kwargs)``, and returns one ``(kind, value)`` per call and implementation, call by
+#: call: ``kind`` :data:`OK`, :data:`RAISED` (value: ``"TypeName: message"`` as UTF-8 bytes)
+#: or :data:`UNPORTABLE` (a return that is not numbers, arrays and tuples of them).
+BATCH = "batch"
 
 
 def module_source(sources: Sequence[str], function: str) -> str:
-    """A module defining :func:`function_name` ``(i)`` (and its float64-upcasting twin) and
-    :func:`batch_name` ``(i)`` (and its twin) for each of ``sources``: each source runs in its
-    own namespace (a source that fails to load gives a function raising why)."""
+    """A module defining :func:`function_name` ``(i)`` (and its float64-upcasting twin) for each
+    of ``sources`` and :data:`BATCH`: each source runs in its own namespace (a source that fails
+    to load gives a function raising why)."""
     lines = [_LOADER]
     for index, source in enumerate(sources):
-        lines.append(f"({function_name(index)}, {function_name(index, True)}, "
-                     f"{batch_name(index)}, {batch_name(index, True)}) = _load("
+        lines.append(f"{function_name(index)}, {function_name(index, True)} = _load("
                      f"{index}, {source!r}, {function!r})")
     return "\n".join(lines) + "\n"
 
 
-def batches(missing: Sequence[tuple[Case, int, bool]]) -> list[list[tuple[Case, int, bool]]]:
-    """``missing`` (case, implementation, upcast) grouped into batches of one implementation
-    (and upcast) each, in order, with at most :data:`BATCH_CALLS` calls and
-    :data:`BATCH_ARRAYS` array arguments (a case with more makes a batch of its own)."""
-    by_implementation: dict[tuple[int, bool], list] = {}
-    for entry in missing:
-        by_implementation.setdefault(entry[1:], []).append(entry)
-    found = []
-    for entries in by_implementation.values():
-        batch, calls, arrays = [], 0, 0
-        for entry in entries:
-            case = entry[0]
-            more = sum(isinstance(a, np.ndarray) for args, kwargs in case.calls
-                       for a in (*args, *kwargs.values()))
-            if batch and (calls + len(case.calls) > BATCH_CALLS
-                          or arrays + more > BATCH_ARRAYS):
-                found.append(batch)
-                batch, calls, arrays = [], 0, 0
-            batch.append(entry)
-            calls, arrays = calls + len(case.calls), arrays + more
-        if batch:
-            found.append(batch)
+Batch = tuple[tuple[tuple[int, bool], ...], list[Case]]
+
+
+def batches(missing: Sequence[tuple[Case, int, bool]]) -> list[Batch]:
+    """``missing`` (case, implementation, upcast) as batches ``(implementations, cases)``: the
+    cases in order, each batch's cases wanting the same implementations, whose inputs it sends
+    once for all of them; at most :data:`BATCH_ENTRIES` values (calls times implementations,
+    at least one case) and :data:`BATCH_ARRAYS` array arguments (a case with more makes a batch
+    of its own)."""
+    wanted: dict[int, tuple[Case, list]] = {}
+    for case, index, upcast in missing:
+        wanted.setdefault(id(case), (case, []))[1].append((index, upcast))
+    found: list[Batch] = []
+    entries = arrays = 0
+    for case, which in wanted.values():
+        which = tuple(which)
+        more = sum(isinstance(a, np.ndarray) for args, kwargs in case.calls
+                   for a in (*args, *kwargs.values()))
+        size = len(case.calls) * len(which)
+        if (found and found[-1][0] == which and entries + size <= BATCH_ENTRIES
+                and arrays + more <= BATCH_ARRAYS):
+            found[-1][1].append(case)
+            entries, arrays = entries + size, arrays + more
+        else:
+            found.append((which, [case]))
+            entries, arrays = size, more
     return found
 
 
@@ -278,27 +284,30 @@ class SandboxExecutor:
             self._store(self._one_by_one(missing, sandbox))
             return
         grouped = batches(missing)
-        calls = [Call(test=f"implementation {batch[0][1]}{' upcast' if batch[0][2] else ''}"
-                           f" batch {number}", function=batch_name(batch[0][1], batch[0][2]),
-                      args=tuple((tuple(args), dict(kwargs))
-                                 for case, _, _ in batch for args, kwargs in case.calls))
-                 for number, batch in enumerate(grouped)]
+        calls = [Call(test=f"batch {number}", function=BATCH, args=(
+                          np.array(which, dtype=np.int64).reshape(-1, 2),
+                          *((tuple(args), dict(kwargs)) for case in cases
+                            for args, kwargs in case.calls)))
+                 for number, (which, cases) in enumerate(grouped)]
         try:
             outcomes = list(self._run(sandbox, calls).calls)
         except (TypeError, ValueError):  # nested arguments the wire refuses: one call each
             outcomes = []
         found: list[tuple[tuple[Case, int, bool], list[Computed]]] = []
         again = []
-        for number, batch in enumerate(grouped):
+        for number, (which, cases) in enumerate(grouped):
             outcome = outcomes[number] if number < len(outcomes) else None
-            size = sum(len(case.calls) for case, _, _ in batch)
+            size = sum(len(case.calls) for case in cases) * len(which)
             computed = (_unbatched(outcome.value, size)
                         if outcome is not None and outcome.status == "ok" else None)
             if computed is None:
-                again += batch
+                again += [(case, index, upcast) for case in cases for index, upcast in which]
                 continue
             values = iter(computed)
-            found += [(entry, [next(values) for _ in entry[0].calls]) for entry in batch]
+            for case in cases:  # call by call, each call's implementations in turn
+                per_call = [[next(values) for _ in which] for _ in case.calls]
+                found += [((case, index, upcast), [row[k] for row in per_call])
+                          for k, (index, upcast) in enumerate(which)]
         if again:
             found += self._one_by_one(again, sandbox)
         self._store(found)
@@ -424,4 +433,4 @@ def decode(data: dict) -> dict[str, dict]:
                    for key, computed in by_key.items()} for name, by_key in data.items()}
 
 
-__all__ = ["SandboxExecutor", "batch_name", "batches", "decode", "encode", "module_source"]
+__all__ = ["BATCH", "SandboxExecutor", "batches", "decode", "encode", "module_source"]

@@ -1,6 +1,7 @@
 """The authored executor's batches: every implementation's values on a seed come back from one
-sandbox run with one call per batch of cases, the same values (bit for bit) and the same
-errors as one call per value; a batch that does not come back whole is run call by call."""
+sandbox run with one call per batch of tests (each test's inputs sent once), the same values
+(bit for bit) and the same errors as one call per value; a batch that does not come back whole
+is run call by call."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,7 +9,7 @@ import pytest
 
 from grader.problems import pictures
 from grader.problems.authored import compile_document
-from grader.problems.authored.executor import (BATCH_ARRAYS, BATCH_CALLS, NO_VALUE,
+from grader.problems.authored.executor import (BATCH_ARRAYS, BATCH_ENTRIES, NO_VALUE,
                                                SandboxExecutor, batches)
 from grader.problems.base import Case
 from grader.sandbox import get_sandbox
@@ -87,7 +88,7 @@ def test_a_batch_that_stops_its_process_is_run_again_call_by_call(sandbox):
         mine, theirs = batched.values(extra, case), per_call.values(extra, case)
         assert [e for _, e in mine] == [e for _, e in theirs]
         assert same([v for v, _ in mine], [v for v, _ in theirs])
-        # the reference's values came from the batch run all the same
+        # the reference's values too (from the batch, or with it call by call)
         assert same(batched.values(0, case), per_call.values(0, case))
 
 
@@ -97,16 +98,24 @@ def case(name: str, arrays: int, calls: int = 1) -> Case:
                 basis="values", key=("p", 1, name))
 
 
-def test_batches_hold_one_implementation_and_stay_within_the_wire_bounds():
+def test_batches_send_each_tests_inputs_once_within_the_wire_bounds():
     small = [case(f"s{i}", 3) for i in range(20)]
-    missing = [(c, index, False) for index in (0, 1) for c in small]
+    missing = [(c, index, False) for c in small for index in (0, 1, 2)]
     found = batches(missing)
-    assert [len(b) for b in found] == [8, 8, 4, 8, 8, 4]  # BATCH_CALLS calls each
-    assert all(len({(i, u) for _, i, u in b}) == 1 for b in found)
-    wide = [case(f"w{i}", 12) for i in range(5)]
-    assert [len(b) for b in batches([(c, 0, False) for c in wide])] == [2, 2, 1]  # 24 arrays
+    # 3 implementations of 1 call each: 8 tests make 24 values
+    assert [len(cases) for _, cases in found] == [8, 8, 4]
+    assert all(which == ((0, False), (1, False), (2, False)) for which, _ in found)
+    assert [c.name for _, cases in found for c in cases] == [c.name for c in small]
+    wide = [case(f"w{i}", 12) for i in range(5)]  # 24 arrays fit, 36 do not
+    assert [len(cases) for _, cases in batches([(c, 0, False) for c in wide])] == [2, 2, 1]
     pair = [case(f"p{i}", 1, calls=2) for i in range(5)]
-    assert [len(b) for b in batches([(c, 0, True) for c in pair])] == [4, 1]
+    assert [len(cases) for _, cases in batches(
+        [(c, i, u) for c in pair for i, u in ((0, False), (1, False), (1, True))])] == [4, 1]
     huge = [case("h", BATCH_ARRAYS + 1), case("i", 1)]
-    assert [len(b) for b in batches([(c, 0, False) for c in huge])] == [1, 1]
-    assert BATCH_CALLS == 8 and BATCH_ARRAYS == 32
+    assert [len(cases) for _, cases in batches([(c, 0, False) for c in huge])] == [1, 1]
+    # a test that wants other implementations (its others cached) starts a batch of its own
+    mixed = batches([(small[0], 0, False), (small[0], 1, False), (small[1], 1, False),
+                     (small[2], 1, False)])
+    assert [(which, [c.name for c in cases]) for which, cases in mixed] == [
+        (((0, False), (1, False)), ["s0"]), (((1, False),), ["s1", "s2"])]
+    assert BATCH_ENTRIES == 24 and BATCH_ARRAYS == 32
