@@ -13,7 +13,12 @@ mistakes there as surely as a learner matching one mistake made that one. Mistak
 the same text (one rewrites a line the other edits) do not combine: no source says what making
 both would be.
 
-The sources are the instructor's (bounded by the document's limits); nothing here runs them.
+The sources are the instructor's; nothing here runs them, and the work is bounded whatever they
+hold: sources of at most :data:`MAX_SOURCE_CHARS` characters, the common beginning and end cut
+off in linear time, at most :data:`MAX_DIFF_TOKENS` differing tokens a side for the matcher
+(quadratic in them), at most :data:`MAX_EDITS` edits a mistake, pairwise checks between
+mistakes, and at most :data:`MAX_PARSED` combined sources parsed. Past a bound a mistake simply
+does not combine.
 """
 from __future__ import annotations
 
@@ -26,6 +31,10 @@ from itertools import combinations as subsets
 from typing import Sequence
 
 _SKIPPED = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER}
+MAX_SOURCE_CHARS = 20_000
+MAX_DIFF_TOKENS = 200
+MAX_EDITS = 32
+MAX_PARSED = 64
 
 
 @dataclass(frozen=True)
@@ -69,23 +78,35 @@ def _span(source: str, tokens: list, first: int, last: int, at: int) -> tuple[in
 def edits(reference: str, mistake: str) -> tuple[Edit, ...] | None:
     """The edits that turn ``reference`` into ``mistake`` (see the module docstring); None when
     either does not tokenize or they do not differ."""
+    if max(len(reference), len(mistake)) > MAX_SOURCE_CHARS:
+        return None
     try:
         ours, theirs = _tokens(reference), _tokens(mistake)
     except (tokenize.TokenError, SyntaxError, IndentationError):
         return None
-    matcher = difflib.SequenceMatcher(None, [t[:2] for t in ours], [t[:2] for t in theirs],
+    a, b = [t[:2] for t in ours], [t[:2] for t in theirs]
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    if max(len(a), len(b)) - head - tail > MAX_DIFF_TOKENS:
+        return None
+    matcher = difflib.SequenceMatcher(None, a[head:len(a) - tail], b[head:len(b) - tail],
                                       autojunk=False)
     found = []
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op == "equal":
             continue
+        i1, i2, j1, j2 = i1 + head, i2 + head, j1 + head, j2 + head
         start, end = _span(reference, ours, i1, i2, i1)
         text_start, text_end = _span(mistake, theirs, j1, j2, j1)
         if i1 == i2 and j1 < j2 and text_start < theirs[j1][2]:
             # whole lines inserted: at the start of the reference's line there
             start = end = reference.rfind("\n", 0, start) + 1
         found.append(Edit(start, end, mistake[text_start:text_end]))
-    return tuple(found) or None
+    return tuple(found) if 0 < len(found) <= MAX_EDITS else None
 
 
 def _conflict(a: Edit, b: Edit) -> bool:
@@ -98,17 +119,22 @@ def _conflict(a: Edit, b: Edit) -> bool:
         b.start == b.end and a.start < b.start < a.end)
 
 
+def compatible(a: tuple[Edit, ...], b: tuple[Edit, ...]) -> bool:
+    """True when no edit of ``a`` conflicts with one of ``b`` (overlapping text, not the same
+    edit)."""
+    return not any(_conflict(x, y) for x in a for y in b)
+
+
 def combined(reference: str, parts: Sequence[tuple[Edit, ...]]) -> str | None:
     """``reference`` with the edits of every one of ``parts`` (one per mistake) applied, or None
-    when two edits of different parts conflict (overlapping text, not the same edit) or the
-    result does not parse."""
-    chosen: list[Edit] = []
-    for part in parts:
-        for edit in part:
-            if any(_conflict(edit, other) for other in chosen):
-                return None
-            if edit not in chosen:
-                chosen.append(edit)
+    when two parts are not :func:`compatible` or the result does not parse."""
+    if not all(compatible(x, y) for x, y in subsets(parts, 2)):
+        return None
+    return _parsed(reference, parts)
+
+
+def _parsed(reference: str, parts: Sequence[tuple[Edit, ...]]) -> str | None:
+    chosen = list(dict.fromkeys(edit for part in parts for edit in part))
     text = reference
     for edit in sorted(chosen, key=lambda e: (e.start, e.end), reverse=True):
         text = text[:edit.start] + edit.text + text[edit.end:]
@@ -123,20 +149,22 @@ def combinations(reference: str, mistakes: Sequence[str], largest: int = 3, limi
                  ) -> list[tuple[tuple[int, ...], str]]:
     """``(mistake indices, source)`` of the pairs, then triples (up to ``largest``) of
     ``mistakes`` that combine, in table order, at most ``limit`` of them (each is one more
-    implementation computed in the sandbox on every test of a seed)."""
+    implementation computed in the sandbox) and at most :data:`MAX_PARSED` sources parsed."""
     found_edits = [edits(reference, source) for source in mistakes]
-    found = []
+    usable = [i for i, e in enumerate(found_edits) if e is not None]
+    pairs = {(i, j) for i, j in subsets(usable, 2) if compatible(found_edits[i], found_edits[j])}
+    found, parsed = [], 0
     for size in range(2, largest + 1):
-        for members in subsets(range(len(mistakes)), size):
-            if len(found) >= limit:
+        for members in subsets(usable, size):
+            if len(found) >= limit or parsed >= MAX_PARSED:
                 return found
-            parts = [found_edits[i] for i in members]
-            if any(part is None for part in parts):
+            if not all(pair in pairs for pair in subsets(members, 2)):
                 continue
-            source = combined(reference, parts)
+            parsed += 1
+            source = _parsed(reference, [found_edits[i] for i in members])
             if source is not None and source not in [reference, *mistakes]:
                 found.append((members, source))
     return found
 
 
-__all__ = ["Edit", "combinations", "combined", "edits"]
+__all__ = ["Edit", "MAX_DIFF_TOKENS", "combinations", "combined", "compatible", "edits"]

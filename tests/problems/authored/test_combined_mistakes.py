@@ -11,7 +11,8 @@ import pytest
 
 from grader.problems import scoring
 from grader.problems.authored import compile_document, parse
-from grader.problems.authored.edits import Edit, combinations, combined, edits
+from grader.problems.authored.edits import (MAX_DIFF_TOKENS, MAX_SOURCE_CHARS, Edit,
+                                            combinations, combined, edits)
 from grader.sandbox.api import Limits
 from tests.problems.authored.test_document import EXAMPLES
 
@@ -46,6 +47,23 @@ def test_mistakes_at_different_places_combine_and_at_the_same_place_do_not():
                                     "def f(a, b):\n    c = a + b\n    return c / 2\n"]) == [
         ((0, 2), "def f(a, b):\n    c = a - b\n    return c / 2\n"),
         ((1, 2), "def f(a, b):\n    c = a * b\n    return c / 2\n")]
+
+
+def test_mistakes_past_the_bounds_do_not_combine():
+    """The matcher is quadratic in the differing tokens: past :data:`MAX_DIFF_TOKENS` of them
+    (from the first differing token to the last: 6 tokens a line, ``x = x - 1`` and its line
+    end), or past :data:`MAX_SOURCE_CHARS`, a mistake is given no edits and combines with none."""
+    lines = MAX_DIFF_TOKENS // 6 + 2  # 35 lines: (35 - 1) * 6 + 1 = 205 tokens differ
+    reference = "def f(x):\n" + "    x = x + 1\n" * lines + "    return x\n"
+    mistake = "def f(x):\n" + "    x = x - 1\n" * lines + "    return x\n"
+    assert edits(reference, mistake) is None
+    # 25 lines changed: (25 - 1) * 6 + 1 = 145 tokens, one '-' for '+' a line
+    fewer = "def f(x):\n" + "    x = x - 1\n" * 25 + "    x = x + 1\n" * (lines - 25) + \
+        "    return x\n"
+    assert len(edits(reference, fewer)) == 25
+    long = reference + "#" * MAX_SOURCE_CHARS
+    assert edits(long, long.replace("x + 1", "x - 1", 1)) is None
+    assert combinations(reference, [mistake, mistake]) == []
 
 
 def test_which_mistakes_of_the_example_documents_combine():
