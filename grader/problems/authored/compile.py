@@ -11,7 +11,8 @@ its source (:class:`SourceImplementation`); ``picture`` a :class:`~grader.proble
 ``returns: output_and_weights`` a reference returning ``(output, weights)``. Mistakes whose
 edits of the reference combine (:mod:`grader.problems.authored.edits`, at most
 :data:`MAX_COMBINED` pairs and triples) are named together like the built-ins' toggles: their
-variants carry the edits as ``toggles`` and the executor computes the combined sources.
+variants carry the edits as ``toggles`` and the executor computes the combined sources when a
+diagnosis asks for one.
 """
 from __future__ import annotations
 
@@ -30,8 +31,8 @@ from grader.problems.spec import CaseSpec, Contract, Draw, Mistake, Param, Pictu
 
 #: The seed the visible examples are drawn with (once, the same for every learner).
 VISIBLE_SEED = 0
-#: Combinations of mistakes computed per seed, pairs first (each costs one more implementation
-#: on every test in the sandbox run).
+#: Combinations of mistakes a problem keeps, pairs first (each is one more implementation on
+#: every test of the run a diagnosis asks for, :meth:`SandboxExecutor.computing`).
 MAX_COMBINED = 8
 CHECK_NAMES = {"values": "values", "shapes": "shapes", "inputs": "inputs",
                "invariance": "relation"}
