@@ -11,7 +11,8 @@ dispatcher as ``POST /api/v1/assignments/<id>/regrades``; the CSVs are the API's
 The page reads the store a fixed number of times whatever the class size (the assignment, its
 submissions with their results, the course's learners, the course's time zone, the
 assignment's extensions; with authored problems, the course's problem versions and trial runs:
-:mod:`grader.web.problem_versions`): no query per learner or per submission (``tests/web/test_instructor_pages.py`` counts them).
+:mod:`grader.web.problem_versions`): no query per learner or per submission
+(``tests/web/test_instructor_pages.py`` counts them).
 """
 from __future__ import annotations
 

@@ -11,9 +11,9 @@ The run makes one call per batch of tests (:func:`batches`, :data:`BATCH`: each 
 sent once for every implementation, each value's exception or unportable return caught in the
 sandbox and sent back as its own entry), not one call per value: a sandbox call costs about
 0.1 CPU-ms of framing and decoding on the two sides, more than these small arrays' arithmetic,
-and so does every copy of the inputs sent (``benchmarks/authored_bench.py`` measures both). A batch that does not come back whole (a
-limit, a crash, a return the wire refuses) is run again call by call in a second run, each call
-its own test, as before batching. Mistakes that combine (:mod:`.edits`) are implementations
+and so does every copy of the inputs sent (``benchmarks/authored_bench.py`` measures both). A
+batch that does not come back whole (a limit, a crash, a return the wire refuses) is run again
+call by call in a second run, each call its own test, as before batching. Mistakes that combine (:mod:`.edits`) are implementations
 too, computed only when a diagnosis asks for one (:meth:`SandboxExecutor.computing`: one more
 run, for every combination on the grading's tests).
 Values are cached per seed (:data:`SEEDS_KEPT`) on the compiled problem, which is one version of
