@@ -1,5 +1,5 @@
 """Celery tasks: grade a submission by id, deliver a webhook, run a regrade, try an authored
-problem, and sweep.
+problem, answer a precheck (:mod:`grader.queue.prechecks`), and sweep.
 
 The tasks are defined once, at module level, with their names fixed (``workers.tasks.<name>``:
 messages already queued on the broker are consumed by any version that keeps them) and their
@@ -31,9 +31,12 @@ DELIVER_WEBHOOK = "workers.tasks.deliver_webhook"
 REGRADE = "workers.tasks.regrade"
 PROBLEM_TRIAL = "workers.tasks.problem_trial"
 SWEEP = "workers.tasks.sweep"
+PRECHECK = "workers.tasks.precheck"
 
 #: This process's grading service (see the module docstring).
 _service: GradingService | None = None
+#: This process's Redis client for prechecks' requests and replies (on the broker).
+_redis = None
 
 
 class GradeLater(Exception):
@@ -144,6 +147,23 @@ def problem_trial(task, trial_id: str) -> str | None:
 
     return run_problem_trial(service(task.app).store,
                              lambda: make_sandbox(task.app.conf.grader_config), trial_id)
+
+
+@shared_task(name=PRECHECK, bind=True, ignore_result=True)
+def precheck(task, request_id: str) -> str:
+    """Run the precheck ``request_id`` the API process left in Redis on this worker's warm
+    sandbox, the one its gradings use, and push the answer back
+    (:func:`grader.queue.prechecks.answer_precheck`). Not retried: the API waits a bounded time,
+    and a request taken once is gone."""
+    global _redis
+    from grader.queue.prechecks import answer_precheck
+
+    if _redis is None:
+        import redis
+
+        _redis = redis.Redis.from_url(task.app.conf.grader_config["CELERY_BROKER_URL"])
+    grading = service(task.app)
+    return answer_precheck(_redis, grading.catalog, lambda: grading.sandbox, request_id)
 
 
 @shared_task(name=SWEEP, bind=True)

@@ -65,6 +65,8 @@ def precheck(problem: CodeProblem, item_id: str, source: str, sandbox: Any, limi
     if run.status == "infrastructure_error":
         raise InfrastructureError(f"sandbox: {run.message or 'infrastructure error'}")
     report = run_report.report(run, cases, limits, problem.parameter_names)
+    run = scoring.canonical_outcomes(problem, run, cases, calls)  # a course's returns
+    picture_outcomes = pictures.canonical(problem, picture_outcomes)
     results, position = [], 0
     for case in cases:
         budget.check("the checks of the returned values")

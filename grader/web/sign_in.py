@@ -120,7 +120,7 @@ def instructor_index():
                              request.path)
     assignments = state().catalog.visible(learner.course_id)
     if learner.assignment_id is not None:
-        assignments = [a for a in assignments if a.id == learner.assignment_id]
+        assignments = [a for a in assignments if learner.may_open(a.id)]
     return render_template("web/instructor_index.html", learner=learner,
                            assignments=assignments, problems=problem_versions.problem_rows(
                                state().store, learner.course_id, assignments))
