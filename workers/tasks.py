@@ -21,7 +21,7 @@ from celery import current_app, shared_task, signals
 from sqlalchemy.exc import InterfaceError, OperationalError
 
 from grader.grading import GradingService
-from grader.queue.sweep import CELERY_WEBHOOK_GRACE, sweep as sweep_store
+from grader.queue.sweep import CELERY_WEBHOOK_GRACE, sweep as sweep_store, sweep_trials
 from grader.runtime import build_service, check_sandbox
 
 log = logging.getLogger(__name__)
@@ -170,8 +170,9 @@ def precheck(task, request_id: str) -> str:
 def sweep(task) -> list[str]:
     """:func:`grader.queue.sweep.sweep` on Celery: submissions left queued or running past
     ``SWEEP_AFTER_SECONDS`` are graded again, deliveries a minute overdue (their retry message
-    was lost) and authored problems' trials queued as long sent again; returns the re-queued
-    submission ids."""
+    was lost) and authored problems' trials queued or running as long sent again
+    (:func:`grader.queue.sweep.sweep_trials`: failed after ``MAX_GRADING_ATTEMPTS`` starts);
+    returns the re-queued submission ids."""
     from datetime import timedelta
 
     app = task.app
@@ -182,7 +183,8 @@ def sweep(task) -> list[str]:
         grade=lambda submission_id: app.tasks[GRADE].apply_async(args=[submission_id]),
         deliver=lambda delivery_id: deliver_later(app, delivery_id),
         webhook_grace=CELERY_WEBHOOK_GRACE)
-    # trials of authored problems whose message was lost: sent again
-    for trial_id in store.problem_trials.resend_stale(older_than):
-        app.tasks[PROBLEM_TRIAL].apply_async(args=[trial_id])
+    # trials of authored problems whose message was lost, or whose worker died: sent again
+    sweep_trials(store, older_than=older_than,
+                 max_attempts=service(app).max_attempts,
+                 send=lambda trial_id: app.tasks[PROBLEM_TRIAL].apply_async(args=[trial_id]))
     return requeued

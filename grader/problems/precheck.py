@@ -74,7 +74,8 @@ def precheck(problem: CodeProblem, item_id: str, source: str, sandbox: Any, limi
         outcomes += [None] * (len(case.calls) - len(outcomes))
         position += len(case.calls)
         results.append(scoring._judge(problem, case, outcomes, expected[case.name], run, report))
-    diagnosis.diagnose(problem, results, budget)
+    with scoring.computing(problem, cases, sandbox):
+        diagnosis.diagnose(problem, results, budget)
     tests = [{"name": r.case.name, "status": "passed" if r.passed else "failed",
               "output": scoring._test_output(problem, r, r.failure, r.signals)}
              for r in results]

@@ -8,6 +8,7 @@ cases drop out), then equally across a category's tests; visible examples count 
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
 from dataclasses import replace
 from typing import Any
 
@@ -160,9 +161,17 @@ def _evaluate(problem: CodeProblem, source: str, sandbox: Any, limits: Limits, s
         position += len(case.calls)
         results.append(_judge(problem, case, outcomes, expected[case.name], run, report))
     credit.apply(results)
-    diagnosis.diagnose(problem, results, budget)
+    with computing(problem, cases, sandbox):
+        diagnosis.diagnose(problem, results, budget)
     layouts.name(problem, results, probed, probe_outcomes)
     return results, run, report, picture_outcomes
+
+
+def computing(problem: CodeProblem, cases: list[Case], sandbox: Any):
+    """The context a diagnosis of ``cases`` runs in: an executor that computes values on demand
+    (an uploaded problem's combined mistakes, in ``sandbox``) gets them there."""
+    found = getattr(problem.executor, "computing", None)
+    return found(cases, sandbox) if found is not None else nullcontext()
 
 
 def _judge(problem: CodeProblem, case: Case, outcomes: list, expected: list, run: RunResult,
