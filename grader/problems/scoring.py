@@ -19,6 +19,7 @@ from grader.problems import credit, diagnosis, disclosure, examples, inputs, pic
 from grader.problems.base import REFERENCE, Case, CaseResult, CodeProblem
 from grader.problems.caps import reference_size, result_cap
 from grader.problems.compare import split_return
+from grader.problems.course import layouts
 from grader.problems.printed import bounded_stdout
 from grader.problems.source import normalize as normalize_source
 from grader.results import InfrastructureError, ItemResult, TestResult, split_points
@@ -137,9 +138,14 @@ def _evaluate(problem: CodeProblem, source: str, sandbox: Any, limits: Limits, s
     # picture are done: whatever it shows in full cannot carry one (Call.secret). The pictures
     # (visible examples only) never change a score (Call.optional; pictures.split).
     drawn = pictures.calls(problem)
+    # a course's multi-head weights layout: the visible examples in the other layouts too
+    # (optional calls, like the pictures; grader/problems/course/layouts.py)
+    probed = layouts.probes(problem, cases, expected)
     budget.check("building the tests")
-    full = sandbox.run(run_source(problem, source, cases), visible + drawn + hidden, limits)
-    run, picture_outcomes = pictures.split(full, len(visible), len(drawn))
+    full = sandbox.run(run_source(problem, source, cases),
+                       visible + drawn + [p.call for p in probed] + hidden, limits)
+    run, optional = pictures.split(full, len(visible), len(drawn) + len(probed))
+    picture_outcomes, probe_outcomes = optional[:len(drawn)], optional[len(drawn):]
     if run.status == "infrastructure_error":
         raise InfrastructureError(f"sandbox: {run.message or 'infrastructure error'}")
     report = run_report.report(run, cases, limits, problem.parameter_names)
@@ -157,6 +163,7 @@ def _evaluate(problem: CodeProblem, source: str, sandbox: Any, limits: Limits, s
     credit.apply(results)
     with computing(problem, cases, sandbox):
         diagnosis.diagnose(problem, results, budget)
+    layouts.name(problem, results, probed, probe_outcomes)
     return results, run, report, picture_outcomes
 
 

@@ -580,12 +580,25 @@ def test_fused_weights_are_sent_with_their_biases():
     W = [np.full((4, 4), float(i)) for i in range(4)]
     args, _ = problem.course.call((np.ones((3, 4)), *W, 2), {})
     assert args[1].shape == (4, 12) and args[1][0].tolist() == [0.0] * 4 + [1.0] * 4 + [2.0] * 4
-    assert args[2].tolist() == [0.0] * 12  # b_qkv: zeros
+    # X is sent shifted by u = (0.3, -0.2, 0.4, -0.1), and b_qkv = u @ W_qkv: u sums to 0.4,
+    # so u @ W is 0.4 * i in block i (W_q, W_k, W_v full of 0, 1, 2)
+    assert np.allclose(args[0], np.ones((3, 4)) - [0.3, -0.2, 0.4, -0.1])
+    assert np.allclose(args[2], [0.0] * 4 + [0.4] * 4 + [0.8] * 4)  # b_qkv: nonzero
     assert args[3] is W[3]
     assert np.allclose(args[4], 0.5 * np.cos(np.arange(4) + 1.0))  # b_o: nonzero
     assert problem.contract.startswith("def mha(x, c_attn_w, c_attn_b, c_proj_w, c_proj_b, "
                                        "n_head, mask=None)\n")
     assert "return concat @ c_proj_w + c_proj_b," in problem.contract
+
+
+def test_a_fused_visible_example_shows_its_shifted_inputs_as_decimals():
+    problem = compile_course(PROBLEMS["multi_head_attention"], FUSED_OPTIONS)
+    shown = examples.public_examples(problem)[0]["inputs"]
+    # the example's X row 2 is (0.0, 0.3, 0.0, -0.8), minus u = (0.3, -0.2, 0.4, -0.1)
+    assert examples.public_examples(PROBLEMS["multi_head_attention"])[0]["inputs"]["X"][2] == [
+        0.0, 0.3, 0.0, -0.8]
+    assert shown["x"][2] == [-0.3, 0.5, -0.4, -0.7]
+    assert all(round(b, 2) == b for b in shown["c_attn_b"])  # u @ W: two decimals
 
 
 @pytest.mark.parametrize("options,source", [
@@ -602,6 +615,33 @@ def test_fused_weights_without_the_output_bias_are_named(fake_sandbox):
                    FUSED_MHA.replace(" + c_proj_b\n", "\n"), fake_sandbox)
     assert diagnoses(result) == {"output_bias_missing"}
     assert "add c_proj_b after the output projection" in result.output
+
+
+def test_the_fused_call_projects_exactly_as_the_canonical_one():
+    """(X - u) @ W_qkv + b_qkv == X @ [W_q | W_k | W_v]: the canonical reference is the fused
+    call's answer."""
+    problem = compile_course(PROBLEMS["multi_head_attention"], FUSED_OPTIONS)
+    rng = np.random.default_rng(5)
+    X, W = rng.standard_normal((2, 5, 6)), [rng.standard_normal((6, 6)) for _ in range(4)]
+    args, _ = problem.course.call((X, *W, 3), {})
+    assert np.abs(args[0] @ args[1] + args[2] - X @ np.concatenate(W[:3], axis=1)).max() < 1e-10
+    assert np.abs(args[2]).min() > 0  # every entry of b_qkv counts
+
+
+def test_fused_weights_without_the_projection_bias_are_named(fake_sandbox):
+    result = grade("multi_head_attention", FUSED_OPTIONS,
+                   FUSED_MHA.replace("x @ c_attn_w + c_attn_b", "x @ c_attn_w"), fake_sandbox)
+    assert result.score < 5.0
+    assert diagnoses(result) == {"qkv_bias_missing"}
+    assert "The projection bias c_attn_b is not added" in result.output
+
+
+def test_fused_weights_without_either_bias_are_named(fake_sandbox):
+    source = FUSED_MHA.replace("x @ c_attn_w + c_attn_b", "x @ c_attn_w").replace(
+        " + c_proj_b\n", "\n")
+    result = grade("multi_head_attention", FUSED_OPTIONS, source, fake_sandbox)
+    assert diagnoses(result) == {"biases_missing"}
+    assert "Neither bias is added" in result.output
 
 
 def test_heads_that_are_not_causal_under_an_always_causal_course_are_named(fake_sandbox):

@@ -8,7 +8,9 @@ contract text, starter, messages and cases are the course's (:mod:`.wording`,
 :mod:`.cases`, :mod:`.mistakes`), with a
 :class:`~.adapter.CourseAdapter` that converts calls and returns at the sandbox boundary. The
 cases, reference, mistakes, checks and diagnosis stay canonical; compiled problems are cached
-per (problem id, options), so the same seed and options draw the same inputs.
+per (problem id, options), so the same seed and options draw the same inputs. Multi-head
+attention under another weights layout also sends its visible examples in the other layouts
+(:mod:`.layouts`), to name code written for one of them.
 """
 from __future__ import annotations
 

@@ -128,12 +128,31 @@ def output_bias(d_model: int) -> np.ndarray:
     return 0.5 * np.cos(np.arange(d_model, dtype=np.float64) + 1.0)
 
 
+def input_shift(d_model: int) -> np.ndarray:
+    """The shift u (d_model,) a fused-weights course's X is sent with: fixed, nonzero, one decimal
+    (0.3, -0.2, 0.4, -0.1, 0.2, -0.3, repeating), so a visible example's X - u still reads
+    as one-decimal numbers."""
+    pattern = np.array([0.3, -0.2, 0.4, -0.1, 0.2, -0.3])
+    return np.resize(pattern, d_model)
+
+
+def qkv_bias(u: np.ndarray, W_q: np.ndarray, W_k: np.ndarray, W_v: np.ndarray) -> np.ndarray:
+    """b_qkv = u @ [W_q | W_k | W_v] (3 d_model,) for the shift ``u`` of :func:`input_shift`:
+    then (X - u) @ W_qkv + b_qkv == X @ W_qkv exactly (up to rounding), so the canonical
+    reference on X is the right answer for the fused call on X - u."""
+    return np.concatenate([u @ np.asarray(W, dtype=np.float64) for W in (W_q, W_k, W_v)])
+
+
 def head_weights(values: list, layout: str) -> list:
     """Multi-head attention's canonical (X, W_q, W_k, W_v, W_o, num_heads, mask) with the weights
     in the course's ``layout``: ``per-head`` (W_q, W_k, W_v as (H, d_model, d_head), head h's
-    block of columns), ``fused`` (X, W_qkv = [W_q | W_k | W_v] (d_model, 3 d_model), b_qkv
-    zeros (3 d_model,), W_o, b_o (:func:`output_bias`), num_heads, mask). Values that are not
-    the canonical arrays are left as they are."""
+    block of columns), ``fused`` (X - u, W_qkv = [W_q | W_k | W_v] (d_model, 3 d_model),
+    b_qkv = u @ W_qkv (3 d_model,), W_o, b_o (:func:`output_bias`), num_heads, mask), u being
+    :func:`input_shift`: the projections of the fused call are those of the canonical one
+    ((X - u) @ W + u @ W = X @ W, up to rounding: both are rounded to 12 decimals), so the
+    canonical reference, mistakes and checks hold as they are, and a learner who leaves b_qkv
+    out computes the attention of X - u. Values that
+    are not the canonical arrays are left as they are."""
     found = list(values)
     X, W_q, W_k, W_v, W_o, heads = found[:6]
     if not all(isinstance(W, np.ndarray) and W.ndim == 2 for W in (W_q, W_k, W_v, W_o)) \
@@ -150,8 +169,16 @@ def head_weights(values: list, layout: str) -> list:
         return found
     d_model = W_q.shape[1]
     dtype = W_q.dtype
+    if isinstance(X, np.ndarray) and X.ndim >= 1 and X.shape[-1] == W_q.shape[0]:
+        u = input_shift(X.shape[-1])
+        # rounded to 12 decimals (a change of at most 5e-13, far below the tolerance), so a
+        # visible example's one-decimal X - u and its b_qkv read as the decimals they are
+        found[0] = np.round(np.asarray(X, dtype=np.float64) - u, 12).astype(
+            X.dtype if X.dtype.kind == "f" else np.float64)
+        found[2] = np.round(qkv_bias(u, W_q, W_k, W_v), 12).astype(dtype)
+    else:
+        found[2] = np.zeros(3 * d_model, dtype=dtype)
     found[1] = np.concatenate([W_q, W_k, W_v], axis=1)
-    found[2] = np.zeros(3 * d_model, dtype=dtype)
     found[3] = W_o
     found[4] = output_bias(W_o.shape[1]).astype(dtype)
     return found

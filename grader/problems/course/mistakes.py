@@ -1,6 +1,6 @@
 """What a course's conventions add to a problem's diagnosis (issue 21, part 1): a rule per
 fixed sentence of a return without the course's form, the mistakes only a course has (a
-softmax keeping axis -1 as its default, fused weights without the output bias), and checks
+softmax keeping axis -1 as its default, fused weights without a bias), and checks
 whose message names the course's dtype."""
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def course_checks(spec: ProblemSpec, options: Mapping[str, Any]) -> dict:
 def course_mistakes(spec: ProblemSpec, options: Mapping[str, Any]) -> tuple[Mistake, ...]:
     """The mistakes only a course's convention has: a softmax whose default axis is today's
     (the last) where the course's is another; fused multi-head weights without the output
-    bias."""
+    bias, without the projection bias b_qkv, or without both."""
     if spec.id == "multi_head_attention" and options.get("weights") == "fused":
         reference = spec.reference
 
@@ -71,8 +71,18 @@ def course_mistakes(spec: ProblemSpec, options: Mapping[str, Any]) -> tuple[Mist
             bias = convert.output_bias(np.shape(args[0])[-1])
             return (out[0] - bias, out[1]) if pair else out - bias
 
+        def no_qkv_bias(X, *args, **kwargs):  # the attention of the X - u the course sends
+            return reference(np.asarray(X, dtype=np.float64)
+                             - convert.input_shift(np.shape(X)[-1]), *args, **kwargs)
+
+        def no_biases(*args, **kwargs):
+            out, weights = no_qkv_bias(*args, **kwargs)
+            return out - convert.output_bias(np.shape(args[0])[-1]), weights
+
         return (mistake("output_bias_missing", text.NO_OUTPUT_BIAS,
-                        implementations=(no_output_bias,)),)
+                        implementations=(no_output_bias,)),
+                mistake("qkv_bias_missing", text.NO_QKV_BIAS, implementations=(no_qkv_bias,)),
+                mistake("biases_missing", text.NO_BIASES, implementations=(no_biases,)))
     if spec.id != "softmax" or "default_axis" not in options:
         return ()
     axis = options["default_axis"]

@@ -202,6 +202,17 @@ HEAD_WEIGHTS_DOC = {
 NO_OUTPUT_BIAS = ("The output bias is missing: this course's attention returns concat @ W_o + "
                   "b_o, so add b_o after the output projection.")
 
+#: Fused weights without the projection bias.
+NO_QKV_BIAS = ("The projection bias b_qkv is not added: this course's queries, keys and values "
+               "are np.split(X @ W_qkv + b_qkv, 3, axis=-1), so add b_qkv to X @ W_qkv before "
+               "splitting it.")
+
+#: Fused weights without either bias.
+NO_BIASES = ("Neither bias is added: this course's queries, keys and values are "
+             "np.split(X @ W_qkv + b_qkv, 3, axis=-1) and its output is concat @ W_o + b_o, "
+             "so add b_qkv to X @ W_qkv before splitting it and b_o after the output "
+             "projection.")
+
 #: The causal mask's other mistakes, told in a blocked-polarity course's terms (True or 1 above
 #: the diagonal), by tag.
 CAUSAL_BLOCKED = {
