@@ -10,6 +10,9 @@ measures the service with none, each one alone and all of them.
   RETURNING``; its history record carries the same time), and the notifier announces that row
   instead of reading it and its scoring time again; a regrade check that finds no regrade run
   reads nothing more.
+- ``checks``: a value check that agrees everywhere is decided by ``np.isclose``'s own test on
+  the arrays (:func:`grader.problems.compare.close_everywhere`); any NaN, inf or difference is
+  compared in full, as before, so every verdict and message stays the same.
 """
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ import os
 from functools import lru_cache
 
 #: Every lever, in the order the benchmark measures them.
-LEVERS = ("worker",)
+LEVERS = ("worker", "checks")
 
 
 def parse(value: str) -> frozenset[str]:

@@ -1,6 +1,8 @@
 """The CPU levers of issue 29 (grader/levers.py): each changes the work a grading costs, never
 what is graded, stored or announced."""
+import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 from sqlalchemy import event
 
 from grader import levers
@@ -11,6 +13,7 @@ from grader.grading.regrade import follow_regrades
 from grader.grading.service import GradingService
 from grader.items import Item
 from grader.notify import Notifier
+from grader.problems.compare import close_everywhere, mismatch, tolerance_scaled
 from grader.results import ItemResult
 from grader.store import Store
 
@@ -82,3 +85,42 @@ def test_the_worker_lever_announces_the_same_event_with_three_reads_fewer(graded
     assert on_record.created_at == on_row.finished_at
     # not read again: the submission by the regrade check and by the notifier, its history
     assert off_statements - on_statements == 3
+
+
+# -- checks ----------------------------------------------------------------------------------
+
+_entries = st.one_of(st.floats(-3, 3), st.sampled_from([np.nan, np.inf, -np.inf, 0.0]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_entries, min_size=6, max_size=6), st.lists(_entries, min_size=6, max_size=6),
+       st.lists(st.sampled_from([0.0, 1e-7, 1e-5, 3e-4, 1.0]), min_size=6, max_size=6),
+       st.one_of(st.none(), st.lists(st.booleans(), min_size=2, max_size=2)))
+def test_the_checks_lever_gives_every_verdict_and_message_as_before(expected, got, nudge,
+                                                                    rows):
+    """Arrays near, far from, equal to each other, with NaN and inf on either side, some rows
+    unchecked: the same message (or None) with the lever as without it."""
+    expected = np.array(expected).reshape(2, 3)
+    # half the entries of got: expected nudged by a small amount (within or just past
+    # tolerance), the others drawn on their own
+    got = np.where(np.arange(6).reshape(2, 3) % 2 == 0, expected + np.array(nudge).reshape(2, 3),
+                   np.array(got).reshape(2, 3))
+    rows = None if rows is None else np.array(rows)
+    verdicts = []
+    for value in ("none", "checks"):
+        with pytest.MonkeyPatch.context() as patch, np.errstate(invalid="ignore"):
+            patch.setenv("CPU_LEVERS", value)
+            verdicts.append(mismatch(got, expected, rows=rows))
+    assert verdicts[0] == verdicts[1]
+
+
+def test_close_everywhere_decides_only_what_isclose_would_pass():
+    expected = np.array([[1.0, np.inf], [2.0, -1.0]])
+    near = expected + 5e-5  # within atol 1e-5 + rtol 1e-4 * |e|
+    assert not close_everywhere(near, expected, None, 1e-4, 1e-5)  # an inf expected: not here
+    assert close_everywhere(near, expected, np.array([False, True]), 1e-4, 1e-5)  # row 0 skipped
+    assert not close_everywhere(expected[1] + 1e-3, expected[1], None, 1e-4, 1e-5)
+    assert close_everywhere(np.zeros((2, 0)), np.zeros((2, 0)), None, 1e-4, 1e-5)
+    assert mismatch(expected[1] + 1e-3, expected[1]) is not None
+    with tolerance_scaled(100.0):  # a problem's looser tolerance reaches the fast test
+        assert mismatch(expected[1] + 1e-3, expected[1]) is None
