@@ -124,3 +124,40 @@ def test_close_everywhere_decides_only_what_isclose_would_pass():
     assert mismatch(expected[1] + 1e-3, expected[1]) is not None
     with tolerance_scaled(100.0):  # a problem's looser tolerance reaches the fast test
         assert mismatch(expected[1] + 1e-3, expected[1]) is None
+
+
+# -- worker: the LTI channel's one lookup ------------------------------------------------------
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_grade_targets_and_the_platform_test_come_from_one_statement(backend, tmp_path,
+                                                                     request):
+    url = (f"sqlite:///{tmp_path / 'l.db'}" if backend == "sqlite"
+           else request.getfixturevalue("postgres_url"))
+    store = Store(url)
+    store.create_all()
+    store.courses.create_course("c1", "C 1")
+    store.courses.create_course("c2", "C 2")
+    lti = store.lti
+    assert lti.grade_targets_in_course("c1", "a", "l") == ([], False)
+    platform = lti.create_platform(
+        issuer="https://lms.example.edu", client_id="tool-1", deployment_ids=["d1"],
+        auth_login_url="https://lms.example.edu/auth",
+        auth_token_url="https://lms.example.edu/token",
+        key_set_url="https://lms.example.edu/jwks", course_id="c1")
+    assert lti.grade_targets_in_course("c1", "a", "l") == ([], True)
+    assert lti.grade_targets_in_course("c2", "a", "l") == ([], False)  # another course's
+    for link, learner in (("link-2", "l"), ("link-1", "l"), ("link-3", "other")):
+        lti.record_grade_target(platform_id=platform.id, deployment_id="d1",
+                                resource_link_id=link, user_sub=f"sub-{learner}",
+                                course_id="c1", assignment_id="a", learner_id=learner,
+                                lineitem_url=f"https://lms.example.edu/{link}",
+                                lineitems_url=None, scopes=[])
+    statements = []
+    event.listen(store.engine, "before_cursor_execute",
+                 lambda *args, **kwargs: statements.append(args[2]))
+    rows, has_platform = lti.grade_targets_in_course("c1", "a", "l")
+    assert len(statements) == 1
+    assert has_platform is True
+    assert [r.resource_link_id for r in rows] == ["link-2", "link-1"]  # by id, as recorded
+    assert [r.id for r in rows] == [r.id for r in lti.grade_targets("c1", "a", "l")]
+    store.dispose()
