@@ -13,9 +13,12 @@ from grader.grading.regrade import follow_regrades
 from grader.grading.service import GradingService
 from grader.items import Item
 from grader.notify import Notifier
+from grader.problems import PROBLEMS
 from grader.problems.compare import close_everywhere, mismatch, tolerance_scaled
 from grader.results import ItemResult
 from grader.store import Store
+from tests.problems.conftest import FakeSandbox
+from tests.problems.problem_helpers import grade_file, submission_names
 
 
 def test_lever_names_parse_and_an_unknown_one_stops_the_process_at_start():
@@ -161,3 +164,39 @@ def test_grade_targets_and_the_platform_test_come_from_one_statement(backend, tm
     assert [r.resource_link_id for r in rows] == ["link-2", "link-1"]  # by id, as recorded
     assert [r.id for r in rows] == [r.id for r in lti.grade_targets("c1", "a", "l")]
     store.dispose()
+
+
+# -- all levers: every built-in's samples graded alike -------------------------------------------
+
+_TIMINGS = ("execution_time", "sandbox_seconds", "grading_seconds", "seconds")
+
+
+def _untimed(value):
+    """A result record without its timings (which differ from run to run)."""
+    if isinstance(value, dict):
+        return {k: _untimed(v) for k, v in value.items() if k not in _TIMINGS}
+    if isinstance(value, list):
+        return [_untimed(v) for v in value]
+    return value
+
+
+@pytest.fixture
+def fake_sandbox():
+    return FakeSandbox()
+
+
+@pytest.mark.parametrize("problem", sorted(PROBLEMS))
+def test_every_sample_is_graded_alike_with_no_lever_and_with_all(monkeypatch, fake_sandbox,
+                                                                  problem):
+    """Scores, statuses, tags and every message of each built-in problem's correct and buggy
+    samples, for two seeds: the same with ``CPU_LEVERS=none`` as with ``all``."""
+    names = submission_names(problem, "correct_")[:1] + submission_names(problem, "bug_")
+    assert names
+    for name in names:
+        for seed in (3, 2 ** 40 + 17):
+            records = []
+            for value in ("none", "all"):
+                monkeypatch.setenv("CPU_LEVERS", value)
+                records.append(_untimed(grade_file(fake_sandbox, problem, name,
+                                                   seed=seed).to_dict()))
+            assert records[0] == records[1], (name, seed)
