@@ -10,7 +10,8 @@ measures the service with none, each one alone and all of them.
   RETURNING``; its history record carries the same time), and the notifier announces that row
   instead of reading it and its scoring time again; a regrade check that finds no regrade run
   reads nothing more; the LTI channel reads the learner's grade targets and whether the course
-  has a platform in one statement. 9 statements per grading become 5.
+  has a platform in one statement; both reads run without a transaction around them (no BEGIN
+  and ROLLBACK round trips on PostgreSQL). 9 statements per grading become 5.
 - ``checks``: a value check that agrees everywhere is decided by ``np.isclose``'s own test on
   the arrays (:func:`grader.problems.compare.close_everywhere`); any NaN, inf or difference is
   compared in full, as before, so every verdict and message stays the same.

@@ -44,8 +44,13 @@ def prefix_clash(new: str, old: str) -> str:
 
 
 class LtiRepository:
-    def __init__(self, sessions):
+    """``single``: sessions for one-statement reads (autocommit on PostgreSQL, as
+    :class:`grader.store.regrades.RegradeRepository`'s), used by
+    :meth:`grade_targets_in_course`; default ``sessions``."""
+
+    def __init__(self, sessions, single=None):
         self.sessions = sessions
+        self.single = single or sessions
 
     # -- platforms ------------------------------------------------------------------------------
     def create_platform(self, **fields) -> LtiPlatform:
@@ -291,7 +296,7 @@ class LtiRepository:
                                                  LtiGradeTarget.assignment_id == assignment_id,
                                                  LtiGradeTarget.learner_id == learner_id))
                  .order_by(LtiGradeTarget.id))
-        with self.sessions() as session:
+        with self.single() as session:  # one statement: no transaction around it
             found = session.execute(query).all()
         return [row for row, _ in found if row is not None], bool(found and found[0][1])
 
