@@ -184,6 +184,8 @@ def _judge(problem: CodeProblem, case: Case, outcomes: list, expected: list, run
         failure = problem.checks[case.check]([o.value for o in outcomes], expected, case)
     except Exception as exc:  # noqa: BLE001 - odd learner values must not crash grading
         failure = f"the returned value could not be checked ({type(exc).__name__})"
+    if failure and problem.course is not None:  # a shape in the course's form
+        failure = problem.course.failure(failure)
     return CaseResult(case, outcomes, passed=failure is None, expected=expected,
                       failure=failure or "")
 

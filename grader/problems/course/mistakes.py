@@ -31,7 +31,8 @@ def form_rules(adapter: CourseAdapter) -> tuple[Rule, ...]:
             found[convert.PADDING_ROW[0]] = convert.PADDING_ROW[1]
         if options.get("layout") == "halves":
             found[convert.INTERLEAVED[0]] = convert.INTERLEAVED[1]
-    return tuple(Rule(tag=tag, message=message, explains=_form_explains(message))
+    return tuple(Rule(tag=tag, message=adapter.named(message),
+                      explains=_form_explains(adapter.named(message)))
                  for tag, message in found.items())
 
 

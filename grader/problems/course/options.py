@@ -234,7 +234,7 @@ def _value(problem_id: str, prof: Profile, field: str, key: str, value: Any,
         return _one_of(field, value, HEAD_WEIGHTS)
     if key == "ranks":
         if (not isinstance(value, (list, tuple)) or not value
-                or any(isinstance(r, bool) or r not in prof.ranks for r in value)):
+                or any(type(r) is not int or r not in prof.ranks for r in value)):
             raise ContractOptionError(field, "must be a non-empty list of input ranks among "
                                              f"{', '.join(map(str, prof.ranks))}")
         return tuple(sorted(set(value)))

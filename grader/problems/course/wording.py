@@ -216,11 +216,12 @@ def starter(spec: ProblemSpec, options: Mapping[str, Any], adapter: CourseAdapte
                                                   names_of(spec, adapter)),
                                       text.rename("shape (1, seq_len, d_model)",
                                                   names_of(spec, adapter)))
-        notes.append(" ".join(filter(None, [
+        notes.append(text.rename(" ".join(filter(None, [
             "Sines in the first half of the columns, cosines in the second."
             if options.get("layout") == "halves" else "",
             "Shape (1, seq_len, d_model)." if options.get("shape") == "[1, L, d]" else "",
-            "Row 0 all zeros (padding)." if options.get("padding_row") else ""])))
+            "Row 0 all zeros (padding)." if options.get("padding_row") else ""])),
+            names_of(spec, adapter)))
     if notes:
         marker = '    raise NotImplementedError'
         note = "\n".join("    # " + n for n in _wrap(" ".join(notes)))

@@ -1,0 +1,88 @@
+"""Contract options met by a new instructor (fresh-user review of issue 21, part 1): options the
+tests could never exercise are refused naming the field, and the course's form sentences, starter
+notes and shape failures use the course's names and shapes."""
+from __future__ import annotations
+
+import pytest
+
+from grader.problems import PROBLEMS, scoring
+from grader.problems.course import ContractOptionError, compile_course
+from grader.sandbox.api import Limits
+
+#: The TensorFlow tutorial's encoding as a course writes it: a (1, length, depth) buffer.
+TF_ENCODING = {"parameters": ["length", "depth"], "shape": "[1, L, d]"}
+#: The Annotated Transformer's subsequent_mask(size): (1, size, size).
+SUBSEQUENT = {"function": "subsequent_mask", "parameters": ["size"], "shape": [1, "n", "n"]}
+
+
+def grade(problem_id, options, source, sandbox, seed=3):
+    problem = compile_course(PROBLEMS[problem_id], options)
+    return scoring.grade(problem, "item", 10.0, source, sandbox, Limits(), seed)
+
+
+def visible_output(result, name):
+    return next(t.output for t in result.tests if t.name == name)
+
+
+@pytest.mark.parametrize("options", [{"default_axis": 3}, {"default_axis": -4},
+                                     {"default_axis": 2, "ranks": [1, 2]}])
+def test_a_default_axis_no_hidden_input_has_is_refused(options):
+    # softmax's hidden inputs have rank 1 to 3: axis 3 and -4 exist on none, axis 2 only on
+    # the rank-3 ones, which ranks [1, 2] leaves out; a default never called is never checked
+    with pytest.raises(ContractOptionError) as raised:
+        compile_course(PROBLEMS["softmax"], options)
+    assert raised.value.field == "contract.default_axis"
+    assert f"axis {options['default_axis']}" in raised.value.reason
+
+
+def test_a_default_axis_some_hidden_input_has_is_taken():
+    problem = compile_course(PROBLEMS["softmax"], {"default_axis": 2})
+    assert problem.contract.startswith("def softmax(x, axis=2)\n")
+
+
+@pytest.mark.parametrize("ranks", [[3.0], [3, "4"], [None]])
+def test_ranks_that_are_not_integers_are_refused(ranks):
+    with pytest.raises(ContractOptionError) as raised:
+        compile_course(PROBLEMS["scaled_dot_product_attention"], {"ranks": ranks})
+    assert raised.value.field == "contract.ranks"
+
+
+def test_the_encoding_starter_note_uses_the_courses_names():
+    starter = compile_course(PROBLEMS["positional_encoding"], TF_ENCODING).starter
+    assert "Shape (1, length, depth)." in starter
+    assert "seq_len" not in starter and "d_model" not in starter
+
+
+def test_a_form_sentence_uses_the_courses_names(fake_sandbox):
+    source = ("import numpy as np\n\n\ndef positional_encoding(length, depth):\n"
+              "    return np.zeros((length, depth))\n")
+    result = grade("positional_encoding", TF_ENCODING, source, fake_sandbox)
+    assert result.score == 0
+    assert "this course's shape, (length, depth) with a leading axis" in result.output
+    assert "seq_len" not in result.output and "d_model" not in result.output
+    causal = ("import numpy as np\n\n\ndef subsequent_mask(size):\n"
+              "    return np.tril(np.ones((size, size), dtype=bool))\n")
+    result = grade("causal_mask", SUBSEQUENT, causal, fake_sandbox)
+    assert "this course's shape, (size, size) with a leading axis" in result.output
+
+
+def test_a_wrong_shape_after_the_leading_axis_is_told_in_the_courses_shape(fake_sandbox):
+    # the visible example positional_encoding(3, 4) expects (1, 3, 4); one column too many is
+    # (1, 3, 5), not the canonical (3, 5) against (3, 4)
+    source = ("import numpy as np\n\n\ndef positional_encoding(length, depth):\n"
+              "    return np.zeros((1, length, depth + 1))\n")
+    result = grade("positional_encoding", TF_ENCODING, source, fake_sandbox)
+    output = visible_output(result, "example: positional_encoding(3, 4)")
+    assert "the output has shape (1, 3, 5), expected (1, 3, 4)" in output
+    # subsequent_mask(3) expects (1, 3, 3); a mask one longer is (1, 4, 4)
+    causal = ("import numpy as np\n\n\ndef subsequent_mask(size):\n"
+              "    return np.tril(np.ones((1, size + 1, size + 1), dtype=bool))\n")
+    result = grade("causal_mask", SUBSEQUENT, causal, fake_sandbox)
+    output = visible_output(result, "example: subsequent_mask(3)")
+    assert "the output has shape (1, 4, 4), expected (1, 3, 3)" in output
+
+
+def test_a_course_without_a_leading_axis_keeps_the_canonical_shape_message():
+    adapter = compile_course(PROBLEMS["positional_encoding"], {"layout": "halves"}).course
+    message = "the output has shape (3, 5), expected (3, 4)"
+    assert adapter.failure(message) == message
