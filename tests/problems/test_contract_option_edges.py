@@ -86,3 +86,36 @@ def test_a_course_without_a_leading_axis_keeps_the_canonical_shape_message():
     adapter = compile_course(PROBLEMS["positional_encoding"], {"layout": "halves"}).course
     message = "the output has shape (3, 5), expected (3, 4)"
     assert adapter.failure(message) == message
+
+
+def test_hidden_tests_are_shown_in_the_courses_words_and_keep_their_draws(fake_sandbox):
+    options = {"function": "attention", "parameters": ["q", "k", "v", "mask"],
+               "mask": "numeric-blocked"}
+    source = ("import numpy as np\n\n\ndef attention(q, k, v, mask):\n"
+              "    s = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])\n"
+              "    if mask is not None:\n        s = s + mask * -1e9\n"
+              "    w = np.exp(s - s.max(axis=-1, keepdims=True))\n"
+              "    return (w / w.sum(axis=-1, keepdims=True)) @ v\n")
+    result = grade("scaled_dot_product_attention", options, source, fake_sandbox)
+    names = {t.name for t in result.tests}
+    assert "inputs: q, k, v and mask are not modified in place" in names
+    assert "inputs: Q, K, V and mask are not modified in place" not in names
+    assert result.score == 10.0
+    # the cases keep their own names (each seeds its draw): only what is shown changes
+    problem = compile_course(PROBLEMS["scaled_dot_product_attention"], options)
+    assert set(problem.course.test_names) == {c.name for c in problem.spec.cases
+                                              if not c.visible}
+
+
+def test_the_causal_masks_test_names_say_the_courses_shape_and_convention(fake_sandbox):
+    source = ("import numpy as np\n\n\ndef subsequent_mask(size):\n"
+              "    return (np.triu(np.ones((1, size, size)), k=1) == 0)\n")
+    names = {t.name for t in grade("causal_mask", SUBSEQUENT, source, fake_sandbox).tests}
+    assert {"shapes: a square (1, size, size) array", "shapes: a larger size",
+            "edge cases: size = 1 (the token sees itself)"} <= names
+    additive = ("import numpy as np\n\n\ndef causal_mask(n):\n"
+                "    return (1 - np.tri(n)) * -1e10\n")
+    result = grade("causal_mask", {"mask": "additive"}, additive, fake_sandbox)
+    assert result.score == 10.0
+    assert "dtypes: the mask is an additive float mask (0 = may attend, a large negative "\
+           "number = blocked)" in {t.name for t in result.tests}

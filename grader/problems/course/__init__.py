@@ -128,7 +128,8 @@ def _compile(problem: CodeProblem, options: Mapping[str, Any]) -> CodeProblem:
     course_spec = replace(spec, contract=contract, cases=kept, mistakes=known, rules=rules,
                           checks=mistakes.course_checks(spec, options))
     compiled = compile_problem(course_spec)
-    compiled.course = adapter
+    compiled.course = replace(adapter, test_names={
+        c.name: wording.test_name(spec, options, names, c.name) for c in kept if not c.visible})
     return compiled
 
 

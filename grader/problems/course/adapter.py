@@ -51,7 +51,9 @@ class CourseAdapter:
     defaults (filled in when a later parameter is passed); ``options`` the normalised options
     (:func:`grader.problems.course.options.normalise`); ``mask_index`` the canonical index of a
     boolean mask parameter; ``kind`` says which return conversion applies (``"attention"``,
-    ``"causal_mask"``, ``"encoding"`` or ``""``)."""
+    ``"causal_mask"``, ``"encoding"`` or ``""``); ``test_names`` the name each hidden test is
+    shown under, in the course's words (:func:`~.wording.test_name`; the case's own name seeds
+    its draw and stays)."""
 
     problem_id: str
     function: str
@@ -62,6 +64,7 @@ class CourseAdapter:
     options: Mapping[str, Any] = field(default_factory=dict)
     mask_index: int | None = None
     kind: str = ""
+    test_names: Mapping[str, str] = field(default_factory=dict)
 
     def _canonical(self, args: tuple, kwargs: dict) -> list[Any]:
         values = list(args) + [_MISSING] * (len(self.defaults) - len(args))

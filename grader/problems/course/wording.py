@@ -43,6 +43,22 @@ def message(spec: ProblemSpec, options: Mapping[str, Any], names: Mapping[str, s
     return text.rename(message, names)
 
 
+def test_name(spec: ProblemSpec, options: Mapping[str, Any], names: Mapping[str, str],
+              name: str) -> str:
+    """A hidden test's ``name`` as the course's learner reads it: the course's parameter names,
+    mask convention and leading axis (``inputs: q, k, v and mask are not modified in place``,
+    ``shapes: a square (1, size, size) array``, ``dtypes: the mask is 0/1 numbers with 1 =
+    blocked``). Only what is shown changes: the case keeps its name, which seeds its draw."""
+    mask = options.get("mask")
+    if mask:
+        name = name.replace("the mask is boolean", "the mask is " + text.MASK_SHORT[mask])
+    if spec.id == "causal_mask" and options.get("shape") == "[1, n, n]":
+        name = name.replace("(n, n)", "(1, n, n)")
+    if spec.id == "positional_encoding" and options.get("shape") == "[1, L, d]":
+        name = name.replace("(seq_len, d_model)", "(1, seq_len, d_model)")
+    return text.rename(name, names)
+
+
 def course_defaults(spec: ProblemSpec, adapter: CourseAdapter) -> tuple[Any, ...]:
     found = []
     for index in adapter.order:
