@@ -119,3 +119,21 @@ def test_the_causal_masks_test_names_say_the_courses_shape_and_convention(fake_s
     assert result.score == 10.0
     assert "dtypes: the mask is an additive float mask (0 = may attend, a large negative "\
            "number = blocked)" in {t.name for t in result.tests}
+
+
+@pytest.mark.parametrize("function", ["args", "kwargs", "_grader_np", "_grader_result"])
+def test_a_function_name_the_inputs_wrapper_uses_is_refused(function):
+    # the wrapper calls the function from inside def __grader_inputs_after__(*args, **kwargs),
+    # whose locals args, kwargs, _grader_np and _grader_result would hide it: a correct softmax
+    # named args lost its inputs-not-modified test ("'tuple' object is not callable")
+    with pytest.raises(ContractOptionError) as raised:
+        compile_course(PROBLEMS["softmax"], {"function": function})
+    assert raised.value.field == "contract.function"
+    assert "reserved" in raised.value.reason
+
+
+def test_a_function_named_like_a_module_the_learner_may_import_is_taken(fake_sandbox):
+    source = ("import numpy\n\n\ndef np(x, axis=-1):\n"
+              "    e = numpy.exp(x - numpy.max(x, axis=axis, keepdims=True))\n"
+              "    return e / numpy.sum(e, axis=axis, keepdims=True)\n")
+    assert grade("softmax", {"function": "np"}, source, fake_sandbox).score == 10.0

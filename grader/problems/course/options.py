@@ -38,6 +38,11 @@ ADDITIVE_BLOCKED = -1e9
 MASK_SHAPES = ("[Lq, Lk]", "[1, Lq, Lk]", "[B, Lq, Lk]", "[B, 1, Lq, Lk]", "[B, 1, 1, Lk]")
 TODAYS_MASK_SHAPES = ("[Lq, Lk]", "[B, Lq, Lk]", "[B, 1, Lq, Lk]", "[B, 1, 1, Lk]")
 
+#: Function names the grader's "inputs not modified" wrapper (:mod:`grader.problems.inputs`)
+#: uses for its own locals, so a course's function cannot have them (nor any name starting with
+#: ``_grader``).
+RESERVED_FUNCTIONS = ("args", "kwargs")
+
 LAYOUTS = ("interleaved", "halves")
 ENCODING_SHAPES = ("[L, d]", "[1, L, d]")
 CAUSAL_SHAPES = ("[n, n]", "[1, n, n]")
@@ -212,8 +217,12 @@ def _value(problem_id: str, prof: Profile, field: str, key: str, value: Any,
     if key == "function":
         if not _identifier(value):
             raise ContractOptionError(field, "must be a Python function name")
-        if value.startswith("__grader"):  # the grader's own wrapper (grader/problems/inputs.py)
-            raise ContractOptionError(field, "names starting with __grader are reserved")
+        # the grader's own wrapper (grader/problems/inputs.py) and the names it calls the
+        # function from: a function called args would be the wrapper's *args tuple
+        if value.startswith("_grader") or value.startswith("__grader") \
+                or value in RESERVED_FUNCTIONS:
+            raise ContractOptionError(field, "names starting with _grader, and "
+                                             f"{', '.join(RESERVED_FUNCTIONS)}, are reserved")
         return value
     if key == "parameters":
         if not isinstance(value, (list, tuple)) or len(value) != len(canonical):
