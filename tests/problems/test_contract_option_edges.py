@@ -137,3 +137,50 @@ def test_a_function_named_like_a_module_the_learner_may_import_is_taken(fake_san
               "    e = numpy.exp(x - numpy.max(x, axis=axis, keepdims=True))\n"
               "    return e / numpy.sum(e, axis=axis, keepdims=True)\n")
     assert grade("softmax", {"function": "np"}, source, fake_sandbox).score == 10.0
+
+
+#: The TensorFlow tutorial's look-ahead mask: create_look_ahead_mask(size), 1 = blocked.
+LOOK_AHEAD = {"function": "create_look_ahead_mask", "parameters": ["size"],
+              "mask": "numeric-blocked"}
+
+
+def _look_ahead(body: str) -> str:
+    return f"import numpy as np\n\n\ndef create_look_ahead_mask(size):\n    return {body}\n"
+
+
+def test_an_additive_mask_under_a_numeric_course_is_told_the_courses_mask(fake_sandbox):
+    result = grade("causal_mask", LOOK_AHEAD,
+                   _look_ahead("(1 - np.tril(np.ones((size, size)))) * -1e9"), fake_sandbox)
+    assert "additive_mask" in {tag.split(":", 1)[1] for t in result.tests for tag in t.tags
+                               if tag.startswith("diagnosis:")}
+    assert "instead of this course's mask of zeros and ones: 1 where attending is BLOCKED" \
+        in result.output
+    assert "return True where attending is allowed" not in result.output
+    dtype = next(t.output for t in result.tests if t.tags[0] == "dtypes")
+    assert dtype.startswith("Failed: the mask is not an array of zeros and ones")
+    assert "1 - np.tril(np.ones((size, size)))" in dtype
+
+
+def test_a_boolean_mask_under_a_numeric_course_is_told_it_is_boolean(fake_sandbox):
+    result = grade("causal_mask", LOOK_AHEAD,
+                   _look_ahead("np.triu(np.ones((size, size), dtype=bool), k=1)"), fake_sandbox)
+    failed = [t for t in result.tests if t.status == "failed"]
+    assert [t.tags[0] for t in failed] == ["dtypes"]  # the values are right
+    assert failed[0].output.startswith("Failed: the mask is boolean, expected numbers")
+    assert "'1 - np.tril(np.ones((size, size)))'" in failed[0].output
+
+
+def test_an_interleaved_encoding_under_a_halves_course_is_not_told_to_interleave(fake_sandbox):
+    # sine and cosine swapped and interleaved, in a course of halves: the d_model = 4 example
+    # reads as today's "two halves" mistake, which here means the learner interleaved
+    options = {"parameters": ["position", "d_model"], "layout": "halves"}
+    source = ("import numpy as np\n\n\ndef positional_encoding(position, d_model):\n"
+              "    angle = np.arange(position)[:, None] / 10000 ** (np.arange(0, d_model, 2)"
+              " / d_model)\n    pe = np.zeros((position, d_model))\n"
+              "    pe[:, 0::2] = np.cos(angle)\n"
+              "    pe[:, 1::2] = np.sin(angle[:, :d_model // 2])\n    return pe\n")
+    result = grade("positional_encoding", options, source, fake_sandbox)
+    assert result.score < 10.0
+    assert "the layout required here interleaves them" not in result.output
+    example = visible_output(result, "example: positional_encoding(3, 4)")
+    assert "this course writes it in two halves" in example

@@ -126,7 +126,7 @@ def _compile(problem: CodeProblem, options: Mapping[str, Any]) -> CodeProblem:
         replace(r, message=wording.message(spec, options, names, r.tag, r.message))
         for r in spec.rules)
     course_spec = replace(spec, contract=contract, cases=kept, mistakes=known, rules=rules,
-                          checks=mistakes.course_checks(spec, options))
+                          checks=mistakes.course_checks(spec, options, names))
     compiled = compile_problem(course_spec)
     compiled.course = replace(adapter, test_names={
         c.name: wording.test_name(spec, options, names, c.name) for c in kept if not c.visible})

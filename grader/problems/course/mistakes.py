@@ -44,15 +44,25 @@ def _form_explains(message: str) -> Callable[[list[CaseResult]], list[str]]:
     return explains
 
 
-def course_checks(spec: ProblemSpec, options: Mapping[str, Any]) -> dict:
+def course_checks(spec: ProblemSpec, options: Mapping[str, Any],
+                  names: Mapping[str, str] | None = None) -> dict:
+    """The problem's checks, the causal mask's dtype test saying the course's dtype (in the
+    course's ``names``): a boolean mask where the course's is numbers (it comes back as uint8,
+    :func:`.convert.causal_mask`) is told "the mask is boolean", any other wrong mask (an
+    additive one) that it is not zeros and ones."""
     checks = dict(spec.checks)
-    sentence = text.CAUSAL_DTYPE.get(options.get("mask", ""))
+    mask = options.get("mask", "")
+    sentence = text.rename(text.CAUSAL_DTYPE.get(mask) or "", names or {})
+    other = text.rename(text.CAUSAL_NOT_ZERO_ONE.get(mask, sentence), names or {})
     if spec.id == "causal_mask" and sentence and "boolean" in checks:
         original = checks["boolean"]
 
         @functools.wraps(original)
         def course_dtype(got, expected, case):
-            return None if original(got, expected, case) is None else sentence
+            if original(got, expected, case) is None:
+                return None
+            boolean = getattr(got[0], "dtype", None) == np.uint8  # the learner's bool
+            return sentence if boolean else other
 
         course_dtype.basis = original.basis  # type: ignore[attr-defined]
         checks["boolean"] = course_dtype

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from grader.problems.course import convert
 from grader.problems.course import options as options_module
 from grader.problems.course import text
 from grader.problems.course.adapter import CourseAdapter
@@ -29,6 +30,10 @@ def message(spec: ProblemSpec, options: Mapping[str, Any], names: Mapping[str, s
                     "additive_mask": text.CAUSAL_ADDITIVE.get(mask)}.get(tag)
         if mask in ("blocked", "numeric-blocked"):
             override = override or text.CAUSAL_BLOCKED.get(tag)
+    elif spec.id == "positional_encoding" and options.get("layout") == "halves":
+        # the canonical "two halves" mistake, read through the course's halves, is a learner
+        # who interleaved (for d_model = 4 the two column orders are one permutation)
+        override = {"halves_concatenated": convert.INTERLEAVED[1]}.get(tag)
     elif options.get("causal"):
         override = {"mask_ignored": text.NOT_CAUSAL}.get(tag)
     else:
