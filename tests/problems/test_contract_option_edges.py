@@ -184,3 +184,19 @@ def test_an_interleaved_encoding_under_a_halves_course_is_not_told_to_interleave
     assert "the layout required here interleaves them" not in result.output
     example = visible_output(result, "example: positional_encoding(3, 4)")
     assert "this course writes it in two halves" in example
+
+
+def test_a_mask_parameter_with_another_name_is_written_once_in_the_starter():
+    options = {"parameters": ["query", "key", "value", "attn_mask"], "mask": "blocked"}
+    problem = compile_course(PROBLEMS["scaled_dot_product_attention"], options)
+    assert "; attn_mask boolean, True = blocked." in problem.starter
+    assert "attn_attn_mask" not in problem.starter
+
+
+def test_test_names_rename_the_mask_parameter_not_the_noun():
+    options = {"parameters": ["query", "key", "value", "attn_mask"]}
+    names = set(compile_course(PROBLEMS["scaled_dot_product_attention"],
+                               options).course.test_names.values())
+    assert "inputs: query, key, value and attn_mask are not modified in place" in names
+    assert "masking: causal mask (L, L) with a batch axis" in names
+    assert "stability: logits in the thousands under a mask" in names

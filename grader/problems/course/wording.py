@@ -61,7 +61,11 @@ def test_name(spec: ProblemSpec, options: Mapping[str, Any], names: Mapping[str,
         name = name.replace("(n, n)", "(1, n, n)")
     if spec.id == "positional_encoding" and options.get("shape") == "[1, L, d]":
         name = name.replace("(seq_len, d_model)", "(1, seq_len, d_model)")
-    return text.rename(name, names)
+    # "mask" in a test's name is the noun ("a causal mask (L, L)"), except where it lists the
+    # parameters ("Q, K, V and mask are not modified")
+    course_mask = names.get("mask", "mask")
+    name = name.replace(" and mask are not modified", f" and {course_mask} are not modified")
+    return text.rename(name, {k: v for k, v in names.items() if k != "mask"})
 
 
 def course_defaults(spec: ProblemSpec, adapter: CourseAdapter) -> tuple[Any, ...]:
@@ -198,7 +202,10 @@ def starter(spec: ProblemSpec, options: Mapping[str, Any], adapter: CourseAdapte
     notes = []
     mask, returns = options.get("mask"), options.get("returns")
     if spec.id == "scaled_dot_product_attention":
-        starter = starter.replace("mask boolean, True = may attend",
+        # the starter is in the course's names already: a mask called attn_mask is
+        # "attn_mask boolean, ..." (replacing "mask boolean" in it gave "attn_attn_mask")
+        starter = starter.replace(text.rename("mask boolean, True = may attend",
+                                              names_of(spec, adapter)),
                                   text.rename(_DOC["mask"][mask or "allowed"],
                                               names_of(spec, adapter)))
         if returns and text.RETURNS_TEXT.get(returns):
