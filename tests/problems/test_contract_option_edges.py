@@ -200,3 +200,19 @@ def test_test_names_rename_the_mask_parameter_not_the_noun():
     assert "inputs: query, key, value and attn_mask are not modified in place" in names
     assert "masking: causal mask (L, L) with a batch axis" in names
     assert "stability: logits in the thousands under a mask" in names
+
+
+@pytest.mark.parametrize("options,field", [
+    ({"function": "a" * 101}, "contract.function"),
+    ({"parameters": ["x", "b" * 101]}, "contract.parameters[1]"),
+])
+def test_a_name_longer_than_100_characters_is_refused(options, field):
+    with pytest.raises(ContractOptionError) as raised:
+        compile_course(PROBLEMS["softmax"], options)
+    assert raised.value.field == field
+    assert "at most 100 characters" in raised.value.reason
+
+
+def test_a_name_of_100_characters_is_taken():
+    problem = compile_course(PROBLEMS["softmax"], {"function": "a" * 100})
+    assert problem.function == "a" * 100

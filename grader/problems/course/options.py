@@ -126,8 +126,14 @@ def profile(problem_id: str) -> Profile:
     return PROFILES.get(problem_id, Profile())
 
 
+#: The longest function or parameter name a course may give (longer ones are refused: every
+#: contract text, starter and message repeats them).
+MAX_NAME = 100
+
+
 def _identifier(name: Any) -> bool:
-    return isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name)
+    return (isinstance(name, str) and len(name) <= MAX_NAME and name.isidentifier()
+            and not keyword.iskeyword(name))
 
 
 def _one_of(field: str, value: Any, allowed: tuple[str, ...]) -> str:
@@ -216,7 +222,8 @@ def _value(problem_id: str, prof: Profile, field: str, key: str, value: Any,
            canonical: tuple[str, ...]) -> Any:
     if key == "function":
         if not _identifier(value):
-            raise ContractOptionError(field, "must be a Python function name")
+            raise ContractOptionError(field, "must be a Python function name (at most "
+                                             f"{MAX_NAME} characters)")
         # the grader's own wrapper (grader/problems/inputs.py) and the names it calls the
         # function from: a function called args would be the wrapper's *args tuple
         if value.startswith("_grader") or value.startswith("__grader") \
@@ -231,7 +238,8 @@ def _value(problem_id: str, prof: Profile, field: str, key: str, value: Any,
                                              f"{_without_mask(prof)})")
         for index, name in enumerate(value):
             if not _identifier(name):
-                raise ContractOptionError(f"{field}[{index}]", "must be a Python name")
+                raise ContractOptionError(f"{field}[{index}]", "must be a Python name (at most "
+                                                               f"{MAX_NAME} characters)")
         if len(set(value)) != len(value):
             raise ContractOptionError(field, "parameter names repeat")
         return tuple(value)
