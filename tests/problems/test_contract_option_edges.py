@@ -216,3 +216,18 @@ def test_a_name_longer_than_100_characters_is_refused(options, field):
 def test_a_name_of_100_characters_is_taken():
     problem = compile_course(PROBLEMS["softmax"], {"function": "a" * 100})
     assert problem.function == "a" * 100
+
+
+def test_a_nan_mask_under_an_additive_course_is_not_told_it_is_not_a_float(fake_sandbox):
+    source = ("import numpy as np\n\n\ndef causal_mask(n):\n"
+              "    m = (1 - np.tri(n)) * -1e9\n    m[0, 0] = np.nan\n    return m\n")
+    result = grade("causal_mask", {"mask": "additive"}, source, fake_sandbox)
+    assert result.score == 0
+    dtype = next(t.output for t in result.tests if t.tags[0] == "dtypes")
+    assert dtype.startswith("Failed: the mask holds entries that are neither zero nor a large "
+                            "negative number (NaN, say)")
+    boolean = ("import numpy as np\n\n\ndef causal_mask(n):\n"
+               "    return np.tril(np.ones((n, n), dtype=bool))\n")
+    result = grade("causal_mask", {"mask": "additive"}, boolean, fake_sandbox)
+    dtype = next(t.output for t in result.tests if t.tags[0] == "dtypes")
+    assert dtype.startswith("Failed: the mask is not a float array")

@@ -61,12 +61,25 @@ def course_checks(spec: ProblemSpec, options: Mapping[str, Any],
         def course_dtype(got, expected, case):
             if original(got, expected, case) is None:
                 return None
-            boolean = getattr(got[0], "dtype", None) == np.uint8  # the learner's bool
-            return sentence if boolean else other
+            return sentence if _learners_own_form(got[0], mask) else other
 
         course_dtype.basis = original.basis  # type: ignore[attr-defined]
         checks["boolean"] = course_dtype
     return checks
+
+
+def _learners_own_form(value: Any, mask: str) -> bool:
+    """The causal mask ``value`` (after :func:`.convert.causal_mask`) is a well-formed mask of
+    another dtype than the course's: a boolean one under a numeric course (it comes back as
+    uint8), a boolean or 0/1 one under an additive course (it comes back as 0 / -inf). Linear
+    in the array's size."""
+    dtype = getattr(value, "dtype", None)
+    if mask != "additive":
+        return dtype == np.uint8
+    if dtype is None or dtype.kind != "f":
+        return True  # not a float array at all
+    with np.errstate(all="ignore"):
+        return bool(np.all((value == 0) | (value == -np.inf)))
 
 
 def course_mistakes(spec: ProblemSpec, options: Mapping[str, Any]) -> tuple[Mistake, ...]:

@@ -118,6 +118,9 @@ CAUSAL_NOT_ZERO_ONE = {
                        "(or int) array of zeros and ones, e.g. 'np.tril(np.ones((n, n)))'",
     "numeric-blocked": "the mask is not an array of zeros and ones: this course's mask is a float "
                        "(or int) array of zeros and ones, e.g. '1 - np.tril(np.ones((n, n)))'",
+    "additive": "the mask holds entries that are neither zero nor a large negative number "
+                "(NaN, say): this course's mask is additive, a float array of zeros (may "
+                "attend) and large negative numbers (blocked)",
 }
 
 CAUSAL_DTYPE = {
