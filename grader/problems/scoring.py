@@ -223,9 +223,13 @@ def case_points(problem: CodeProblem, cases: list[Case], points: float) -> dict[
 
 
 def _show(value: Any) -> str:
+    """A visible example's value laid out like NumPy prints it: numbers as floats (4 decimals),
+    a boolean array (a mask) as True/False rather than ``1. 0.``."""
     try:
-        return np.array2string(np.asarray(value, dtype=np.float64), precision=4,
-                               suppress_small=True, threshold=200)
+        array = np.asarray(value)
+        if array.dtype != np.bool_:
+            array = np.asarray(value, dtype=np.float64)
+        return np.array2string(array, precision=4, suppress_small=True, threshold=200)
     except (TypeError, ValueError):
         return repr(value)[:400]
 
