@@ -54,8 +54,8 @@ def main(config: dict[str, Any], jobs: Connection, events: Connection,
     # (grader.app.create_app), and each child migrating again only logged Alembic's ~15 INFO
     # lines once more per grading process
     store = Store(config["DATABASE_URL"])
-    service = build_service(config, store=store, schedule_webhook=lambda delivery_id: send(("deliver",
-                                                                               delivery_id)),
+    service = build_service(config, store=store,
+                            schedule_webhook=lambda delivery_id: send(("deliver", delivery_id)),
                             announce=lambda submission_id: send(("final", submission_id)))
     stop = threading.Event()
     try:

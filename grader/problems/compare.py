@@ -123,8 +123,9 @@ def mismatch(got: Any, expected: np.ndarray, what: str = "output",
         n_inf = int((np.isinf(array) & bad_values).sum())
         first = _fmt_index(np.argwhere(bad_values)[0])
         parts = [f"{n} {name}" for n, name in ((n_nan, "NaN"), (n_inf, "inf")) if n]
-        return (f"the {what} {agrees(what, 'contains')} {' and '.join(parts)} in {int(bad_values.sum())} of "
-                f"{int(keep.sum())} checked entries (first at index {first})")
+        return (f"the {what} {agrees(what, 'contains')} {' and '.join(parts)} in "
+                f"{int(bad_values.sum())} of {int(keep.sum())} checked entries (first at index "
+                f"{first})")
     close = np.isclose(array, expected, rtol=rtol * scale, atol=atol * scale,
                        equal_nan=True) | ~keep
     if close.all():

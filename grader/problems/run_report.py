@@ -149,7 +149,8 @@ def _stops(run: RunResult, cases: list[Case], limits: Limits, names: tuple[str, 
             memory=format_bytes(limits.memory_bytes))
         case = by_name.get(stop.test)
         sizes = input_sizes(case, names) if case is not None else ""
-        parts.append(f"'{shown.get(stop.test, stop.test)}' ({words}{f'; input sizes: {sizes}' if sizes else ''})")
+        quoted = shown.get(stop.test, stop.test)
+        parts.append(f"'{quoted}' ({words}{f'; input sizes: {sizes}' if sizes else ''})")
         stopped[stop.test] = (f"this test {words}; it lost its points and the tests after it ran "
                               "in a fresh process" if stop.kind != "crashed" else
                               f"this test {words}: {_first_line(stop.message)}")
