@@ -9,7 +9,10 @@ Run: ``.venv/bin/python benchmarks/authored_bench.py [--mode auto] [--repeat 20]
 * **CPU-ms per grading**: a correct softmax graded ``--repeat`` times by the built-in ``softmax``
   and by ``examples/problems/softmax.yaml``, each on new seeds (the document's reference then
   runs in the sandbox once per seed) and again on the same seeds (a regrade: the reference's
-  values are cached). CPU is the user + system time of this process and every process under it
+  values are cached), and on new seeds once more with one sandbox call per value (the executor
+  before batching, ``SandboxExecutor(batch=False)``: the before of the same run); then a buggy
+  softmax (the sum over the whole array: every test fails, so the mistakes' values are computed
+  too) the same ways. CPU is the user + system time of this process and every process under it
   (the sandbox server and its jobs), from ``/proc``, so a busy machine does not inflate it.
 """
 from __future__ import annotations
@@ -34,6 +37,7 @@ from grader.sandbox.api import Limits  # noqa: E402
 TICKS = os.sysconf("SC_CLK_TCK")
 EXAMPLES = ROOT / "examples" / "problems"
 CORRECT = (ROOT / "grader/problems/builtin/softmax/samples/correct_keepdims.py").read_text()
+BUGGY = (ROOT / "grader/problems/builtin/softmax/samples/bug_whole_array.py").read_text()
 
 
 def _children() -> dict[int, list[int]]:
@@ -63,17 +67,18 @@ def tree_cpu_seconds(root: int | None = None) -> float:
     return total
 
 
-def grading_costs(problem, sandbox, seeds) -> dict[str, float]:
+def grading_costs(problem, sandbox, seeds, source: str = CORRECT) -> dict[str, float]:
     """Mean CPU-ms (every process; the clock ticks in 10 ms, so a mean over many gradings),
-    mean CPU-ms of this (trusted) process alone, and median wall ms per grading."""
+    mean CPU-ms of this (trusted) process alone, and median wall ms per grading of ``source``
+    (the correct softmax: full marks; else a buggy one: less)."""
     walls, own = [], []
     before = tree_cpu_seconds()
     for seed in seeds:
         started, mine = time.perf_counter(), time.process_time()
-        result = scoring.grade(problem, "bench", 10.0, CORRECT, sandbox, Limits(), seed)
+        result = scoring.grade(problem, "bench", 10.0, source, sandbox, Limits(), seed)
         walls.append((time.perf_counter() - started) * 1000)
         own.append((time.process_time() - mine) * 1000)
-        assert result.score == 10.0, result.output
+        assert (result.score == 10.0) == (source == CORRECT), result.output
     total = (tree_cpu_seconds() - before) * 1000 / len(walls)
     return {"cpu_ms_mean": round(total, 1), "trusted_cpu_ms_mean": round(statistics.mean(own), 1),
             "wall_ms_median": round(statistics.median(walls), 1)}
@@ -117,15 +122,28 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("SANDBOX_MODE", args.mode)
     figures: dict = {"uploads": upload_figures()}
-    document = compile_document(parse((EXAMPLES / "softmax.yaml").read_text()))
+    text = (EXAMPLES / "softmax.yaml").read_text()
+    document = compile_document(parse(text))
+    per_call = compile_document(parse(text))
+    per_call.executor.batch = False
     sandbox = get_sandbox(args.mode)
     try:
         seeds = range(1000, 1000 + args.repeat)
-        grading_costs(PROBLEMS["softmax"], sandbox, range(3))  # warm both
-        grading_costs(document, sandbox, range(3))
+        other = range(5000, 5000 + args.repeat)
+        for problem in (PROBLEMS["softmax"], document, per_call):  # warm every one
+            grading_costs(problem, sandbox, range(3))
         figures["builtin_softmax"] = grading_costs(PROBLEMS["softmax"], sandbox, seeds)
         figures["document_softmax_new_seeds"] = grading_costs(document, sandbox, seeds)
+        figures["document_softmax_new_seeds_one_call_per_value"] = grading_costs(
+            per_call, sandbox, other)
         figures["document_softmax_cached_seeds"] = grading_costs(document, sandbox, seeds)
+        buggy = range(9000, 9000 + args.repeat)
+        figures["builtin_softmax_buggy"] = grading_costs(PROBLEMS["softmax"], sandbox, buggy,
+                                                         BUGGY)
+        figures["document_softmax_buggy_new_seeds"] = grading_costs(document, sandbox, buggy,
+                                                                    BUGGY)
+        figures["document_softmax_buggy_new_seeds_one_call_per_value"] = grading_costs(
+            per_call, sandbox, buggy, BUGGY)
     finally:
         sandbox.close()
     print(json.dumps(figures, indent=2))

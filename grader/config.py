@@ -76,6 +76,9 @@ SETTINGS: dict[str, tuple[type, Any]] = {
     "LTI_RATE_LIMIT": (str, "120 per minute;2000 per hour"),
     # prechecks (visible examples only, answered at once: grader/api/prechecks.py) per learner
     "PRECHECK_RATE_LIMIT": (str, "20 per minute;200 per hour"),
+    # production mode: how long the API waits for a grading worker's answer to a precheck
+    # (grader/queue/prechecks.py) before answering 503 precheck_timeout
+    "PRECHECK_WAIT_SECONDS": (float, 20.0),
     # observability (grader/observability; README "Observability"): JSON log handler on the root
     # logger, one access-log line per request, the log format (json | text) and root level
     "LOG_JSON": (bool, True),

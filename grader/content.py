@@ -18,6 +18,7 @@ from grader.ids import ID
 from grader.items import Item, get_kind, unknown_kind_message
 from grader.items.base import MAX_POINTS, points_problem
 from grader.problems.builtin import FAMILY_ASSIGNMENT, family_assignment
+from grader.problems.course.options import ContractOptionError
 from grader.rubric.refs import follows_latest, parse_ref
 
 
@@ -129,6 +130,8 @@ def compile_assignment(raw: Any, content_dir: Path, where: str = "assignment",
         loadable = {k: v for k, v in item_raw.items() if k != "hidden_tests"}
         try:
             item = kind.load(item_id, loadable, content_dir)
+        except ContractOptionError as exc:  # items[2].contract.mask: must be one of ...
+            raise ContentError(f"{here}.{exc.field}: {exc.reason}") from exc
         except (ValueError, KeyError, TypeError) as exc:
             raise ContentError(f"{here} ({item_id}): {exc}") from exc
         item.spec["hidden_tests"] = hidden_tests

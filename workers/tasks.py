@@ -1,5 +1,5 @@
 """Celery tasks: grade a submission by id, deliver a webhook, run a regrade, try an authored
-problem, and sweep.
+problem, answer a precheck (:mod:`grader.queue.prechecks`), and sweep.
 
 The tasks are defined once, at module level, with their names fixed (``workers.tasks.<name>``:
 messages already queued on the broker are consumed by any version that keeps them) and their
@@ -21,7 +21,7 @@ from celery import current_app, shared_task, signals
 from sqlalchemy.exc import InterfaceError, OperationalError
 
 from grader.grading import GradingService
-from grader.queue.sweep import CELERY_WEBHOOK_GRACE, sweep as sweep_store
+from grader.queue.sweep import CELERY_WEBHOOK_GRACE, sweep as sweep_store, sweep_trials
 from grader.runtime import build_service, check_sandbox
 
 log = logging.getLogger(__name__)
@@ -31,9 +31,12 @@ DELIVER_WEBHOOK = "workers.tasks.deliver_webhook"
 REGRADE = "workers.tasks.regrade"
 PROBLEM_TRIAL = "workers.tasks.problem_trial"
 SWEEP = "workers.tasks.sweep"
+PRECHECK = "workers.tasks.precheck"
 
 #: This process's grading service (see the module docstring).
 _service: GradingService | None = None
+#: This process's Redis client for prechecks' requests and replies (on the broker).
+_redis = None
 
 
 class GradeLater(Exception):
@@ -146,12 +149,30 @@ def problem_trial(task, trial_id: str) -> str | None:
                              lambda: make_sandbox(task.app.conf.grader_config), trial_id)
 
 
+@shared_task(name=PRECHECK, bind=True, ignore_result=True)
+def precheck(task, request_id: str) -> str:
+    """Run the precheck ``request_id`` the API process left in Redis on this worker's warm
+    sandbox, the one its gradings use, and push the answer back
+    (:func:`grader.queue.prechecks.answer_precheck`). Not retried: the API waits a bounded time,
+    and a request taken once is gone."""
+    global _redis
+    from grader.queue.prechecks import answer_precheck
+
+    if _redis is None:
+        import redis
+
+        _redis = redis.Redis.from_url(task.app.conf.grader_config["CELERY_BROKER_URL"])
+    grading = service(task.app)
+    return answer_precheck(_redis, grading.catalog, lambda: grading.sandbox, request_id)
+
+
 @shared_task(name=SWEEP, bind=True)
 def sweep(task) -> list[str]:
     """:func:`grader.queue.sweep.sweep` on Celery: submissions left queued or running past
     ``SWEEP_AFTER_SECONDS`` are graded again, deliveries a minute overdue (their retry message
-    was lost) and authored problems' trials queued as long sent again; returns the re-queued
-    submission ids."""
+    was lost) and authored problems' trials queued or running as long sent again
+    (:func:`grader.queue.sweep.sweep_trials`: failed after ``MAX_GRADING_ATTEMPTS`` starts);
+    returns the re-queued submission ids."""
     from datetime import timedelta
 
     app = task.app
@@ -162,7 +183,8 @@ def sweep(task) -> list[str]:
         grade=lambda submission_id: app.tasks[GRADE].apply_async(args=[submission_id]),
         deliver=lambda delivery_id: deliver_later(app, delivery_id),
         webhook_grace=CELERY_WEBHOOK_GRACE)
-    # trials of authored problems whose message was lost: sent again
-    for trial_id in store.problem_trials.resend_stale(older_than):
-        app.tasks[PROBLEM_TRIAL].apply_async(args=[trial_id])
+    # trials of authored problems whose message was lost, or whose worker died: sent again
+    sweep_trials(store, older_than=older_than,
+                 max_attempts=service(app).max_attempts,
+                 send=lambda trial_id: app.tasks[PROBLEM_TRIAL].apply_async(args=[trial_id]))
     return requeued

@@ -67,6 +67,12 @@ class CodeItemSchema(_ItemBase):
                        "the course's problems (POST /problems): <id> pins its newest version "
                        "when the assignment is saved, <id>@<version> that version"})
     limits = fields.Nested(LimitsSchema)
+    contract = fields.Dict(keys=fields.String(), metadata={
+        "description": "a built-in problem in the course's own conventions (each key optional, "
+                       "defaults = today's contract): function, parameters, mask (allowed, "
+                       "blocked, numeric-allowed, numeric-blocked, additive), returns (output, "
+                       "output+weights, weights+output, weights), ranks, layout, shape, "
+                       "padding_row, default_axis; which apply depends on the problem"})
     hidden_tests = fields.String(validate=validate.OneOf(HIDDEN_TEST_MODES),
                                  metadata={"description": "after_due_date: hidden tests show "
                                                           "only pass/fail until due_at"})

@@ -57,15 +57,37 @@ class PrecheckSchema(Schema):
     items = fields.List(fields.Nested(PrecheckItemSchema))
 
 
-def prechecks() -> Prechecks:
-    """This app's :class:`Prechecks` (made on first use from ``state().sandbox_factory``)."""
+def prechecks():
+    """This app's prechecks: a :class:`Prechecks` on this process's sandbox (the embedded
+    default, ``state().sandbox_factory``), or in production mode a
+    :class:`~grader.queue.prechecks.QueuedPrechecks` that a grading worker answers on its own
+    sandbox (the API process has none). Made on first use."""
     found = current_app.extensions.get("grader_prechecks")
     if found is None:
         factory = state().sandbox_factory
-        if factory is None:
-            raise ApiError(503, "sandbox_unavailable", "this process runs no prechecks", None)
-        found = current_app.extensions.setdefault("grader_prechecks", Prechecks(factory))
+        if factory is not None:
+            found = Prechecks(factory)
+        else:
+            found = _queued()
+        found = current_app.extensions.setdefault("grader_prechecks", found)
     return found
+
+
+def _queued():
+    """Prechecks through the grading queue, when grading runs on Celery over Redis."""
+    from grader.queue.prechecks import QueuedPrechecks
+
+    config = state().config
+    broker = str(config.get("CELERY_BROKER_URL") or "")
+    dispatcher = state().dispatcher
+    if not broker.startswith(("redis://", "rediss://", "unix://")) or \
+            not hasattr(dispatcher, "precheck"):
+        raise ApiError(503, "sandbox_unavailable", "this process runs no prechecks and has no "
+                       "Redis grading queue to send them to", None)
+    import redis
+
+    return QueuedPrechecks(redis.Redis.from_url(broker), dispatcher.precheck,
+                           float(config.get("PRECHECK_WAIT_SECONDS", 20.0)))
 
 
 def check_precheck_rate(course_id: str, learner_id: str) -> None:
@@ -82,11 +104,17 @@ def check_precheck_rate(course_id: str, learner_id: str) -> None:
 
 def run_prechecks(assignment, responses: dict) -> list[dict]:
     """The prechecks of ``responses`` (validated already); 503 ``sandbox_unavailable`` when the
-    sandbox cannot run them."""
+    sandbox cannot run them, 503 ``precheck_timeout`` (``Retry-After``) when, in production
+    mode, no grading worker answered within ``PRECHECK_WAIT_SECONDS``."""
+    from grader.queue.prechecks import PrecheckTimeout
     from grader.sandbox import SandboxUnavailable
 
     try:
         return prechecks().check(assignment, responses)
+    except PrecheckTimeout as exc:
+        raise ApiError(503, "precheck_timeout", f"the precheck could not run: {exc}; nothing "
+                       "was run, try again in a minute", None,
+                       headers={"Retry-After": "30"}) from None
     except (SandboxUnavailable, InfrastructureError) as exc:
         raise ApiError(503, "sandbox_unavailable", f"the precheck could not run: {exc}",
                        None) from None
@@ -99,7 +127,9 @@ class PrecheckView(MethodView):
     @blp.alt_response(404, schema="Error", description="Unknown assignment or item")
     @blp.alt_response(422, schema="Error", description="Malformed submission")
     @blp.alt_response(429, schema="Error", description="Too many prechecks for the learner")
-    @blp.alt_response(503, schema="Error", description="The sandbox cannot run the check")
+    @blp.alt_response(503, schema="Error", description="The sandbox cannot run the check "
+                      "(sandbox_unavailable), or no grading worker answered in time "
+                      "(precheck_timeout, production mode)")
     def post(self, body, assignment_id):
         """Check code on the visible examples only (roles: lms, instructor).
 

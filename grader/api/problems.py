@@ -167,11 +167,12 @@ def problem_view(record) -> dict:
 
 
 def trial_run_view(run) -> dict:
-    """A queued trial: status (``queued``, ``running``, ``done``, ``failed``), the report once
-    done, the reason once failed, and the version's status when the run decides it."""
+    """A queued trial: status (``queued``, ``running``, ``done``, ``failed``), how many times a
+    worker started it (``attempts``: the sweep queues one whose worker died again), the report
+    once done, the reason once failed, and the version's status when the run decides it."""
     view = {"id": run.id, "problem_id": run.problem_id, "version": run.version,
-            "status": run.status, "mutants": run.mutants, "report": run.report,
-            "error": run.error}
+            "status": run.status, "attempts": run.attempts or 0, "mutants": run.mutants,
+            "report": run.report, "error": run.error}
     if run.decides:
         record = state().store.content.problem(run.course_id, run.problem_id, run.version)
         view["problem_status"] = record.status if record is not None else None

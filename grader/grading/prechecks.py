@@ -41,29 +41,34 @@ class Prechecks:
             sandbox.close()
 
     def check(self, assignment, responses: dict[str, dict]) -> list[dict[str, Any]]:
-        """One :meth:`grader.problems.precheck.PrecheckResult.to_dict` per code item answered
-        in ``responses`` (validated already), in the assignment's order; other kinds have no
-        visible examples and are left out. An empty code response is answered without a run.
-        Raises :class:`InfrastructureError` when the sandbox fails or the trusted side's CPU
-        budget runs out (never the learner's fault)."""
-        results, budget = [], submission_budget()
-        for item in assignment.items.values():
-            response = responses.get(item.id)
-            if item.kind != "code" or response is None:
-                continue
-            problem = problem_of(item)
-            code, notes = response_source(response)
-            if not code.strip():
-                results.append({"item_id": item.id, "kind": "code", "problem": problem.id,
-                                "passed": 0, "total": len(problem.visible_cases()), "tests": [],
-                                "output": "\n".join(filter(None, [notes, EMPTY_CODE])),
-                                "stdout": "", "seconds": 0.0})
-                continue
-            try:
-                found = precheck(problem, item.id, code, self.sandbox(), item.spec["limits"],
-                                 budget)
-            except BudgetExceeded as exc:
-                raise InfrastructureError(f"item {item.id!r}: {exc}") from exc
-            found.summary = "\n".join(filter(None, [notes, found.summary]))
-            results.append(found.to_dict())
-        return results
+        """:func:`check_items` on this process's sandbox."""
+        return check_items(assignment, responses, self.sandbox)
+
+
+def check_items(assignment, responses: dict[str, dict],
+                sandbox_of: Callable[[], Any]) -> list[dict[str, Any]]:
+    """One :meth:`grader.problems.precheck.PrecheckResult.to_dict` per code item answered in
+    ``responses`` (validated already), in the assignment's order, run on ``sandbox_of()`` (called
+    only when a code item needs it); other kinds have no visible examples and are left out. An
+    empty code response is answered without a run. Raises :class:`InfrastructureError` when the
+    sandbox fails or the trusted side's CPU budget runs out (never the learner's fault)."""
+    results, budget = [], submission_budget()
+    for item in assignment.items.values():
+        response = responses.get(item.id)
+        if item.kind != "code" or response is None:
+            continue
+        problem = problem_of(item)
+        code, notes = response_source(response)
+        if not code.strip():
+            results.append({"item_id": item.id, "kind": "code", "problem": problem.id,
+                            "passed": 0, "total": len(problem.visible_cases()), "tests": [],
+                            "output": "\n".join(filter(None, [notes, EMPTY_CODE])),
+                            "stdout": "", "seconds": 0.0})
+            continue
+        try:
+            found = precheck(problem, item.id, code, sandbox_of(), item.spec["limits"], budget)
+        except BudgetExceeded as exc:
+            raise InfrastructureError(f"item {item.id!r}: {exc}") from exc
+        found.summary = "\n".join(filter(None, [notes, found.summary]))
+        results.append(found.to_dict())
+    return results

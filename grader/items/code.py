@@ -1,10 +1,11 @@
 """The ``code`` item kind: a learner implements one function of :data:`grader.problems.PROBLEMS`.
 
 Item YAML: ``{id, kind: code, points, problem: <problem id>, limits: {wall_seconds: 5, ...,
-imports: [scipy]}, prompt: optional}`` (``limits.imports``: modules the learner's code may import
-besides NumPy and the standard library, checked against what is installed when the item is
-loaded). ``problem`` names a built-in problem or, in a course's assignment, one of the course's
-authored problems (``<id>`` pins its newest version when the assignment is saved, ``<id>@<n>``
+imports: [scipy]}, contract: {function: ..., mask: blocked, ...}, prompt: optional}``
+(``contract``: a built-in problem in a course's own conventions, :mod:`grader.problems.course`;
+``limits.imports``: modules the learner's code may import besides NumPy and the standard
+library, checked against what is installed when the item is loaded). ``problem`` names a
+built-in problem or, in a course's assignment, one of the course's authored problems (``<id>`` pins its newest version when the assignment is saved, ``<id>@<n>``
 version n), which the API inlines (:func:`grader.problems.authored.registry.inline`). Grading runs every call of the problem's visible and hidden cases in one run of
 ``ctx.sandbox`` and judges the values in the trusted process (:mod:`grader.problems.scoring`).
 """
@@ -18,10 +19,11 @@ from typing import Any
 from grader.budget import NO_BUDGET
 from grader.items.base import MIN_ITEM_RUN_SECONDS, BaseKind, GradingContext, Item
 from grader.items.notebook import NotebookError, notebook_source
-from grader.problems import PROBLEMS, examples, scoring
+from grader.problems import PROBLEMS, course, examples, scoring
 from grader.problems.authored import registry
 from grader.problems.authored.schema import DocumentError
 from grader.problems.base import CodeProblem
+from grader.problems.course.options import ContractOptionError
 from grader.results import InfrastructureError, ItemResult
 from grader.sandbox.api import Limits
 
@@ -45,11 +47,12 @@ class CodeKind(BaseKind):
     kind = "code"
     title = "Code"
     response_field = "code"
-    fields = frozenset({"problem", "limits"})
+    fields = frozenset({"problem", "limits", "contract"})
     has_hidden_tests = True
 
     def build(self, item_id: str, raw: dict[str, Any], points: float, content_dir: Path) -> Item:
-        """Raises ``ValueError`` naming the field (``problem``, ``limits``)."""
+        """Raises ``ValueError`` naming the field (``problem``, ``limits``;
+        :class:`ContractOptionError` for ``contract.<key>``)."""
         problem_id = raw.get("problem")
         compiled = None
         if registry.is_inline(problem_id):
@@ -68,9 +71,19 @@ class CodeKind(BaseKind):
             limits = Limits.from_dict(limits_raw)
         except (ValueError, TypeError) as exc:
             raise ValueError(f"limits: {exc}") from exc
+        options: dict[str, Any] = {}
+        if "contract" in raw:
+            if compiled is not None:
+                raise ContractOptionError("contract", "options apply to the built-in problems "
+                                                      "only; a course's own problem states its "
+                                                      "contract itself")
+            options = course.options_of(PROBLEMS[problem_id], raw["contract"])
+            if options:
+                compiled = course.compile_course(PROBLEMS[problem_id], options)
         problem = compiled or PROBLEMS[problem_id]
         return Item(id=item_id, kind=self.kind, prompt=str(raw.get("prompt") or problem.title),
-                    points=points, spec={"problem": problem_id, "limits": limits},
+                    points=points, spec={"problem": problem_id, "limits": limits,
+                                         **({"contract": options} if options else {})},
                     compiled=compiled)
 
     def public_fields(self, item: Item) -> dict[str, Any]:

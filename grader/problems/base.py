@@ -152,6 +152,9 @@ class CodeProblem:
     checks: Mapping[str, Callable[..., Any]]
     draw: Callable[[int], tuple[Case, ...]]
     executor: Any = None
+    #: the course adapter of a problem compiled with ``contract:`` options
+    #: (:class:`grader.problems.course.adapter.CourseAdapter`); None: today's contract
+    course: Any = None
     _drawn: OrderedDict = field(default_factory=OrderedDict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 

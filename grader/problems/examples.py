@@ -29,13 +29,22 @@ def _rounded(value: Any) -> Any:
 
 def public(problem: CodeProblem, case: Case, expected: list[Any]) -> dict[str, Any]:
     """``{"inputs": {name: value}, "expected_output": ..., ["expected_weights": ...]}`` of the
-    visible example ``case`` (one call), ``expected`` being the reference's values."""
+    visible example ``case`` (one call), ``expected`` being the reference's values. Under a
+    course's ``contract:`` options the inputs are the course's call (names, order, mask
+    convention) and the expected output is written the course's way."""
     args, kwargs = case.calls[0]
     names = problem.parameter_names
+    course = problem.course
+    if course is not None:  # the course's call: its order, its mask convention
+        sent, _ = course.call(args, kwargs)
+        names = tuple(course.names[i] for i in course.order)
+        args, kwargs = sent, {}
     shown = {names[i]: _plain(a) for i, a in enumerate(args) if a is not None}
     shown.update({k: _plain(v) for k, v in kwargs.items() if v is not None})
     out, weights = split_return(expected[0]) if problem.spec.returns_weights else (expected[0],
                                                                                    None)
+    if course is not None and course.kind in ("causal_mask", "encoding"):
+        out = course.shown(out, *case.calls[0])
     found = {"inputs": shown, "expected_output": _rounded(out)}
     if weights is not None and problem.spec.show_weights:
         found["expected_weights"] = _rounded(weights)

@@ -62,6 +62,7 @@ class Plan:
     rows: str  # axis names, e.g. "query" / "key"
     columns: str
     pick: Callable[[Any], Any]
+    canonical: tuple = ((), {})  # the canonical (args, kwargs) of ``call``
 
 
 def _as_matrix(value: Any) -> np.ndarray | None:
@@ -150,10 +151,12 @@ def _plan(problem: CodeProblem, picture: Picture, case: Case) -> Plan | None:
         example += " (batch element 0)"
     elif picture.call in ("example", "squeezed"):
         expected = np.round(expected, 6)  # as the example's public expected output
-    call = Call(drawn.name, problem.function, tuple(args), dict(kwargs), optional=True,
+    sent, sent_kwargs = (args, kwargs) if problem.course is None else \
+        problem.course.call(tuple(args), dict(kwargs))
+    call = Call(drawn.name, problem.function, tuple(sent), dict(sent_kwargs), optional=True,
                 max_result_bytes=result_cap(value, (args, kwargs)))
     return Plan(call, example, picture.shows, expected, picture.scale, picture.rows,
-                picture.columns, pick)
+                picture.columns, pick, drawn.calls[0])
 
 
 _PLANS: "weakref.WeakKeyDictionary[CodeProblem, list[Plan]]" = weakref.WeakKeyDictionary()
@@ -186,6 +189,18 @@ def _read_only(plan: Plan) -> Plan:
 def calls(problem: CodeProblem) -> list[Call]:
     """The picture calls, to make after the visible examples and before any hidden test."""
     return [plan.call for plan in plans(problem)]
+
+
+def canonical(problem: CodeProblem, outcomes: list) -> list:
+    """The picture calls' ``outcomes`` with their values in canonical form (the problem's
+    course adapter, :mod:`grader.problems.course.adapter`; unchanged without one)."""
+    if problem.course is None:
+        return outcomes
+    found = list(outcomes)
+    for index, plan in enumerate(plans(problem)[:len(found)]):
+        args, kwargs = plan.canonical
+        found[index] = problem.course.outcome(found[index], args, kwargs, False, plan.call.args)
+    return found
 
 
 def split(run: RunResult, n_visible: int, n_pictures: int) -> tuple[RunResult, list]:
@@ -258,30 +273,34 @@ def draw(problem: CodeProblem, outcomes: list[CallOutcome | None]) -> list[dict[
     "rows", "columns", "expected", "learner" (None when there is nothing to draw), "finding"}``
     with matrices as lists of rows."""
     pictures = []
+    course = problem.course  # a course's convention (grader/problems/course/): drawn its way
+    form = course.picture if course is not None else (lambda matrix: matrix)
     for index, plan in enumerate(plans(problem)):
         outcome = outcomes[index] if index < len(outcomes) else None
         learner, finding = None, ""
+        expected = form(plan.expected)
         if outcome is not None and outcome.status == "ok":
             try:
                 matrix = _as_matrix(plan.pick(outcome.value))
+                matrix = form(matrix) if matrix is not None and matrix.ndim == 2 else matrix
             except (TypeError, ValueError):
                 matrix = None
             if matrix is None:
                 finding = "Your function's return value on this example is not an array of numbers."
-            elif matrix.shape != plan.expected.shape:
+            elif matrix.shape != expected.shape:
                 finding = (f"Your {plan.shows} have shape {tuple(matrix.shape)}; the expected "
-                           f"{plan.shows} have shape {tuple(plan.expected.shape)}, so they "
+                           f"{plan.shows} have shape {tuple(expected.shape)}, so they "
                            "cannot be drawn side by side.")
             elif matrix.size > MAX_CELLS:
                 finding = f"Your {plan.shows} are too large to draw."
             else:
                 learner = matrix
-                finding = _finding(matrix, plan.expected, plan.shows)
+                finding = _finding(matrix, expected, plan.shows)
         else:
             finding = _outcome_note(outcome)
         pictures.append({"example": plan.example, "shows": plan.shows, "scale": plan.scale,
                          "rows": plan.rows, "columns": plan.columns,
-                         "expected": _json_matrix(plan.expected),
+                         "expected": _json_matrix(expected),
                          "learner": None if learner is None else _json_matrix(learner),
                          "finding": finding})
     return pictures

@@ -65,6 +65,8 @@ def precheck(problem: CodeProblem, item_id: str, source: str, sandbox: Any, limi
     if run.status == "infrastructure_error":
         raise InfrastructureError(f"sandbox: {run.message or 'infrastructure error'}")
     report = run_report.report(run, cases, limits, problem.parameter_names)
+    run = scoring.canonical_outcomes(problem, run, cases, calls)  # a course's returns
+    picture_outcomes = pictures.canonical(problem, picture_outcomes)
     results, position = [], 0
     for case in cases:
         budget.check("the checks of the returned values")
@@ -72,7 +74,8 @@ def precheck(problem: CodeProblem, item_id: str, source: str, sandbox: Any, limi
         outcomes += [None] * (len(case.calls) - len(outcomes))
         position += len(case.calls)
         results.append(scoring._judge(problem, case, outcomes, expected[case.name], run, report))
-    diagnosis.diagnose(problem, results, budget)
+    with scoring.computing(problem, cases, sandbox):
+        diagnosis.diagnose(problem, results, budget)
     tests = [{"name": r.case.name, "status": "passed" if r.passed else "failed",
               "output": scoring._test_output(problem, r, r.failure, r.signals)}
              for r in results]

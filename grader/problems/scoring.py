@@ -8,6 +8,7 @@ cases drop out), then equally across a category's tests; visible examples count 
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
 from dataclasses import replace
 from typing import Any
 
@@ -18,6 +19,7 @@ from grader.problems import credit, diagnosis, disclosure, examples, inputs, pic
 from grader.problems.base import REFERENCE, Case, CaseResult, CodeProblem
 from grader.problems.caps import reference_size, result_cap
 from grader.problems.compare import split_return
+from grader.problems.course import layouts
 from grader.problems.printed import bounded_stdout
 from grader.problems.source import normalize as normalize_source
 from grader.results import InfrastructureError, ItemResult, TestResult, split_points
@@ -45,11 +47,40 @@ def expected_values(problem: CodeProblem, cases: list[Case]) -> dict[str, list[A
 def build_calls(problem: CodeProblem, cases: list[Case], expected: dict[str, list[Any]]
                 ) -> list[Call]:
     """Every call of every case, in order, for one sandbox run. Each call's return is capped at
-    :func:`result_cap` bytes (a larger one is refused before the trusted side reads it)."""
+    :func:`result_cap` bytes (a larger one is refused before the trusted side reads it). Under
+    a course's ``contract:`` options each call is the course's (:meth:`CourseAdapter.call
+    <grader.problems.course.adapter.CourseAdapter.call>`), made here, on the trusted side."""
     return [Call(test=case.name, function=inputs.WRAPPER if case.wrapped else problem.function,
-                 args=tuple(args), kwargs=dict(kwargs),
+                 args=tuple(sent), kwargs=dict(sent_kwargs),
                  max_result_bytes=result_cap(value, (args, kwargs), case.wrapped))
-            for case in cases for (args, kwargs), value in zip(case.calls, expected[case.name])]
+            for case in cases for (args, kwargs), value in zip(case.calls, expected[case.name])
+            for sent, sent_kwargs in [course_call(problem, args, kwargs)]]
+
+
+def course_call(problem: CodeProblem, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """The call the learner's function gets for a canonical call: the course's under
+    ``contract:`` options, else the call itself."""
+    if problem.course is None:
+        return args, kwargs
+    return problem.course.call(args, kwargs)
+
+
+def canonical_outcomes(problem: CodeProblem, run: RunResult, cases: list[Case],
+                       calls: list[Call]) -> RunResult:
+    """``run`` with every returned value in the problem's canonical form (the identity without
+    ``contract:`` options): :meth:`CourseAdapter.outcome
+    <grader.problems.course.adapter.CourseAdapter.outcome>` per call, ``calls`` being the calls
+    sent (in case order)."""
+    if problem.course is None:
+        return run
+    converted, position = list(run.calls), 0
+    for case in cases:
+        for args, kwargs in case.calls:
+            if position < len(converted):
+                converted[position] = problem.course.outcome(
+                    converted[position], args, kwargs, case.wrapped, calls[position].args)
+            position += 1
+    return replace(run, calls=converted)
 
 
 def run_source(problem: CodeProblem, source: str, cases: list[Case]) -> str:
@@ -107,12 +138,21 @@ def _evaluate(problem: CodeProblem, source: str, sandbox: Any, limits: Limits, s
     # picture are done: whatever it shows in full cannot carry one (Call.secret). The pictures
     # (visible examples only) never change a score (Call.optional; pictures.split).
     drawn = pictures.calls(problem)
+    # a course's multi-head weights layout: the visible examples in the other layouts too
+    # (optional calls, like the pictures; grader/problems/course/layouts.py)
+    probed = layouts.probes(problem, cases, expected)
     budget.check("building the tests")
-    full = sandbox.run(run_source(problem, source, cases), visible + drawn + hidden, limits)
-    run, picture_outcomes = pictures.split(full, len(visible), len(drawn))
+    full = sandbox.run(run_source(problem, source, cases),
+                       visible + drawn + [p.call for p in probed] + hidden, limits)
+    run, optional = pictures.split(full, len(visible), len(drawn) + len(probed))
+    picture_outcomes, probe_outcomes = optional[:len(drawn)], optional[len(drawn):]
     if run.status == "infrastructure_error":
         raise InfrastructureError(f"sandbox: {run.message or 'infrastructure error'}")
     report = run_report.report(run, cases, limits, problem.parameter_names)
+    # a course's returns in the problem's canonical form (after the report, which reads the
+    # sandbox's own statuses)
+    run = canonical_outcomes(problem, run, cases, visible + hidden)
+    picture_outcomes = pictures.canonical(problem, picture_outcomes)
     results, position = [], 0
     for case in cases:
         budget.check("the checks of the returned values")
@@ -121,8 +161,17 @@ def _evaluate(problem: CodeProblem, source: str, sandbox: Any, limits: Limits, s
         position += len(case.calls)
         results.append(_judge(problem, case, outcomes, expected[case.name], run, report))
     credit.apply(results)
-    diagnosis.diagnose(problem, results, budget)
+    with computing(problem, cases, sandbox):
+        diagnosis.diagnose(problem, results, budget)
+    layouts.name(problem, results, probed, probe_outcomes)
     return results, run, report, picture_outcomes
+
+
+def computing(problem: CodeProblem, cases: list[Case], sandbox: Any):
+    """The context a diagnosis of ``cases`` runs in: an executor that computes values on demand
+    (an uploaded problem's combined mistakes, in ``sandbox``) gets them there."""
+    found = getattr(problem.executor, "computing", None)
+    return found(cases, sandbox) if found is not None else nullcontext()
 
 
 def _judge(problem: CodeProblem, case: Case, outcomes: list, expected: list, run: RunResult,
@@ -229,6 +278,8 @@ def _test_output(problem: CodeProblem, result: CaseResult, failure: str, signals
         lines.append("Expected output:\n" + _show(shown["expected_output"]))
         if not result.crashed:
             received, weights = split_return(result.outcomes[0].value)
+            if problem.course is not None and problem.course.kind in ("causal_mask", "encoding"):
+                received = problem.course.shown(received, *case.calls[0])
             lines.append("Received output:\n" + _show(received))
             if weights is not None and "expected_weights" in shown:
                 lines.append("Expected weights:\n" + _show(shown["expected_weights"]))

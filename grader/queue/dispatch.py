@@ -57,6 +57,16 @@ class CeleryDispatcher:
         the API process lacks: :mod:`grader.grading.problem_trials`)."""
         return self._send(PROBLEM_TRIAL_TASK, trial_id)
 
+    def precheck(self, task: str, request_id: str, expires: float) -> bool:
+        """Queue the precheck ``request_id`` for a grading worker
+        (:mod:`grader.queue.prechecks`); dropped unrun after ``expires`` seconds."""
+        try:
+            self.celery.send_task(task, args=[request_id], queue=self.queue, expires=expires)
+            return True
+        except Exception:
+            log.warning("could not queue the precheck %s", request_id, exc_info=True)
+            return False
+
     def close(self) -> None:
         pass
 

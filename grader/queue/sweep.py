@@ -43,3 +43,35 @@ def sweep(store, *, older_than: timedelta, grade: Callable[[str], object],
     if ids:
         log.warning("sweep re-queued %d submission(s)", len(ids))
     return ids
+
+
+def sweep_trials(store, *, older_than: timedelta, max_attempts: int,
+                 send: Callable[[str], object], now=None) -> dict[str, list[str]]:
+    """The same for the trials of authored problems (production mode, on a worker): a run left
+    ``queued`` whose message was sent more than ``older_than`` before ``now`` is sent again; a
+    run left ``running`` since a start that long ago (its worker died) is queued and sent again,
+    or after ``max_attempts`` starts (``MAX_GRADING_ATTEMPTS``) ``failed`` with the reason, and
+    an upload's version with it (``failed``, an infrastructure fault, never ``refused``: ``POST
+    /problems/<id>/trial`` runs it again). Returns the ids ``resent``, ``requeued`` and
+    ``failed``; ``now`` (default: the clock) is for tests that drive time."""
+    found: dict[str, list[str]] = {"resent": store.problem_trials.resend_stale(older_than, now),
+                                   "requeued": [], "failed": []}
+    for run in store.problem_trials.stuck(older_than, now):
+        if run.attempts < max_attempts:
+            if store.problem_trials.requeue_stuck(run.id, older_than, now):
+                found["requeued"].append(run.id)
+            continue
+        error = (f"worker_lost: the trial was started {run.attempts} times and its worker "
+                 f"stopped before it finished each time")
+        if not store.problem_trials.abandon(run.id, older_than, error, now):
+            continue
+        found["failed"].append(run.id)
+        if run.decides:
+            store.content.settle_problem_version(run.course_id, run.problem_id, run.version,
+                                                 "failed", {"refused": None, "error": error}, {})
+    for trial_id in found["resent"] + found["requeued"]:
+        send(trial_id)
+    if found["requeued"] or found["failed"]:
+        log.warning("sweep re-queued %d and failed %d trial(s) left running",
+                    len(found["requeued"]), len(found["failed"]))
+    return found

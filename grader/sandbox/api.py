@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, Sequence
 
-CallStatus = Literal["ok", "exception", "missing_function", "bad_return", "timeout", "skipped"]
+CallStatus = Literal["ok", "exception", "missing_function", "bad_return", "timeout", "skipped",
+                     "contract"]  # contract: set on the trusted side (grader/problems/course)
 RunStatus = Literal[
     "ok",  # the source imported; see each call's status
     "syntax_error",

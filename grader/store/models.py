@@ -231,6 +231,10 @@ class ProblemTrialRun(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     #: when its message was last sent to the broker (the sweep sends a queued run again)
     sent_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    #: when a worker last started it, and how many times (the sweep queues a run left
+    #: ``running`` again, or fails it after ``MAX_GRADING_ATTEMPTS``)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     report: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)

@@ -10,8 +10,12 @@ the embedded default, as practice pages anyone at the address can use.
   ``.../instructor/submissions/<id>``: one submission with its override forms and audit list.
 - ``/instructor``, ``/instructor/sign-in[/<link>]``, ``/sign-out``: the course's assignments for
   an instructor, and signing in without an LMS (:mod:`grader.web.sign_in`).
-- ``GET /learn``: the practice pages of the local course (embedded default).
-- ``/assets/...``: our CSS and JavaScript and the vendored libraries (no CDN).
+- ``GET /learn``: the practice pages of the local course (embedded default), published ones only.
+- ``/assets/...``: our CSS and JavaScript and the vendored libraries (no CDN); ``/favicon.ico``
+  our icon (``static/favicon.svg``).
+
+A refusal to the page script (``Accept: application/json``) is JSON, the error pages' included
+(``{"status", "code", "title", "message"}``), so the script says why and keeps the answers.
 
 Settings (environment or :func:`grader.app.create_app` overrides): ``WEB_PRACTICE`` (auto|1|0,
 :mod:`grader.web.access`), ``WEB_COOKIE_SAMESITE`` and ``WEB_COOKIE_SECURE``
@@ -26,16 +30,16 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-from flask import Flask, redirect, render_template, request, url_for
+from flask import Flask, current_app, redirect, render_template, request, url_for
 from flask_wtf.csrf import CSRFProtect
 from markupsafe import Markup
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from grader.safetext import encodable
-from grader.web.access import PageError, SignInRequired, log_refusal
+from grader.web.access import PageError, SignInRequired, log_refusal, wants_json
 from grader.web.blueprint import bp
 from grader.web.cookies import FramedSessionInterface
-from grader.web import filters as _filters  # noqa: F401 - registers the templates' filters
+from grader.web import filters  # registers the templates' filters
 from grader.web import instructor as _instructor  # noqa: F401 - registers its routes on bp
 from grader.web import learner as _learner  # noqa: F401 - registers its routes on bp
 from grader.web import sign_in as _sign_in  # noqa: F401 - registers its routes on bp
@@ -48,6 +52,10 @@ CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self'; style-src 'se
                            "base-uri 'none'; form-action 'self'")
 
 
+#: The ``code`` of a page refusal answered as JSON, by status.
+_PAGE_CODES = {401: "sign_in_required", 403: "forbidden", 404: "not_found"}
+
+
 def derived_key(secret: str, purpose: str) -> str:
     """A key for one purpose derived from ``GRADER_SECRET_KEY`` (HMAC-SHA256), so the session
     cookie, the CSRF tokens and the result links never share a key."""
@@ -55,7 +63,14 @@ def derived_key(secret: str, purpose: str) -> str:
 
 
 def _page_error(error: PageError):
+    """The error page; for the page's script (``Accept: application/json``) JSON
+    ``{"status", "code", "title", "message"}``, so it can say why and keep the answers."""
     log_refusal(error)
+    if wants_json():
+        from flask import jsonify
+
+        return jsonify({"status": error.status, "code": _PAGE_CODES.get(error.status, "error"),
+                        "title": error.title, "message": error.message}), error.status
     if isinstance(error, SignInRequired):
         from grader.web.sign_in import render_sign_in
 
@@ -85,7 +100,25 @@ def security_headers(response):
     return response
 
 
+def _too_large(error):
+    """A form post over ``MAX_BODY_BYTES`` (a notebook too large, chosen without JavaScript,
+    whose size check would have said so): a page saying it, not the API's JSON; its body was
+    never read, so the answers are the browser's to keep (Back)."""
+    limit = int(current_app.config.get("MAX_CONTENT_LENGTH") or 0)
+    message = (f"The form was larger than {filters.size(limit)}, the most one post may carry "
+               "(a notebook too large?), so nothing was submitted. Go back: your browser keeps "
+               "what you typed; choose a smaller notebook, then submit again.")
+    if wants_json():
+        from flask import jsonify
+
+        return jsonify({"status": 413, "code": "payload_too_large",
+                        "title": "The form is too large", "message": message}), 413
+    return render_template("web/error.html", title="The form is too large",
+                           message=message), 413
+
+
 bp.register_error_handler(PageError, _page_error)
+bp.register_error_handler(413, _too_large)
 bp.after_request(security_headers)
 
 
@@ -99,9 +132,22 @@ def index():
     if not practice_enabled():
         raise PageError(404, "Open your assignments from your course",
                         "Assignments open from your course's learning platform (LMS).")
+    from grader.api.assignments import assignment_view
+
     catalog = state().catalog
-    assignments = [a for a in catalog.visible(state().config["LOCAL_COURSE"]) if a.published]
+    assignments = [assignment_view(a) for a in catalog.visible(state().config["LOCAL_COURSE"])
+                   if a.published]
     return render_template("web/index.html", assignments=assignments)
+
+
+@bp.get("/favicon.ico")
+def favicon():
+    """The site's icon (``static/favicon.svg``; the pages also link it), served by us for
+    browsers that ask for ``/favicon.ico`` by themselves."""
+    from flask import send_from_directory
+
+    return send_from_directory(bp.static_folder, "favicon.svg", mimetype="image/svg+xml",
+                               max_age=86400)
 
 
 def init_app(app: Flask) -> None:

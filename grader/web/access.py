@@ -57,8 +57,9 @@ def signed_in(assignment_id: str, instructor: bool = False) -> LearnerSession:
         learner = practice_session(state().config["LOCAL_COURSE"])
         begin(learner)
     if not learner.may_open(assignment_id):
+        opened = ", ".join(repr(a) for a in learner.opened[:5])
         raise PageError(403, "This page belongs to another assignment",
-                        f"You opened assignment {learner.assignment_id!r} from your course; "
+                        f"This browser opened {opened} from your course, not {assignment_id!r}; "
                         "follow the link of this assignment in your course to open it.")
     if instructor and not learner.is_instructor:
         raise SignInRequired(403, "For instructors only",
@@ -92,6 +93,14 @@ def submission_for(learner: LearnerSession, assignment_id: str, submission_id: s
         raise PageError(404, "No such submission",
                         "This submission does not exist or is not yours.")
     return submission
+
+
+def wants_json() -> bool:
+    """Whether the request prefers JSON to HTML (the page's script sends ``Accept:
+    application/json``): its refusals are then JSON too, never an HTML page."""
+    best = request.accept_mimetypes.best_match(["text/html", "application/json"])
+    return best == "application/json" and request.accept_mimetypes[best] > \
+        request.accept_mimetypes["text/html"]
 
 
 def log_refusal(error: PageError) -> None:

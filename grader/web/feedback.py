@@ -11,6 +11,7 @@ first, so a test shown only after the due date stays hidden here too.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +21,13 @@ from grader.web import heatmap
 
 SHOWS = {"weights": "attention weights", "output": "output", "mask": "mask",
          "encoding": "encoding"}
+#: The line numbers the sandbox writes into a learner-facing message (``grader/sandbox/runner.py``,
+#: ``grader/problems/run_report.py``): bounded digit runs after fixed words, linear on any text.
+_LINE_OF_CODE = re.compile(r"\(line (\d{1,6}) of your code\)|syntax error on line (\d{1,6})")
+#: The tags of a code test that are not its category.
+_NOT_CATEGORY = {"visible", "hidden"}
+#: At most this many characters of a message are searched for line numbers.
+_SEARCHED_CHARS = 4000
 
 
 @dataclass
@@ -146,11 +154,107 @@ def _choice(item: dict, response: dict, public: dict | None) -> dict | None:
     return {"letter": letter, "text": options.get(letter, "")}
 
 
+def said_once(message: str, summary: str) -> str:
+    """A failed test's ``message`` without its ``Diagnosis: ...`` lines that the item's
+    ``summary`` (its output) already says: each diagnosis is said once per item, above the
+    tests, not again on every failed row. The stored result keeps every line (the REST API and
+    ``results.json`` are unchanged); this is how the page shows it."""
+    kept = [line for line in message.split("\n")
+            if not (line.startswith("Diagnosis: ") and line[len("Diagnosis: "):].strip()
+                    and line[len("Diagnosis: "):].strip() in summary)]
+    return "\n".join(kept)
+
+
+def without_repeated_error(message: str) -> str:
+    """A failed row's ``message`` without the last line of its traceback when that line repeats
+    the row's first one (``Failed: ValueError: ... (line 13 of your code)`` then, after the
+    traceback's frames, ``ValueError: ...``): the error is said once, above its frames."""
+    lines = message.split("\n")
+    if not lines or not lines[0].startswith("Failed: ") or \
+            "Traceback (most recent call last):" not in lines:
+        return message
+    headline = lines[0][len("Failed: "):]
+    cut = headline.rfind(" (line ")
+    if cut > 0 and headline.endswith(" of your code)"):
+        headline = headline[:cut]
+    start = lines.index("Traceback (most recent call last):")
+    for number in range(start + 1, len(lines)):
+        if lines[number] == headline:
+            return "\n".join(lines[:number] + lines[number + 1:])
+    return message
+
+
+def without_pictured_weights(message: str) -> str:
+    """A failed visible example's ``message`` without its ``Expected weights:`` and ``Received
+    weights:`` matrices (the last part of it, :func:`grader.problems.scoring._test_output`), for
+    an example whose picture shows both weight matrices with their values written in the cells;
+    a line says where they are instead."""
+    cut = message.find("\nExpected weights:\n")
+    if cut < 0:
+        return message
+    return message[:cut] + "\n(The expected and received weights are in the picture above.)"
+
+
+def failed_groups(tests: list[dict]) -> list[dict[str, Any]]:
+    """The failed ones of ``tests`` (views of :func:`item_view`) grouped by ``category`` (a code
+    test's category tag: ``scaling``, ``masking``...), in the order each category first fails;
+    each group is ``{"category", "tests", "total"}`` (``total``: that category's tests, passed
+    or not), and the first is ``"open"``."""
+    groups: dict[str, dict[str, Any]] = {}
+    totals: dict[str, int] = {}
+    for test in tests:
+        totals[test["category"]] = totals.get(test["category"], 0) + 1
+        if not test["passed"]:
+            groups.setdefault(test["category"], {"category": test["category"], "tests": []})[
+                "tests"].append(test)
+    out = list(groups.values())
+    for number, group in enumerate(out):
+        group["total"] = totals[group["category"]]
+        group["open"] = number == 0
+    return out
+
+
+def error_lines(texts: list[str], line_count: int) -> list[int]:
+    """The lines of the learner's code (1 to ``line_count``) that ``texts`` (an item's output and
+    its failed tests' messages) name: a syntax error's line, or the line of the learner's file
+    where an exception was raised. The sandbox names only lines of the learner's own file
+    (``submission.py``: :mod:`grader.sandbox.runner`), never a path inside the sandbox. Sorted,
+    at most 5; each text is searched in its first 4000 characters."""
+    found: set[int] = set()
+    for text in texts:
+        for match in _LINE_OF_CODE.finditer((text or "")[:_SEARCHED_CHARS]):
+            line = int(match.group(1) or match.group(2))
+            if 1 <= line <= line_count:
+                found.add(line)
+    return sorted(found)[:5]
+
+
+def code_lines(code: str | None, marked: list[int]) -> list[dict[str, Any]]:
+    """``code`` as numbered lines ``{"number", "text", "marked"}`` for the page's listing,
+    ``marked`` lines flagged."""
+    if code is None:
+        return []
+    marks = set(marked)
+    return [{"number": number, "text": text, "marked": number in marks}
+            for number, text in enumerate(code.split("\n"), start=1)]
+
+
+def _category(test: dict) -> str:
+    tags = test.get("tags") or []
+    first = tags[0] if tags and isinstance(tags[0], str) else ""
+    return "" if first in _NOT_CATEGORY else first
+
+
 def item_view(item: dict, response: dict | None, public: dict | None) -> dict[str, Any]:
     """One item result (as stored, after :func:`learner_items`) with the learner's ``response``
-    and the item's ``public`` view (prompt, options), ready for ``_result.html``."""
+    and the item's ``public`` view (prompt, options), ready for ``_result.html``. A code item's
+    failed tests come in ``groups`` (:func:`failed_groups`) with the diagnosis the item's summary
+    gives left out of each row (:func:`said_once`), and ``error_lines`` are the lines of the
+    learner's code its messages name."""
+    blank = not response
     response = response or {}
     kind = item.get("kind", "")
+    output = item.get("output", "") or ""
     tests = [t for t in item.get("tests", [])]
     view = {
         "id": item.get("item_id", ""), "kind": kind,
@@ -158,11 +262,15 @@ def item_view(item: dict, response: dict | None, public: dict | None) -> dict[st
         "score": points(item.get("score")), "max_score": points(item.get("max_score")),
         "full": item.get("score") is not None and item.get("score") == item.get("max_score"),
         "failed": item.get("status") == "failed",
-        "summary": blocks(item.get("output", "")),
+        "blank": blank,
+        "summary": blocks(output),
         "tests": [{"name": t.get("name", ""), "passed": t.get("status") == "passed",
                    "score": points(t.get("score")), "max_score": points(t.get("max_score")),
                    "visibility": t.get("visibility", "visible"),
-                   "message": t.get("output", "")} for t in tests],
+                   "category": _category(t) if kind == "code" else "",
+                   "message": without_repeated_error(said_once(t.get("output", ""), output))
+                   if kind == "code" and t.get("status") != "passed"
+                   else t.get("output", "")} for t in tests],
         "pictures": _pictures(item) if kind == "code" else [],
         # what the code printed before any hidden input was sent (grader/problems/printed.py)
         "printed": str((item.get("extra_data") or {}).get("visible_output") or "")
@@ -176,7 +284,19 @@ def item_view(item: dict, response: dict | None, public: dict | None) -> dict[st
         view["criteria"], view["answer"] = _criteria(item, answer)
     if kind == "choice":
         view["choice"] = _choice(item, response, public)
+    pictured = {p["example"] for p in view["pictures"]
+                if p["learner"] and p["shows"] == "attention weights"}
+    for test in view["tests"]:
+        if not test["passed"] and test["name"] in pictured:
+            test["message"] = without_pictured_weights(test["message"])
     view["passed_count"] = sum(t["passed"] for t in view["tests"])
+    view["groups"] = failed_groups(view["tests"])
+    view["error_lines"] = error_lines(
+        [output] + [t.get("output", "") for t in tests if t.get("status") != "passed"],
+        view["code"].count("\n") + 1) if view["code"] else []
+    view["code_lines"] = code_lines(view["code"], view["error_lines"])
+    # the editor marks these lines only when they are lines of the code box (not a notebook's)
+    view["editor_lines"] = view["error_lines"] if "code" in response else []
     return view
 
 

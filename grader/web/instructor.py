@@ -10,7 +10,9 @@ dispatcher as ``POST /api/v1/assignments/<id>/regrades``; the CSVs are the API's
 
 The page reads the store a fixed number of times whatever the class size (the assignment, its
 submissions with their results, the course's learners, the course's time zone, the
-assignment's extensions): no query per learner or per submission (``tests/web/test_instructor_pages.py`` counts them).
+assignment's extensions; with authored problems, the course's problem versions and trial runs:
+:mod:`grader.web.problem_versions`): no query per learner or per submission
+(``tests/web/test_instructor_pages.py`` counts them).
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ from grader.api.state import state
 from grader.deadlines import late_words, shown_due
 from grader.grading.adjustments import late_of, override_of
 from grader.grading.attempts import counted_attempts
-from grader.web import feedback, histogram
+from grader.web import feedback, histogram, problem_versions
 from grader.web.access import PageError, assignment_for, signed_in
 from grader.web.blueprint import bp
 from grader.web.learner import wait_seconds
@@ -105,6 +107,7 @@ def render_instructor(learner, assignment, message: str | None = None, status: i
         extensions=[(e.learner_id, shown_due(e.due_at, zone)) for e in
                     store.extensions.of_assignment(learner.course_id, assignment.id)]
         if assignment.course_id else [],
+        problems=problem_versions.item_rows(store, learner.course_id, assignment),
         policy_words=POLICY_WORDS[assignment.attempt_policy],
         late_words=assignment.late_policy.describe(), message=message,
         points=feedback.points), status

@@ -27,10 +27,11 @@ from grader.api.submissions import (FINAL, intake, learner_items, request_digest
                                     validate_responses)
 from grader.auth import Principal
 from grader.items import get_kind
+from grader.items.code import MAX_SOURCE_CHARS
 from grader.items.notebook import MAX_NOTEBOOK_CHARS
 from grader.store.pending import replays
 from grader.web import feedback
-from grader.web.access import assignment_for, signed_in, submission_for
+from grader.web.access import assignment_for, signed_in, submission_for, wants_json
 from grader.web.blueprint import bp
 from grader.web.limits import Throttled, check_rate, practice_admission
 
@@ -70,11 +71,14 @@ def responses_from_form(assignment, form, files=None) -> tuple[dict, dict]:
     items answered (blank code or text and unselected choices are left out, so they score 0
     with a note), ``answers`` every field as typed (to fill the form again). A Jupyter notebook
     uploaded for a code item (``files``, field ``notebook-<item id>``) is its response
-    (``{"notebook": <its text>}``, :mod:`grader.items.notebook`) instead of the code box."""
+    (``{"notebook": <its text>}``, :mod:`grader.items.notebook`) instead of the code box.
+    Line breaks come back as the box had them: a browser posts each one as CR LF, which would
+    count two characters against the limit its ``maxlength`` counted as one."""
     responses, answers = {}, {}
     for item in assignment.items.values():
         value = form.get(FIELD + item.id)
         if value is not None:
+            value = value.replace("\r\n", "\n")
             answers[item.id] = value
         notebook = _uploaded_notebook(files, item) if item.kind == "code" else None
         if notebook is not None:
@@ -110,6 +114,16 @@ def _previous_answers(attempts) -> dict:
     return answers
 
 
+def _marked_lines(result: dict | None, latest, attempts) -> dict[str, list[dict]]:
+    """Per code item, the lines of the latest graded attempt's code that its feedback names
+    (:func:`grader.web.feedback.error_lines`), for the editor to mark, when the editor shows
+    that attempt's code (its code box, not a notebook; and no newer attempt is pending)."""
+    if result is None or not attempts or attempts[0].id != latest.id:
+        return {}
+    return {item["id"]: [line for line in item["code_lines"] if line["marked"]]
+            for item in result["items"] if item["editor_lines"]}
+
+
 def _result(submission, assignment) -> dict:
     return feedback.submission_view(submission, learner_items(submission), assignment)
 
@@ -126,6 +140,20 @@ def _attempt_rows(attempts, assignment_id: str) -> list[dict]:
     return rows
 
 
+def form_limits() -> dict[str, int]:
+    """The limits the server enforces on the form's answers, shown beside each box before
+    submitting (and set as the boxes' ``maxlength``): characters of code
+    (:data:`grader.items.code.MAX_SOURCE_CHARS`) and of a text answer
+    (:data:`grader.items.text.MAX_TEXT_CHARS`), characters of a notebook
+    (:data:`grader.items.notebook.MAX_NOTEBOOK_CHARS`) and bytes of the whole post
+    (``MAX_BODY_BYTES``). A text item's ``max_words`` is in its public view."""
+    from grader.items.text import MAX_TEXT_CHARS
+
+    return {"code_characters": MAX_SOURCE_CHARS, "text_characters": MAX_TEXT_CHARS,
+            "notebook_characters": MAX_NOTEBOOK_CHARS,
+            "body_bytes": int(current_app.config.get("MAX_CONTENT_LENGTH") or 0)}
+
+
 def render_learn(learner, assignment, answers: dict | None = None, error: str | None = None,
                  status: int = 200, error_link: dict | None = None,
                  precheck: list[dict] | None = None):
@@ -137,11 +165,13 @@ def render_learn(learner, assignment, answers: dict | None = None, error: str | 
     latest = next((a for a in attempts if a.status in FINAL), None)
     public = assignment_view(assignment)
     filled = answers if answers is not None else _previous_answers(attempts)
+    result = _result(latest, assignment) if latest is not None else None
     page = render_template(
         "web/learn.html", learner=learner, assignment=public, answers=filled, error=error,
         error_link=error_link, precheck=precheck,
         field=FIELD, notebook_field=NOTEBOOK_FIELD, form_nonce=secrets.token_urlsafe(12),
-        latest=_result(latest, assignment) if latest is not None else None,
+        limits=form_limits(),
+        latest=result, marks=_marked_lines(result, latest, attempts) if answers is None else {},
         pending=[a for a in attempts if a.status not in FINAL],
         attempts=_attempt_rows(attempts, assignment.id))
     return page, status
@@ -152,12 +182,6 @@ def learn(assignment_id: str):
     """The learner page of ``assignment_id``."""
     learner = signed_in(assignment_id)
     return render_learn(learner, assignment_for(learner, assignment_id))
-
-
-def _wants_json() -> bool:
-    best = request.accept_mimetypes.best_match(["text/html", "application/json"])
-    return best == "application/json" and request.accept_mimetypes[best] > \
-        request.accept_mimetypes["text/html"]
 
 
 @bp.post("/learn/<assignment_id>")
@@ -211,7 +235,7 @@ def submit(assignment_id: str):
         return _refuse(learner, assignment, answers, error.message, error.status, code=error.code,
                        link=link)
     result_url = url_for("web.result", assignment_id=assignment.id, submission_id=submission.id)
-    if _wants_json():
+    if wants_json():
         return jsonify({"id": submission.id, "status": submission.status,
                         "result_url": result_url,
                         "status_url": url_for("web.status", assignment_id=assignment.id,
@@ -235,7 +259,7 @@ def _refuse(learner, assignment, answers: dict, message: str, status: int,
             headers: dict | None = None, code: str | None = None, link: dict | None = None):
     """The form again with ``message`` (and ``link``), answers kept; JSON for the page's script
     (``status``, ``code``, ``message``, ``result_url``)."""
-    if _wants_json():
+    if wants_json():
         body = {"status": status, "message": message}
         if code:
             body["code"] = code
@@ -337,7 +361,7 @@ def check(assignment_id: str):
         return _refuse(learner, assignment, answers, error.message, error.status, error.headers,
                        error.code)
     found = [{**item, "drawn": feedback.pictures_view(item.get("pictures"))} for item in found]
-    if _wants_json():
+    if wants_json():
         return jsonify({"html": render_template("web/_precheck.html", precheck=found)})
     page, status = render_learn(learner, assignment, answers, precheck=found)
     return page, status

@@ -21,6 +21,7 @@ from flask import current_app, redirect, render_template, request, url_for
 from flask_wtf.csrf import CSRFError
 
 from grader.api.state import state
+from grader.web import problem_versions
 from grader.web.access import PageError, SignInRequired
 from grader.web.blueprint import bp
 from grader.web.session import LearnerSession, begin, current, end
@@ -109,7 +110,8 @@ def sign_in_with_link(secret: str):
 
 @bp.get("/instructor")
 def instructor_index():
-    """The course's assignments (built-in ones and its own, drafts marked) for an instructor."""
+    """The course's assignments (built-in ones and its own, drafts marked) and its authored
+    code problems (each version's trial and the items that use it) for an instructor."""
     learner = current()
     if learner is None or not learner.is_instructor:
         raise SignInRequired(401 if learner is None else 403, "Sign in as an instructor",
@@ -118,9 +120,10 @@ def instructor_index():
                              request.path)
     assignments = state().catalog.visible(learner.course_id)
     if learner.assignment_id is not None:
-        assignments = [a for a in assignments if a.id == learner.assignment_id]
+        assignments = [a for a in assignments if learner.may_open(a.id)]
     return render_template("web/instructor_index.html", learner=learner,
-                           assignments=assignments)
+                           assignments=assignments, problems=problem_versions.problem_rows(
+                               state().store, learner.course_id, assignments))
 
 
 @bp.post("/sign-out")

@@ -89,7 +89,8 @@ def test_upload_is_pending_until_the_queued_trial_passes(production):
     assert queued_trials(broker, queue) == [body["trial_id"]]
 
     run = client.get(location).get_json()
-    assert (run["status"], run["report"], run["problem_status"]) == ("queued", None, "pending")
+    assert (run["status"], run["report"], run["problem_status"], run["attempts"]) == (
+        "queued", None, "pending", 0)
     assert client.get("/api/v1/problems/cosine-attention").get_json()["status"] == "pending"
     refused = make_assignment(client, "cosine-attention")
     assert refused.status_code == 422
@@ -100,6 +101,7 @@ def test_upload_is_pending_until_the_queued_trial_passes(production):
     assert run_queued(app, body["trial_id"]) is None  # redelivered: nothing runs twice
     run = client.get(location).get_json()
     assert (run["status"], run["problem_status"], run["error"]) == ("done", "passed", None)
+    assert run["attempts"] == 1  # one start: the redelivery found it final and did not start
     report = run["report"]
     assert report["refused"] is None and report["reference"]["full"] is True
     assert [m["named"] for m in report["mistakes"]] == [True, True, True]

@@ -114,9 +114,8 @@ def test_the_celery_sweep_task_and_the_inline_dispatcher_run_the_one_sweep(monke
     monkeypatch.setattr(workers.tasks, "sweep_store", lambda store, **kw: calls.append(kw) or [])
     monkeypatch.setattr(dispatch, "sweep", lambda store, **kw: calls.append(kw) or [])
     resent = []
-    trials = SimpleNamespace(resend_stale=lambda older_than: resent.append(older_than) or [])
-    monkeypatch.setattr(workers.tasks, "_service",
-                        SimpleNamespace(store=SimpleNamespace(problem_trials=trials)))
+    monkeypatch.setattr(workers.tasks, "sweep_trials", lambda store, **kw: resent.append(kw))
+    monkeypatch.setattr(workers.tasks, "_service", SimpleNamespace(store=None, max_attempts=3))
     app = make_app(SWEEP_AFTER_SECONDS=12)
     app.conf.task_always_eager = True
     app.tasks["workers.tasks.sweep"].apply().get()
@@ -129,4 +128,6 @@ def test_the_celery_sweep_task_and_the_inline_dispatcher_run_the_one_sweep(monke
     assert [c["older_than"] for c in calls] == [timedelta(seconds=12), timedelta(seconds=34)]
     assert [c.get("webhook_grace", timedelta(0)) for c in calls] == [timedelta(seconds=60),
                                                                       timedelta(0)]
-    assert resent == [timedelta(seconds=12)]  # the Celery sweep also resends lost trials
+    # the Celery sweep also sends lost trials again, and fails one its workers never finish
+    assert [(kw["older_than"], kw["max_attempts"]) for kw in resent] == [
+        (timedelta(seconds=12), 3)]

@@ -126,3 +126,72 @@ def test_the_cookie_holds_no_secret(app, instructor_key):
     stored = json.loads(data)
     assert set(stored) == {"sid", "grader.learner", "csrf_token"}
     assert instructor_key not in json.dumps(stored) and "test-secret" not in json.dumps(stored)
+
+
+def _launch(learner_id: str, assignment_id: str | None, role: str = "learner",
+            course_id: str = "local") -> LearnerSession:
+    return LearnerSession(course_id=course_id, learner_id=learner_id, role=role,
+                          assignment_id=assignment_id)
+
+
+def test_a_second_launch_of_the_same_learner_keeps_the_first_open(app):
+    """Two activities opened from the LMS in two tabs: both stay open, and the form token too
+    (the first tab's form still posts)."""
+    with app.test_request_context("/"):
+        begin(_launch("ada", "a1"))
+        session["csrf_token"] = "token-of-the-first-tab"
+        begin(_launch("ada", "a2"))
+        now = current()
+        assert (now.assignment_id, now.launched) == ("a2", ("a1",))
+        assert now.may_open("a1") and now.may_open("a2") and not now.may_open("a3")
+        assert now.opened == ("a2", "a1")
+        assert session["csrf_token"] == "token-of-the-first-tab"
+        begin(_launch("ada", "a1"))  # a1 again: the newest, a2 kept once
+        assert (current().assignment_id, current().launched) == ("a1", ("a2",))
+
+
+@pytest.mark.parametrize("other", [
+    _launch("grace", "a2"),                        # another learner
+    _launch("ada", "a2", role="instructor"),       # the same id in another role
+    _launch("ada", "a2", course_id="other"),       # another course
+], ids=["learner", "role", "course"])
+def test_a_launch_of_anyone_else_keeps_nothing(app, other):
+    with app.test_request_context("/"):
+        begin(_launch("ada", "a1"))
+        session["csrf_token"] = "ada's"
+        begin(other)
+        assert current().launched == () and not current().may_open("a1")
+        assert "csrf_token" not in session
+
+
+def test_a_session_keeps_the_newest_twenty_launches(app):
+    from grader.web.session import MAX_LAUNCHED
+
+    with app.test_request_context("/"):
+        for number in range(25):
+            begin(_launch("ada", f"a{number}"))
+        now = current()
+        assert MAX_LAUNCHED == 20
+        # a24 is the current launch; the 20 before it (a4 ... a23) stay open, a0-a3 are gone
+        assert now.launched == tuple(f"a{n}" for n in range(4, 24))
+        assert now.may_open("a4") and not now.may_open("a3")
+
+
+def test_launches_that_would_overflow_the_cookie_forget_the_oldest(app):
+    from grader.web.session import MAX_SESSION_BYTES, _size
+
+    with app.test_request_context("/"):
+        for number in range(20):
+            begin(_launch("ada", f"{number:02d}-" + "x" * 200))
+        now = current()
+        assert _size(now) <= MAX_SESSION_BYTES
+        # 20 ids of 203 characters cannot all fit in 3000 bytes; the newest are kept
+        assert 0 < len(now.launched) < 19
+        assert now.launched[-1].startswith("18-")
+
+
+def test_an_unbound_session_opens_everything_and_adds_nothing(app):
+    with app.test_request_context("/"):
+        begin(_launch("ada", None, role="instructor"))
+        begin(_launch("ada", "a1", role="instructor"))
+        assert current().launched == () and current().opened == ("a1",)

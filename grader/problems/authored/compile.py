@@ -8,14 +8,19 @@ generator by :func:`grader.problems.authored.draw.draw_case`; ``visible.count`` 
 (``"example k"``, in ``visible.category``) are drawn once, from seed 0; ``tolerance`` becomes the
 value checks' ``rtol`` / ``atol``; each mistake is a :class:`~grader.problems.spec.Mistake` made by
 its source (:class:`SourceImplementation`); ``picture`` a :class:`~grader.problems.spec.Picture`;
-``returns: output_and_weights`` a reference returning ``(output, weights)``.
+``returns: output_and_weights`` a reference returning ``(output, weights)``. Mistakes whose
+edits of the reference combine (:mod:`grader.problems.authored.edits`, at most
+:data:`MAX_COMBINED` pairs and triples) are named together like the built-ins' toggles: their
+variants carry the edits as ``toggles`` and the executor computes the combined sources when a
+diagnosis asks for one.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from grader.problems.authored.draw import draw_case, plan
+from grader.problems.authored.edits import combinations, edits
 from grader.problems.authored.executor import SandboxExecutor
 from grader.problems.authored.schema import DocumentError, load_document
 from grader.problems.base import CREDIT_NOTE, CodeProblem
@@ -26,6 +31,9 @@ from grader.problems.spec import CaseSpec, Contract, Draw, Mistake, Param, Pictu
 
 #: The seed the visible examples are drawn with (once, the same for every learner).
 VISIBLE_SEED = 0
+#: Combinations of mistakes a problem keeps, pairs first (each is one more implementation on
+#: every test of the run a diagnosis asks for, :meth:`SandboxExecutor.computing`).
+MAX_COMBINED = 8
 CHECK_NAMES = {"values": "values", "shapes": "shapes", "inputs": "inputs",
                "invariance": "relation"}
 
@@ -137,8 +145,18 @@ def compile_document(raw: Any, stored: dict | None = None) -> CodeProblem:
     except CaseConditionError as exc:  # a visible example is drawn here
         raise DocumentError([{"path": "categories", "message": f"a visible example: {exc}"}]) \
             from None
-    return compile_problem(spec, lambda implementations: SandboxExecutor(
-        [impl.source for impl in implementations], doc["function"], stored))
+    sources = [m["source"] for m in doc["mistakes"]]
+    combined = combinations(doc["reference"], sources, limit=MAX_COMBINED)
+    problem = compile_problem(spec, lambda implementations: SandboxExecutor(
+        [impl.source for impl in implementations], doc["function"], stored,
+        combined=combined))
+    # a mistake that combines with another is marked by its edits of the reference (the
+    # combination search tries only marked ones, grader/problems/combinations.py)
+    combining = {i for members, _ in combined for i in members}
+    problem.variants = tuple(
+        replace(v, toggles={"edits": edits(doc["reference"], sources[i])})
+        if i in combining else v for i, v in enumerate(problem.variants))
+    return problem
 
 
 __all__ = ["SourceImplementation", "compile_document", "to_spec"]

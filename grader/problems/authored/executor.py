@@ -7,6 +7,15 @@ each mistake; float32 cases also on float64 copies, for the diagnosis) on every 
 in ONE sandbox run of a module that loads each source in its own namespace
 (:func:`module_source`), a process apart from the learner's: the learner's run never holds the
 reference, nor a hidden input before its time (:class:`grader.sandbox.api.Call` ``secret``).
+The run makes one call per batch of tests (:func:`batches`, :data:`BATCH`: each test's inputs
+sent once for every implementation, each value's exception or unportable return caught in the
+sandbox and sent back as its own entry), not one call per value: a sandbox call costs about
+0.1 CPU-ms of framing and decoding on the two sides, more than these small arrays' arithmetic,
+and so does every copy of the inputs sent (``benchmarks/authored_bench.py`` measures both). A
+batch that does not come back whole (a limit, a crash, a return the wire refuses) is run again
+call by call in a second run, each call its own test, as before batching. Mistakes that combine (:mod:`.edits`) are implementations
+too, computed only when a diagnosis asks for one (:meth:`SandboxExecutor.computing`: one more
+run, for every combination on the grading's tests).
 Values are cached per seed (:data:`SEEDS_KEPT`) on the compiled problem, which is one version of
 the document, so a regrade, a retry and a trial's many gradings of one seed run the reference once.
 
@@ -20,7 +29,8 @@ import base64
 import io
 import threading
 from collections import OrderedDict
-from typing import Any, Sequence
+from contextlib import contextmanager
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -30,11 +40,21 @@ from grader.results import InfrastructureError
 from grader.sandbox.api import Call, Limits
 
 SEEDS_KEPT = 64
-#: Limits of the reference's runs: the learner's defaults, with room for every implementation.
-REFERENCE_LIMITS = Limits(run_wall_seconds=60.0, max_stopped_tests=3)
+#: Limits of the reference's runs: a test is a batch of up to :data:`BATCH_ENTRIES` values.
+REFERENCE_LIMITS = Limits(wall_seconds=30.0, cpu_seconds=30.0, run_wall_seconds=60.0,
+                          max_stopped_tests=3)
+#: Values one batch returns (calls times implementations; an output with its weights is two of
+#: the 64 arrays the wire takes in a value), and the array arguments it may carry.
+BATCH_ENTRIES = 24
+BATCH_ARRAYS = 32
+#: The first element of a batch entry: the value, an exception's text, or a return the batch
+#: cannot send (the batch is then run call by call).
+OK, RAISED, UNPORTABLE = 0, 1, 2
 
 _LOADER = '''\
 import numpy as _np
+
+_IMPLEMENTATIONS = {}
 
 
 def _upcast(value):
@@ -55,7 +75,57 @@ def _load(index, source, function):
             raise RuntimeError("the implementation did not load: " + message)
     def upcast(*args, **kwargs):
         return found(*map(_upcast, args), **{k: _upcast(v) for k, v in kwargs.items()})
+    _IMPLEMENTATIONS[(index, False)], _IMPLEMENTATIONS[(index, True)] = found, upcast
     return found, upcast
+
+
+def _number(value):
+    if isinstance(value, (_np.ndarray, _np.generic)):
+        return value.dtype.kind in "biuf"
+    return isinstance(value, (bool, int, float))
+
+
+def _numbers(value):
+    # a (nested) list of numbers: the sandbox sends the array it stands for
+    stack = [value]
+    while stack:
+        for item in stack.pop():
+            if isinstance(item, list):
+                stack.append(item)
+            elif not (_number(item) and not isinstance(item, _np.ndarray)):
+                return False
+    return True
+
+
+def _portable(value, depth=0):
+    if _number(value):
+        return True
+    if isinstance(value, list):
+        return _numbers(value)
+    if isinstance(value, tuple) and depth < 2:
+        return all(_portable(item, depth + 1) for item in value)
+    return False
+
+
+def _text(text):
+    return _np.frombuffer(text.encode("utf-8", "replace")[:4000], dtype=_np.uint8)
+
+
+def batch(which, *calls):
+    found = []
+    for args, kwargs in calls:
+        for index, upcast in which.tolist():
+            try:
+                value = _IMPLEMENTATIONS[(index, bool(upcast))](*args, **kwargs)
+            except BaseException as error:
+                headline = ("%s: %s" % (type(error).__name__, error)).rstrip(": ")
+                found.append((1, _text(headline.split("\\n", 1)[0])))
+                continue
+            if _portable(value):
+                found.append((0, value))
+            else:
+                found.append((2, _text("returned a %s" % type(value).__name__)))
+    return tuple(found)
 
 '''
 
@@ -65,15 +135,72 @@ def function_name(index: int, upcast: bool = False) -> str:
     return f"implementation_{index}{'_upcast' if upcast else ''}"
 
 
+#: The batch function of :func:`module_source`: ``batch(which, *calls)`` takes the
+#: implementations as an ``(n, 2)`` array of (index, upcast) and each call as one argument
+#: ``(args, kwargs)``, and returns one ``(kind, value)`` per call and implementation, call by
+#: call: ``kind`` :data:`OK`, :data:`RAISED` (value: ``"TypeName: message"`` as UTF-8 bytes)
+#: or :data:`UNPORTABLE` (a return that is not numbers, arrays and tuples of them).
+BATCH = "batch"
+
+
 def module_source(sources: Sequence[str], function: str) -> str:
     """A module defining :func:`function_name` ``(i)`` (and its float64-upcasting twin) for each
-    of ``sources``: each source runs in its own namespace (a source that fails to load gives a
-    function raising why)."""
+    of ``sources`` and :data:`BATCH`: each source runs in its own namespace (a source that fails
+    to load gives a function raising why)."""
     lines = [_LOADER]
     for index, source in enumerate(sources):
         lines.append(f"{function_name(index)}, {function_name(index, True)} = _load("
                      f"{index}, {source!r}, {function!r})")
     return "\n".join(lines) + "\n"
+
+
+Batch = tuple[tuple[tuple[int, bool], ...], list[Case]]
+
+
+def batches(missing: Sequence[tuple[Case, int, bool]]) -> list[Batch]:
+    """``missing`` (case, implementation, upcast) as batches ``(implementations, cases)``: the
+    cases in order, each batch's cases wanting the same implementations, whose inputs it sends
+    once for all of them; at most :data:`BATCH_ENTRIES` values (calls times implementations,
+    at least one case) and :data:`BATCH_ARRAYS` array arguments (a case with more makes a batch
+    of its own)."""
+    wanted: dict[int, tuple[Case, list]] = {}
+    for case, index, upcast in missing:
+        wanted.setdefault(id(case), (case, []))[1].append((index, upcast))
+    found: list[Batch] = []
+    entries = arrays = 0
+    for case, which in wanted.values():
+        which = tuple(which)
+        more = sum(isinstance(a, np.ndarray) for args, kwargs in case.calls
+                   for a in (*args, *kwargs.values()))
+        size = len(case.calls) * len(which)
+        if (found and found[-1][0] == which and entries + size <= BATCH_ENTRIES
+                and arrays + more <= BATCH_ARRAYS):
+            found[-1][1].append(case)
+            entries, arrays = entries + size, arrays + more
+        else:
+            found.append((which, [case]))
+            entries, arrays = size, more
+    return found
+
+
+def _unbatched(entry: Any, size: int) -> list[Computed] | None:
+    """The values of one batch's returned entries. None when the batch did not come back whole,
+    or a call returned what the batch cannot send (:data:`UNPORTABLE`): the batch is then run
+    call by call, where the sandbox itself says what a return is."""
+    if not isinstance(entry, tuple) or len(entry) != size:
+        return None
+    computed = []
+    for item in entry:
+        if not (isinstance(item, tuple) and len(item) == 2 and item[0] in (OK, RAISED)):
+            return None
+        kind, value = item
+        if kind == OK:
+            computed.append((value, None))
+        elif not (isinstance(value, np.ndarray) and value.dtype == np.uint8):
+            return None
+        else:
+            computed.append((NO_VALUE, value.tobytes().decode("utf-8", "replace")))
+    return computed
 
 
 def _error(outcome) -> str:
@@ -90,11 +217,21 @@ def _error(outcome) -> str:
 class SandboxExecutor:
     """Values of an authored problem's implementations (``sources``: the reference first, then the
     mistakes in table order), computed in a sandbox (see the module docstring). ``stored``
-    holds values computed before (the visible examples', by case name)."""
+    holds values computed before (the visible examples', by case name). ``batch`` False makes
+    one call per value, as before batching (``benchmarks/authored_bench.py`` compares both).
+    ``combined``: ``(mistake indices, source)`` of the mistakes that combine
+    (:func:`grader.problems.authored.edits.combinations`): implementations after the mistakes,
+    found by :meth:`combine`, computed only when a diagnosis asks for one (:meth:`computing`)."""
 
     def __init__(self, sources: Sequence[str], function: str,
-                 stored: dict[str, dict] | None = None, limits: Limits = REFERENCE_LIMITS):
-        self.sources = tuple(sources)
+                 stored: dict[str, dict] | None = None, limits: Limits = REFERENCE_LIMITS,
+                 batch: bool = True, combined: Sequence[tuple[tuple[int, ...], str]] = ()):
+        self.combined = {tuple(members): len(sources) + number
+                         for number, (members, _) in enumerate(combined)}
+        self.sources = tuple(sources) + tuple(source for _, source in combined)
+        self.mistakes_end = len(sources)  # the combinations' implementations follow
+        self._local = threading.local()
+        self.batch = batch
         self.function = function
         self.limits = limits
         self.source = module_source(self.sources, function)
@@ -107,59 +244,135 @@ class SandboxExecutor:
                 index, upcast = key.split(":")
                 self._by_seed[None][(int(index), name, upcast == "1")] = computed
 
-    def _wanted(self, case: Case) -> list[tuple[int, bool]]:
-        keys = [(i, False) for i in range(len(self.sources))]
+    def _wanted(self, case: Case, combined: bool = False) -> list[tuple[int, bool]]:
+        """The (implementation, upcast) values of ``case``: the reference's and the mistakes',
+        or (``combined``) the combinations'."""
+        first, end = (self.mistakes_end, len(self.sources)) if combined else (0, self.mistakes_end)
+        keys = [(i, False) for i in range(first, end)]
         if any(has_float32(case, i) for i in range(len(case.calls))):
-            keys += [(i, True) for i in range(1, len(self.sources))]
+            keys += [(i, True) for i in range(max(1, first), end)]
         return keys
 
-    def prepare(self, cases: Sequence[Case], sandbox: Any) -> None:
-        """Compute, in one run of ``sandbox``, every value of ``cases`` not cached yet. Raises
-        :class:`InfrastructureError` when the sandbox cannot run the module (never the
-        learner's fault)."""
+    @contextmanager
+    def computing(self, cases: Sequence[Case], sandbox: Any) -> Iterator[None]:
+        """While a grading diagnoses ``cases`` (in this thread): the first combination of
+        mistakes asked for has every combination's values on ``cases`` computed then, in one
+        run of ``sandbox`` (a grading whose failures no single mistake explains needs them;
+        any other grading never pays for them)."""
+        self._local.pending = (list(cases), sandbox)
+        try:
+            yield
+        finally:
+            self._local.pending = None
+
+    def prepare(self, cases: Sequence[Case], sandbox: Any, combined: bool = False) -> None:
+        """Compute, in one run of ``sandbox`` (batched, :func:`batches`; a batch that did not
+        come back whole, call by call in a second), every value of ``cases`` not cached yet:
+        the reference's and the mistakes', or (``combined``) the combinations' (see
+        :meth:`computing`). Raises :class:`InfrastructureError` when the sandbox cannot run the
+        module (never the learner's fault)."""
         missing = []
         for case in cases:
             cached = self._by_seed.get(case.key[1], {})
-            missing += [(case, index, upcast) for index, upcast in self._wanted(case)
+            missing += [(case, index, upcast) for index, upcast in self._wanted(case, combined)
                         if (index, case.name, upcast) not in cached]
         if not missing:
             return
         if sandbox is None:
             raise InfrastructureError("an authored problem's values need a sandbox")
-        calls = [Call(test=f"{case.name} | implementation {index}{' upcast' if upcast else ''}",
-                      function=function_name(index, upcast), args=tuple(args),
-                      kwargs=dict(kwargs))
-                 for case, index, upcast in missing for args, kwargs in case.calls]
+        if not self.batch:
+            self._store(self._one_by_one(missing, sandbox))
+            return
+        grouped = batches(missing)
+        calls = [Call(test=f"batch {number}", function=BATCH, args=(
+                          np.array(which, dtype=np.int64).reshape(-1, 2),
+                          *((tuple(args), dict(kwargs)) for case in cases
+                            for args, kwargs in case.calls)))
+                 for number, (which, cases) in enumerate(grouped)]
+        try:
+            outcomes = list(self._run(sandbox, calls).calls)
+        except (TypeError, ValueError):  # nested arguments the wire refuses: one call each
+            outcomes = []
+        found: list[tuple[tuple[Case, int, bool], list[Computed]]] = []
+        again = []
+        for number, (which, cases) in enumerate(grouped):
+            outcome = outcomes[number] if number < len(outcomes) else None
+            size = sum(len(case.calls) for case in cases) * len(which)
+            computed = (_unbatched(outcome.value, size)
+                        if outcome is not None and outcome.status == "ok" else None)
+            if computed is None:
+                again += [(case, index, upcast) for case in cases for index, upcast in which]
+                continue
+            values = iter(computed)
+            for case in cases:  # call by call, each call's implementations in turn
+                per_call = [[next(values) for _ in which] for _ in case.calls]
+                found += [((case, index, upcast), [row[k] for row in per_call])
+                          for k, (index, upcast) in enumerate(which)]
+        if again:
+            found += self._one_by_one(again, sandbox)
+        self._store(found)
+
+    def _store(self, found: list[tuple[tuple[Case, int, bool], list[Computed]]]) -> None:
+        with self._lock:
+            for (case, index, upcast), computed in found:
+                self._by_seed.setdefault(case.key[1], {})[(index, case.name, upcast)] = computed
+            self._by_seed.move_to_end(None, last=False)
+            while len(self._by_seed) > SEEDS_KEPT + 1:
+                del self._by_seed[next(s for s in self._by_seed if s is not None)]
+
+    def _run(self, sandbox: Any, calls: list[Call]):
         run = sandbox.run(self.source, calls, self.limits)
         self.runs += 1
         self.run_seconds += run.seconds
         if run.status not in ("ok", "timeout", "memory_limit", "crashed", "output_limit"):
             raise InfrastructureError(f"the problem's implementations could not run in the "
                                       f"sandbox: {run.status}: {run.message}")
+        return run
+
+    def _one_by_one(self, missing: list[tuple[Case, int, bool]], sandbox: Any
+                    ) -> list[tuple[tuple[Case, int, bool], list[Computed]]]:
+        """``missing``'s values, one call (and one test) each: what a batch that did not come
+        back whole is given."""
+        calls = [Call(test=f"{case.name} | implementation {index}{' upcast' if upcast else ''}",
+                      function=function_name(index, upcast), args=tuple(args),
+                      kwargs=dict(kwargs))
+                 for case, index, upcast in missing for args, kwargs in case.calls]
+        run = self._run(sandbox, calls)
         outcomes = iter(run.calls)
-        with self._lock:
-            for case, index, upcast in missing:
-                computed = []
-                for _ in case.calls:
-                    outcome = next(outcomes, None)
-                    if outcome is None:
-                        computed.append((NO_VALUE, f"not run: {run.message or run.status}"))
-                    elif outcome.status == "ok":
-                        computed.append((outcome.value, None))
-                    else:
-                        computed.append((NO_VALUE, _error(outcome)))
-                self._by_seed.setdefault(case.key[1], {})[(index, case.name, upcast)] = computed
-            self._by_seed.move_to_end(None, last=False)
-            while len(self._by_seed) > SEEDS_KEPT + 1:
-                del self._by_seed[next(s for s in self._by_seed if s is not None)]
+        found = []
+        for entry in missing:
+            computed = []
+            for _ in entry[0].calls:
+                outcome = next(outcomes, None)
+                if outcome is None:
+                    computed.append((NO_VALUE, f"not run: {run.message or run.status}"))
+                elif outcome.status == "ok":
+                    computed.append((outcome.value, None))
+                else:
+                    computed.append((NO_VALUE, _error(outcome)))
+            found.append((entry, computed))
+        return found
+
+    def combine(self, key: tuple[int, ...]) -> int | None:
+        """The implementation that makes the mistakes ``key`` (indices into the problem's
+        variants, one per mistake) at once, or None when they do not combine."""
+        return self.combined.get(tuple(sorted(key)))
 
     def values(self, implementation: int | tuple[int, ...], case: Case,
                upcast_inputs: bool = False) -> list[Computed]:
-        """The cached values (:meth:`prepare` computed them). ``ValueError`` for a combination
-        of mistakes (an authored mistake is one source; they do not combine);
-        :class:`InfrastructureError` for a value never prepared."""
+        """The cached values (:meth:`prepare` computed them) of an implementation, or of
+        mistakes made together (a tuple, :meth:`combine`). ``ValueError`` for mistakes that do
+        not combine; :class:`InfrastructureError` for a value never prepared."""
         if not isinstance(implementation, int):
-            raise ValueError(f"variants {implementation} do not combine")
+            found = self.combine(implementation)
+            if found is None:
+                raise ValueError(f"variants {implementation} do not combine")
+            implementation = found
+            pending = getattr(self._local, "pending", None)
+            if pending is not None and (found, case.name, False) not in self._by_seed.get(
+                    case.key[1], {}):
+                self._local.pending = None  # one run per grading, whatever it finds
+                self.prepare(*pending, combined=True)
         found = self._by_seed.get(case.key[1], {}).get((implementation, case.name,
                                                          upcast_inputs and implementation > 0))
         if found is None:
@@ -169,10 +382,12 @@ class SandboxExecutor:
 
     def visible_values(self) -> dict[str, dict]:
         """The values of seed None (visible examples and pictures), as :class:`SandboxExecutor`'s
-        ``stored`` takes them."""
+        ``stored`` takes them (the reference's and the mistakes': a stored version's values do
+        not depend on how its mistakes combine)."""
         found: dict[str, dict] = {}
         for (index, name, upcast), computed in self._by_seed[None].items():
-            found.setdefault(name, {})[f"{index}:{int(upcast)}"] = computed
+            if index < self.mistakes_end:  # combinations' values are computed again where needed
+                found.setdefault(name, {})[f"{index}:{int(upcast)}"] = computed
         return found
 
 
@@ -218,4 +433,4 @@ def decode(data: dict) -> dict[str, dict]:
                    for key, computed in by_key.items()} for name, by_key in data.items()}
 
 
-__all__ = ["SandboxExecutor", "decode", "encode", "module_source"]
+__all__ = ["BATCH", "SandboxExecutor", "batches", "decode", "encode", "module_source"]

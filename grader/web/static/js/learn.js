@@ -2,7 +2,12 @@
 // posts, the server answers with the result page. With it:
 //  - code boxes become CodeMirror editors (Python highlighting, Tab indents; Esc then Tab leaves);
 //  - the form posts in the background, the page shows progress while the submission is graded
-//    (long-polling the page's status endpoint) and inserts the feedback without a reload.
+//    (long-polling the page's status endpoint) and inserts the feedback without a reload;
+//  - each box shows a live count beside its limit (words as the rubric counts them: runs of
+//    non-space characters; characters as the box's maxlength counts them), and a chosen
+//    notebook its size;
+//  - a refusal (JSON {message}, or any other answer) is said above the form and the answers
+//    stay as typed: the page never navigates away from unsent answers.
 // window.graderTiming records when submit was pressed and when the feedback was shown (ms, from
 // performance.now()); the browser tests read it.
 (function () {
@@ -18,8 +23,9 @@
     if (!window.GraderEditor) return;
     var boxes = document.querySelectorAll("textarea[data-editor='python']");
     Array.prototype.forEach.call(boxes, function (box) {
-      var hint = document.getElementById(box.id + "-hint");
-      window.GraderEditor.attach(box, box.id + "-label", hint ? hint.id : null);
+      var described = box.getAttribute("aria-describedby");
+      // the editor writes its text into the box and fires its "input" event (the live count)
+      window.GraderEditor.attach(box, box.id + "-label", described);
     });
     Array.prototype.forEach.call(document.querySelectorAll(".js-only"), function (el) {
       el.hidden = false;
@@ -27,6 +33,58 @@
   }
 
   function say(html) { progress.innerHTML = html; }
+
+  // Live counts beside the limits; without this script the limits are still written there.
+  function plural(n, word) { return n.toLocaleString("en") + " " + word + (n === 1 ? "" : "s"); }
+  function attachCounts() {
+    var counters = document.querySelectorAll(".live-count[data-count-for]");
+    Array.prototype.forEach.call(counters, function (counter) {
+      var box = document.getElementById(counter.dataset.countFor);
+      if (!box) return;
+      var maxChars = Number(counter.dataset.maxCharacters || 0);
+      var maxWords = Number(counter.dataset.maxWords || 0);
+      function update() {
+        var text = box.value;
+        var words = (text.match(/\S+/g) || []).length;
+        var parts = [];
+        var over = false;
+        if (maxWords) {
+          parts.push(plural(words, "word"));
+          if (words > maxWords) {
+            over = true;
+            parts.push("only the first " + maxWords.toLocaleString("en") + " will be read");
+          }
+        }
+        parts.push(plural(text.length, "character"));
+        if (maxChars && text.length > maxChars) {
+          over = true;
+          parts.push("over the limit of " + maxChars.toLocaleString("en"));
+        }
+        counter.textContent = "Now: " + parts.join(", ") + ".";
+        counter.classList.toggle("over", over);
+      }
+      counter.hidden = false;
+      update();
+      box.addEventListener("input", update);
+      box.addEventListener("change", update);
+    });
+    var sizes = document.querySelectorAll(".live-count[data-size-for]");
+    Array.prototype.forEach.call(sizes, function (counter) {
+      var input = document.getElementById(counter.dataset.sizeFor);
+      if (!input) return;
+      input.addEventListener("change", function () {
+        var file = input.files && input.files[0];
+        counter.hidden = !file;
+        if (!file) return;
+        var maxBytes = Number(input.dataset.maxBytes || 0);
+        var maxChars = Number(input.dataset.maxCharacters || 0);
+        var tooLarge = (maxBytes && file.size > maxBytes) || (maxChars && file.size > 4 * maxChars);
+        counter.textContent = file.name + ": " + plural(file.size, "byte") +
+          (tooLarge ? ", too large to send: choose a smaller notebook." : ".");
+        counter.classList.toggle("over", !!tooLarge);
+      });
+    });
+  }
 
   function escapeHtml(text) {
     var div = document.createElement("div");
@@ -104,9 +162,7 @@
     precheckBody.innerHTML = "<p>Checking your code on the visible examples…</p>";
     fetch(checkButton.formAction, {method: "POST", body: data, credentials: "same-origin",
                                    headers: {"Accept": "application/json"}})
-      .then(function (response) {
-        return response.json().then(function (data) { return {ok: response.ok, data: data}; });
-      })
+      .then(answerOf)
       .then(function (answer) {
         checkButton.disabled = false;
         if (!answer.ok) {
@@ -126,6 +182,22 @@
       });
   }
 
+  // {ok, status, data}: the JSON of an answer, or for an answer that is not JSON (a proxy's
+  // error page, a body too large) a message saying so; the answers in the form stay.
+  function answerOf(response) {
+    var type = response.headers.get("Content-Type") || "";
+    if (type.indexOf("application/json") >= 0) {
+      return response.json().then(function (data) {
+        return {ok: response.ok, status: response.status, data: data};
+      });
+    }
+    var why = response.status === 413 ? "The form is too large to send (a notebook or an " +
+      "answer over its limit)." : "The server answered with an unexpected page (HTTP " +
+      response.status + ").";
+    return {ok: false, status: response.status, data: {message: why + " Nothing was " +
+      "submitted; your answers are still in the form."}};
+  }
+
   function submit(event) {
     if (!window.fetch || !window.FormData) return;  // the plain form post does the job
     if (event.submitter && event.submitter.id === "check-button") {
@@ -141,9 +213,7 @@
     startTicker(started);
     fetch(form.action, {method: "POST", body: new FormData(form), credentials: "same-origin",
                         headers: {"Accept": "application/json"}})
-      .then(function (response) {
-        return response.json().then(function (data) { return {ok: response.ok, data: data}; });
-      })
+      .then(answerOf)
       .then(function (answer) {
         if (!answer.ok) {
           stopTicker();
@@ -164,12 +234,16 @@
         poll(answer.data.status_url, started, 0);
       })
       .catch(function () {
+        // the server could not be reached: say so and keep the answers (a plain form post
+        // would leave the page and could lose them)
         stopTicker();
-        form.removeEventListener("submit", submit);
-        form.submit();  // fall back to the plain form post
+        say("<p class='alert' role='alert'>Your submission could not reach the server, so " +
+            "nothing was submitted. Your answers are still in the form: submit again.</p>");
+        if (button) button.disabled = false;
       });
   }
 
+  attachCounts();
   attachEditors();
   if (form) form.addEventListener("submit", submit);
   if (progress && progress.dataset.pendingStatusUrl) {
