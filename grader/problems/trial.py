@@ -185,8 +185,8 @@ def _verdict(problem: CodeProblem, implementation: int, case: Case, expected: li
     for value, error in problem.executor.values(implementation, case):
         if error is not None:
             return f"raises {error.split(':')[0]}"
-        if case.wrapped:
-            value = (value, tuple(a for a in case.calls[0][0] if isinstance(a, np.ndarray)))
+        if case.wrapped:  # the implementations leave their arguments as they were
+            value = (value, arguments_after(case.calls[0][0]))
         values.append(value)
     verdicts = set()
     for factor in (0.1, 10.0):
