@@ -132,14 +132,40 @@ class CodeKind(BaseKind):
                               output="\n".join(filter(None, [notes, EMPTY_CODE])))
         problem = problem_of(item)
         limits = item.spec["limits"]
-        if ctx.deadline is not None:  # the submission's budget, shared by its code items
+        sandbox = ctx.sandbox
+        if ctx.runs is not None:  # the submission's budget, shared by its code items
+            applied = ctx.runs.limits(limits)
+            if applied is None:
+                return ItemResult(item_id=item.id, kind=self.kind, score=0.0,
+                                  max_score=item.points,
+                                  output=f"Not run: {ctx.runs.reason()}.")
+            limits, sandbox = applied, _LearnerRun(ctx.sandbox, applied, ctx.runs)
+        elif ctx.deadline is not None:  # a deadline alone: each item ends by it
             left = max(MIN_ITEM_RUN_SECONDS, ctx.deadline - time.monotonic())
             limits = replace(limits, run_wall_seconds=min(limits.run_wall_seconds, left))
-        result = scoring.grade(problem, item.id, item.points, source, ctx.sandbox, limits,
+        result = scoring.grade(problem, item.id, item.points, source, sandbox, limits,
                                ctx.seed, budget=ctx.budget or NO_BUDGET)
         if notes:
             result.output = notes + "\n" + result.output
         return result
+
+
+class _LearnerRun:
+    """``sandbox`` for one code item's grading: the learner's run (the one made with the item's
+    ``limits``, not an uploaded problem's reference runs) is recorded in the submission's
+    ``budget``, so that a stopped test tightens the later items' limits."""
+
+    def __init__(self, sandbox: Any, limits: Limits, budget: Any):
+        self.sandbox, self.limits, self.budget = sandbox, limits, budget
+
+    def run(self, source: str, calls, limits: Limits):
+        result = self.sandbox.run(source, calls, limits)
+        if limits is self.limits:
+            self.budget.record(result)
+        return result
+
+    def __getattr__(self, name: str):
+        return getattr(self.sandbox, name)
 
 
 def response_source(response: dict[str, Any]) -> tuple[Any, str]:
