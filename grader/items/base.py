@@ -47,6 +47,9 @@ class GradingContext:
     ``budget`` bounds the CPU time of the trusted side's own work on the submission, all its
     items together (:class:`grader.budget.CpuBudget`, checked by the kinds' loops; past it they
     raise :class:`grader.budget.BudgetExceeded`); None: unbounded.
+    ``seeds``: the seeds an earlier grading of the submission recorded, by item id (an authored
+    problem's seed taken from its pool, :mod:`grader.problems.authored.pool`): a regrade draws
+    those items' inputs from them instead of ``seed``.
     """
 
     seed: int
@@ -54,6 +57,7 @@ class GradingContext:
     settings: dict[str, Any] = field(default_factory=dict)
     deadline: float | None = None
     budget: CpuBudget | None = None
+    seeds: dict[str, int] = field(default_factory=dict)
 
 
 #: A code item's run may always last this long, even past a submission's deadline (seconds).

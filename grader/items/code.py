@@ -20,7 +20,7 @@ from grader.budget import NO_BUDGET
 from grader.items.base import MIN_ITEM_RUN_SECONDS, BaseKind, GradingContext, Item
 from grader.items.notebook import NotebookError, notebook_source
 from grader.problems import PROBLEMS, course, examples, scoring
-from grader.problems.authored import registry
+from grader.problems.authored import pool, registry
 from grader.problems.authored.schema import DocumentError
 from grader.problems.base import CodeProblem
 from grader.problems.course.options import ContractOptionError
@@ -129,8 +129,11 @@ class CodeKind(BaseKind):
         if ctx.deadline is not None:  # the submission's budget, shared by its code items
             left = max(MIN_ITEM_RUN_SECONDS, ctx.deadline - time.monotonic())
             limits = replace(limits, run_wall_seconds=min(limits.run_wall_seconds, left))
+        seed, record = pool.seed_for(problem, ctx.seed, ctx.seeds.get(item.id), ctx.sandbox)
         result = scoring.grade(problem, item.id, item.points, source, ctx.sandbox, limits,
-                               ctx.seed, budget=ctx.budget or NO_BUDGET)
+                               seed, budget=ctx.budget or NO_BUDGET)
+        if record:  # a regrade draws the same inputs (grader/problems/authored/pool.py)
+            result.extra_data[pool.SEED_KEY] = seed
         if notes:
             result.output = notes + "\n" + result.output
         return result
