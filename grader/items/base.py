@@ -49,7 +49,8 @@ class GradingContext:
     raise :class:`grader.budget.BudgetExceeded`); None: unbounded.
     ``seeds``: the seeds an earlier grading of the submission recorded, by item id (an authored
     problem's seed taken from its pool, :mod:`grader.problems.authored.pool`): a regrade draws
-    those items' inputs from them instead of ``seed``.
+    those items' inputs from them instead of ``seed``. ``seed_pool`` False: every item draws
+    from ``seed`` (``grader grade``, whose ``--seed`` means what it says; no pool, no top-up).
     """
 
     seed: int
@@ -58,6 +59,7 @@ class GradingContext:
     deadline: float | None = None
     budget: CpuBudget | None = None
     seeds: dict[str, int] = field(default_factory=dict)
+    seed_pool: bool = True
 
 
 #: A code item's run may always last this long, even past a submission's deadline (seconds).
