@@ -94,7 +94,7 @@ def _regrade_one(service, assignment, submission, entry: dict, decisions: list,
     ctx = GradingContext(seed=submission_seed(service.secret, submission.id),
                          sandbox=service.lazy_sandbox(),
                          budget=submission_budget(service.cpu_seconds),
-                         seeds=recorded_seeds(submission.results))
+                         seeds=recorded_seeds(submission.results), seed_pool=False)
     try:
         results = grade_responses(assignment, submission.responses, ctx)
     except InfrastructureError as exc:

@@ -49,8 +49,9 @@ class GradingContext:
     raise :class:`grader.budget.BudgetExceeded`); None: unbounded.
     ``seeds``: the seeds an earlier grading of the submission recorded, by item id (an authored
     problem's seed taken from its pool, :mod:`grader.problems.authored.pool`): a regrade draws
-    those items' inputs from them instead of ``seed``. ``seed_pool`` False: every item draws
-    from ``seed`` (``grader grade``, whose ``--seed`` means what it says; no pool, no top-up).
+    those items' inputs from them instead of ``seed``. ``seed_pool`` False: an item without a
+    recorded seed draws from ``seed``, never from a pool (a regrade: its first grading did;
+    ``grader grade``, whose ``--seed`` means what it says; no top-up either).
     """
 
     seed: int

@@ -129,8 +129,11 @@ class CodeKind(BaseKind):
         if ctx.deadline is not None:  # the submission's budget, shared by its code items
             left = max(MIN_ITEM_RUN_SECONDS, ctx.deadline - time.monotonic())
             limits = replace(limits, run_wall_seconds=min(limits.run_wall_seconds, left))
-        seed, record = (pool.seed_for(problem, ctx.seed, ctx.seeds.get(item.id), ctx.sandbox)
-                        if ctx.seed_pool else (ctx.seed, False))
+        recorded = ctx.seeds.get(item.id)
+        if recorded is not None or ctx.seed_pool:
+            seed, record = pool.seed_for(problem, ctx.seed, recorded, ctx.sandbox)
+        else:  # a regrade of a grading that drew from its own seed, or ``grader grade``
+            seed, record = ctx.seed, False
         result = scoring.grade(problem, item.id, item.points, source, ctx.sandbox, limits,
                                seed, budget=ctx.budget or NO_BUDGET)
         if record:  # a regrade draws the same inputs (grader/problems/authored/pool.py)

@@ -178,3 +178,28 @@ def test_a_grading_takes_its_seed_from_the_pool_the_trial_filled(app, client, up
     assert again.score == 0 and problem.executor.runs == runs
     assert [t["status"] for t in again.results[0]["tests"]] == [
         t["status"] for t in stored.results[0]["tests"]]
+
+
+def test_a_regrade_of_a_grading_on_its_own_seed_keeps_that_seed(app, client, uploaded):
+    from grader.problems.authored import pool, registry
+
+    make_assignment(client)
+    store = app.extensions["grader"].store
+    record = store.content.problem("local", "cosine-attention", 1)
+    problem = registry.compiled(registry.inline(record))
+    while problem.executor.take() is not None:  # an empty pool: the grading's own seed
+        pass
+    buggy = graded(client, mistake_source(0))
+    stored = store.get(buggy["id"])
+    assert "seed" not in stored.results[0]["extra_data"]
+    topping = pool.running(problem)
+    if topping is not None:  # the empty pool's top-up, started by that grading
+        topping.join(60)
+    assert problem.executor.ready() == 16
+    run = client.post("/api/v1/assignments/hw-cos/regrades", json={"dry_run": False})
+    assert client.get(run.headers["Location"] + "?wait=60").get_json()["status"] == "done"
+    again = store.get(buggy["id"])
+    assert "seed" not in again.results[0]["extra_data"]  # not a pool seed: its own again
+    assert problem.executor.ready() == 16 and again.score == stored.score < 10
+    assert [t["status"] for t in again.results[0]["tests"]] == [
+        t["status"] for t in stored.results[0]["tests"]]
