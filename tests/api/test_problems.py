@@ -192,9 +192,7 @@ def test_a_regrade_of_a_grading_on_its_own_seed_keeps_that_seed(app, client, upl
     buggy = graded(client, mistake_source(0))
     stored = store.get(buggy["id"])
     assert "seed" not in stored.results[0]["extra_data"]
-    topping = pool.running(problem)
-    if topping is not None:  # the empty pool's top-up, started by that grading
-        topping.join(60)
+    pool.last_top_up(problem).join(60)  # the empty pool's top-up, started by that grading
     assert problem.executor.ready() == 16
     run = client.post("/api/v1/assignments/hw-cos/regrades", json={"dry_run": False})
     assert client.get(run.headers["Location"] + "?wait=60").get_json()["status"] == "done"

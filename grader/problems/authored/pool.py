@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import weakref
 from typing import Any
 
 from grader.problems import pictures
@@ -28,7 +29,8 @@ POOL_LOW = POOL_SIZE // 2
 #: Where an item's result records the seed its grading took from the pool.
 SEED_KEY = "seed"
 
-_filling: dict[int, threading.Thread] = {}  # id(executor) -> its top-up thread
+_top_ups: "weakref.WeakKeyDictionary[SandboxExecutor, threading.Thread]" = (
+    weakref.WeakKeyDictionary())  # each pool's last top-up thread
 _lock = threading.Lock()
 
 
@@ -54,7 +56,7 @@ def top_up(problem: CodeProblem, sandbox: Any) -> threading.Thread | None:
     if executor.ready() >= POOL_LOW:
         return None
     with _lock:
-        running = _filling.get(id(executor))
+        running = _top_ups.get(executor)
         if running is not None and running.is_alive():
             return None
 
@@ -63,21 +65,19 @@ def top_up(problem: CodeProblem, sandbox: Any) -> threading.Thread | None:
                 fill(problem, sandbox)
             except Exception as exc:
                 log.warning("topping up the seeds of problem %s failed: %s", problem.id, exc)
-            finally:
-                with _lock:
-                    if _filling.get(id(executor)) is thread:
-                        del _filling[id(executor)]
 
         thread = threading.Thread(target=run, name=f"seed pool {problem.id}", daemon=True)
-        _filling[id(executor)] = thread
-    thread.start()
+        _top_ups[executor] = thread
+        thread.start()
     return thread
 
 
-def running(problem: CodeProblem) -> threading.Thread | None:
-    """The top-up thread of ``problem``'s pool while one runs (:func:`top_up`), else None."""
+def last_top_up(problem: CodeProblem) -> threading.Thread | None:
+    """The last top-up thread :func:`top_up` started for ``problem``'s pool (running or
+    finished), or None."""
     with _lock:
-        return _filling.get(id(getattr(problem, "executor", None)))
+        executor = getattr(problem, "executor", None)
+        return _top_ups.get(executor) if isinstance(executor, SandboxExecutor) else None
 
 
 def seed_for(problem: CodeProblem, own_seed: int, recorded: int | None, sandbox: Any
@@ -97,4 +97,4 @@ def seed_for(problem: CodeProblem, own_seed: int, recorded: int | None, sandbox:
     return seed, True
 
 
-__all__ = ["POOL_LOW", "SEED_KEY", "fill", "pooled", "running", "seed_for", "top_up"]
+__all__ = ["POOL_LOW", "SEED_KEY", "fill", "last_top_up", "pooled", "seed_for", "top_up"]

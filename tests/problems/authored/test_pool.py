@@ -63,7 +63,7 @@ def test_a_grading_takes_a_pool_seed_and_runs_only_the_learners_code():
     raw, problem, added = filled(sandbox)
     seed, recorded = pool.seed_for(problem, 7, None, sandbox)
     assert recorded and seed in added and problem.executor.ready() == 15
-    assert pool.running(problem) is None  # 15 ready: no top-up
+    assert pool.last_top_up(problem) is None  # 15 ready: no top-up
     result = scoring.grade(problem, "cos", 10, raw["reference"], sandbox, Limits(), seed)
     assert result.score == 10
     assert [kind for _, kind in sandbox.made] == ["implementations", "learner"]
@@ -83,7 +83,7 @@ def test_an_empty_pool_gives_the_submissions_own_seed_computed_in_the_grading():
     problem = compile_document(raw)
     seed, recorded = pool.seed_for(problem, 7, None, sandbox)
     assert (seed, recorded) == (7, False)
-    pool.running(problem).join(60)  # a top-up started for the next gradings
+    pool.last_top_up(problem).join(60)  # a top-up started for the next gradings
     result = scoring.grade(problem, "cos", 10, raw["reference"], sandbox, Limits(), seed)
     assert result.score == 10
     here = [kind for thread, kind in sandbox.made if thread == threading.get_ident()]
@@ -99,7 +99,7 @@ def test_the_top_up_runs_off_the_grading_thread_when_the_pool_runs_low():
     assert pool.top_up(problem, sandbox) is None
     seed, recorded = pool.seed_for(problem, 7, None, sandbox)  # 7 left: low
     assert recorded
-    topping = pool.running(problem)
+    topping = pool.last_top_up(problem)
     assert topping is not None and topping.ident != threading.get_ident()
     scoring.grade(problem, "cos", 10, raw["reference"], sandbox, Limits(), seed)
     topping.join(60)
