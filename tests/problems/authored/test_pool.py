@@ -127,3 +127,29 @@ def test_a_regrade_with_the_recorded_seed_gives_the_same_score(index):
     assert second.score == first.score < 10
     assert [t.status for t in second.tests] == [t.status for t in first.tests]
     assert again.executor.runs == 1
+
+
+def test_the_code_item_records_a_pool_seed_and_keeps_a_given_one(fake_sandbox):
+    from dataclasses import replace
+    from pathlib import Path
+
+    from grader.items.base import GradingContext
+    from grader.items.code import CodeKind
+
+    raw, problem, added = filled(fake_sandbox)
+    kind = CodeKind()
+    item = replace(kind.load("cos", {"id": "cos", "kind": "code", "points": 10,
+                                     "problem": "softmax"}, Path(".")), compiled=problem)
+    response = {"code": raw["mistakes"][0]["source"]}
+    first = kind.grade(item, response, GradingContext(seed=5, sandbox=fake_sandbox))
+    seed = first.extra_data[pool.SEED_KEY]
+    assert seed in added and problem.executor.ready() == 15
+    # grader grade (seed_pool False): its own seed, nothing taken, nothing recorded
+    own = kind.grade(item, response, GradingContext(seed=5, sandbox=fake_sandbox,
+                                                    seed_pool=False))
+    assert pool.SEED_KEY not in own.extra_data and problem.executor.ready() == 15
+    # a regrade: the recorded seed, the same score, nothing taken
+    again = kind.grade(item, response, GradingContext(seed=5, sandbox=fake_sandbox,
+                                                      seeds={"cos": seed}, seed_pool=False))
+    assert again.extra_data[pool.SEED_KEY] == seed and again.score == first.score < 10
+    assert problem.executor.ready() == 15
