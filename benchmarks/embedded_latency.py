@@ -26,14 +26,16 @@ from benchmarks.stack import free_port, wait_port  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def post_to_graded(n: int, root: Path = ROOT, bin_dir: Path | None = None) -> list[float]:
+def post_to_graded(n: int, root: Path = ROOT, bin_dir: Path | None = None,
+                   settings: dict[str, str] | None = None) -> list[float]:
     """Seconds from POST to graded result of ``n`` submissions one at a time (after 3 warm-up
-    ones) on ``grader serve`` of the tree ``root`` run from the virtualenv ``bin_dir``."""
+    ones) on ``grader serve`` of the tree ``root`` run from the virtualenv ``bin_dir``, with
+    the extra environment ``settings`` (e.g. ``CPU_LEVERS``)."""
     bin_dir = Path(bin_dir or Path(sys.executable).parent)
     instance = tempfile.mkdtemp(prefix="grader-bench-")
     port = free_port()
     env = {"PATH": f"{bin_dir}:{os.environ['PATH']}", "HOME": instance, "INSTANCE_PATH": instance,
-           "LOG_JSON": "0", "ACCESS_LOG": "0"}
+           "LOG_JSON": "0", "ACCESS_LOG": "0", **(settings or {})}
     server = subprocess.Popen([str(bin_dir / "grader"), "serve", "--port", str(port)], env=env,
                               cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               start_new_session=True)

@@ -92,6 +92,9 @@ SETTINGS: dict[str, tuple[type, Any]] = {
     "READY_TIMEOUT": (float, 3.0),
     # Retry-After (seconds) of the 503 answered while the store is unreachable, and of /readyz
     "STORE_RETRY_AFTER_SECONDS": (int, 5),
+    # the CPU savings in force (grader/levers.py): all | none | a comma-separated list; the
+    # benchmarks turn them off one at a time to measure each
+    "CPU_LEVERS": (str, "all"),
 }
 
 #: Words a yes/no setting accepts (any case, surrounding spaces ignored).
@@ -165,6 +168,12 @@ def load_config(environ: Mapping[str, str] | None = None, **overrides: Any) -> d
             config[name] = default
     for name, value in overrides.items():
         config.setdefault(name, value)
+    from grader.levers import parse as parse_levers
+
+    try:
+        parse_levers(config["CPU_LEVERS"])
+    except ValueError as exc:
+        raise ValueError(f"environment variable CPU_LEVERS: {exc}") from exc
     instance = Path(config["INSTANCE_PATH"])
     if not config["DATABASE_URL"]:
         instance.mkdir(parents=True, exist_ok=True)

@@ -142,7 +142,7 @@ LAYERS: list[set[str]] = [
     {"grader.observability"},
     {"grader.sandbox", "grader.store", "grader.results", "grader.jsontext"},
     {"grader.auth", "grader.budget", "grader.config", "grader.errors", "grader.ids",
-     "grader.deadlines", "grader.safetext"},  # leaves
+     "grader.levers", "grader.deadlines", "grader.safetext"},  # leaves
 ]
 
 

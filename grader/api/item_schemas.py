@@ -122,6 +122,11 @@ class CodeItemViewSchema(_ItemViewBase):
                                                                         "and expected values"})
     imports = fields.List(fields.String(), metadata={
         "description": "modules the code may import besides NumPy and the standard library"})
+    contract_options = fields.Dict(metadata={
+        "description": "the item's contract: options that differ from today's contract (absent "
+                       "when none do), as normalised at upload",
+        "example": {"function": "sdp_attention", "mask": "numeric-blocked",
+                    "returns": "output+weights", "ranks": [3, 4]}})
 
 
 class RubricVersionSchema(Schema):

@@ -20,6 +20,7 @@ import logging
 from collections import Counter
 from typing import Any
 
+from grader import levers
 from grader.grading.adjustments import Override, adjust, engine_score, totals
 from grader.grading.due import submission_lateness
 from grader.grading.service import (grade_responses, item_versions, scored_versions,
@@ -132,6 +133,8 @@ def follow_regrades(service, submission) -> str | None:
     which is then the regraded one. Returns the run's id, or ``None`` when no run applies."""
     runs = service.store.regrades.applied_since(submission.course_id, submission.assignment_id,
                                                 submission.received_at)
+    if not runs and levers.enabled("worker"):
+        return None  # nothing to follow: the row need not be read
     current = service.store.get(submission.id)
     if not runs or current is None or current.status != "graded":
         return None

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
+from grader import levers
 from grader.budget import BudgetExceeded, CpuBudget
 from grader.config import SETTINGS
 from grader.content import Assignment
@@ -237,25 +238,31 @@ class GradingService:
         if late is not None:  # on time or late, and the late penalty (grader/grading/adjustments)
             stored = adjust(stored, late)
         score, max_score = totals(stored)
-        if not self.store.finish(submission_id, score, max_score, stored,
-                                 versions=scored_versions(assignment, results)):
+        fewer_reads = levers.enabled("worker")
+        finished = self.store.finish(submission_id, score, max_score, stored,
+                                     versions=scored_versions(assignment, results),
+                                     returning=fewer_reads)
+        if not finished:
             return Outcome("skipped", reason="another run stored the result first")
-        self._follow_regrades(submission)
-        self._notify(submission, assignment)
+        if self._follow_regrades(submission) or not fewer_reads:
+            finished = None  # regraded since (or the lever is off): the notifier reads it
+        self._notify(submission, final=finished)
         return Outcome("graded", score=score, received_at=submission.received_at)
 
-    def _follow_regrades(self, submission) -> None:
+    def _follow_regrades(self, submission) -> bool:
         """A regrade applied while this submission was queued or running covers it too: it is
         regraded now with the current version, before its result is announced
         (``follow_regrades``, set by :func:`grader.runtime.build_service` to
-        :func:`grader.grading.regrade.follow_regrades`); a fault there keeps the grade."""
+        :func:`grader.grading.regrade.follow_regrades`); a fault there keeps the grade. True
+        when a regrade may have changed the stored result (it ran, or it raised)."""
         follow = self.follow_regrades
         if follow is None:
-            return
+            return False
         try:
-            follow(self, submission)
+            return follow(self, submission) is not None
         except Exception:
             log.exception("regrading %s after its grading failed", submission.id)
+            return True
 
     def process_died(self, submission_id: str, reason: str) -> Outcome:
         """Record that the process grading ``submission_id`` died (``reason``: how) as an
@@ -275,9 +282,11 @@ class GradingService:
         self._notify(submission)
         return Outcome("failed", reason=reason)
 
-    def _notify(self, submission, assignment: Assignment | None = None) -> None:
+    def _notify(self, submission, final=None) -> None:
         """Announce a final submission: to the requests waiting for it (``announce``), and
-        through the notifier (its channels decide where it goes)."""
+        through the notifier (its channels decide where it goes). ``final``: the row as this
+        run stored it (:meth:`grader.store.Store.finish` with ``returning``), which the notifier
+        then announces without reading it again (``None``: it reads it)."""
         if self.announce is not None:
             try:
                 self.announce(submission.id)
@@ -285,7 +294,10 @@ class GradingService:
                 log.exception("announcing %s failed", submission.id)
         if self.notify is not None:
             try:
-                self.notify(submission.id)
+                if final is not None:
+                    self.notify(submission.id, final=final)
+                else:
+                    self.notify(submission.id)
             except Exception:  # a notification fault must never undo a stored grade
                 log.exception("notification for %s failed", submission.id)
 

@@ -87,13 +87,19 @@ class CodeKind(BaseKind):
                     compiled=compiled)
 
     def public_fields(self, item: Item) -> dict[str, Any]:
-        """Function name, contract, starter, the visible examples (inputs and expected values)
-        and the modules the code may import besides NumPy and the standard library; never hidden
-        inputs or expected values."""
+        """Function name, contract, starter, the visible examples (inputs and expected values),
+        the modules the code may import besides NumPy and the standard library and, for an item
+        with ``contract:`` options, those that differ from today's (``contract_options``); never
+        hidden inputs or expected values."""
         problem = problem_of(item)
-        return {"problem": problem.id, "function": problem.function, "contract": problem.contract,
-                "starter": problem.starter, "visible_tests": examples.public_examples(problem),
-                "imports": list(item.spec["limits"].imports)}
+        found = {"problem": problem.id, "function": problem.function,
+                 "contract": problem.contract, "starter": problem.starter,
+                 "visible_tests": examples.public_examples(problem),
+                 "imports": list(item.spec["limits"].imports)}
+        if item.spec.get("contract"):  # the item's contract options that differ from today's
+            found["contract_options"] = {key: list(value) if isinstance(value, tuple) else value
+                                         for key, value in item.spec["contract"].items()}
+        return found
 
     def validate_response(self, item: Item, response: dict[str, Any]) -> str | None:
         """``{"code": "<source>"}``, or ``{"notebook": <.ipynb as JSON or text>}``

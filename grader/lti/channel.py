@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any, Mapping
 from urllib.parse import quote
 
+from grader import levers
 from grader.grading.attempts import counts_for, learner_grade
 from grader.lti.ags import ScorePublisher, build_publisher, score_body
 from grader.notify.channel import Attempt
@@ -71,8 +72,13 @@ class LtiScoreChannel:
     def targets(self, submission, assignment, event: dict[str, Any]) -> list[str]:
         if event.get("type") not in EVENTS:
             return []
-        rows = self._targets_of(submission)
-        if not rows and self.store.lti.platforms(submission.course_id):
+        if levers.enabled("worker"):  # one statement for both
+            rows, has_platform = self.store.lti.grade_targets_in_course(
+                submission.course_id, submission.assignment_id, submission.learner_id)
+        else:
+            rows = self._targets_of(submission)
+            has_platform = not rows and bool(self.store.lti.platforms(submission.course_id))
+        if not rows and has_platform:
             # logged, and sent when the learner's first launch records the target
             # (publish_pending)
             log.info("no LTI grade target yet for learner %s on %s/%s: the score is sent when "

@@ -55,13 +55,17 @@ class Notifier:
         self.channels[channel.name] = channel
 
     # -- events --------------------------------------------------------------------------------
-    def submission_final(self, submission_id: str) -> list[str]:
+    def submission_final(self, submission_id: str, final=None) -> list[str]:
         """Announce a submission that reached ``graded`` or ``failed``; returns the delivery
-        ids (none when no channel has a target)."""
-        submission = self.store.get(submission_id)
+        ids (none when no channel has a target). ``final``: the row as its grading has just
+        stored it (``finished_at`` is when it was scored), announced without reading it and
+        its history again; ``None`` reads both."""
+        submission = final if final is not None else self.store.get(submission_id)
         if submission is None or submission.status not in ("graded", "failed"):
             return []
-        return self._publish(submission, GRADED if submission.status == "graded" else FAILED)
+        scored_at = submission.finished_at if final is not None else None
+        return self._publish(submission, GRADED if submission.status == "graded" else FAILED,
+                             scored_at=scored_at)
 
     def submission_regraded(self, submission_id: str, previous_score: float | None,
                             previous_max_score: float | None,
@@ -100,10 +104,11 @@ class Notifier:
         self.schedule(row.id)
         return row
 
-    def _publish(self, submission, event_type: str, **extra) -> list[str]:
+    def _publish(self, submission, event_type: str, scored_at=None, **extra) -> list[str]:
         assignment = self.catalog.get(submission.course_id, submission.assignment_id,
                                       submission.assignment_version or None)
-        scored_at = self._scored_at(submission)
+        if scored_at is None:
+            scored_at = self._scored_at(submission)
         ids = []
         event = submission_event(str(uuid.uuid4()), event_type, submission, scored_at, **extra)
         for channel in self.channels.values():

@@ -13,6 +13,8 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from grader import levers
+
 RTOL = 1e-4
 ATOL = 1e-5
 
@@ -93,6 +95,10 @@ def mismatch(got: Any, expected: np.ndarray, what: str = "output",
     expected = np.asarray(expected, dtype=np.float64)
     if array.shape != expected.shape:
         return f"the {what} has shape {tuple(array.shape)}, expected {tuple(expected.shape)}"
+    scale = _TOLERANCE_SCALE.get()
+    if levers.enabled("checks") and close_everywhere(array, expected, rows, rtol * scale,
+                                                     atol * scale):
+        return None
     if rows is not None:
         keep = np.broadcast_to(np.asarray(rows, dtype=bool)[..., None], expected.shape)
     else:
@@ -105,7 +111,6 @@ def mismatch(got: Any, expected: np.ndarray, what: str = "output",
         parts = [f"{n} {name}" for n, name in ((n_nan, "NaN"), (n_inf, "inf")) if n]
         return (f"the {what} contains {' and '.join(parts)} in {int(bad_values.sum())} of "
                 f"{int(keep.sum())} checked entries (first at index {first})")
-    scale = _TOLERANCE_SCALE.get()
     close = np.isclose(array, expected, rtol=rtol * scale, atol=atol * scale,
                        equal_nan=True) | ~keep
     if close.all():
@@ -116,6 +121,29 @@ def mismatch(got: Any, expected: np.ndarray, what: str = "output",
     return (f"the {what} differs from the expected values: largest difference "
             f"{float(diff[worst]):.3g} at index {_fmt_index(worst)}; {int((~close).sum())} of "
             f"{int(keep.sum())} checked entries outside tolerance (rtol {rtol:g}, atol {atol:g})")
+
+
+def close_everywhere(array: np.ndarray, expected: np.ndarray, rows: np.ndarray | None,
+                     rtol: float, atol: float) -> bool:
+    """True when every checked entry (``rows`` as in :func:`mismatch`) of ``array`` is within
+    tolerance of a finite ``expected`` entry (same shapes): ``np.isclose``'s own test
+    ``|a - e| <= atol + rtol |e|`` on finite expected values, without its wrappers (a third of
+    its time on the small arrays of a grading). False decides nothing: NaN, inf or a difference
+    somewhere, and :func:`mismatch` compares in full. Where this is True ``np.isclose`` is True
+    too (a finite ``e`` within tolerance of ``a`` makes ``a`` finite)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        gap = np.abs(array - expected)
+        bound = np.abs(expected)
+        bound *= rtol
+        bound += atol
+        close = gap <= bound
+    if rows is not None:
+        keep = np.broadcast_to(np.asarray(rows, dtype=bool)[..., None], expected.shape)
+        close |= ~keep
+        finite = np.isfinite(expected) | ~keep
+    else:
+        finite = np.isfinite(expected)
+    return bool(close.all()) and bool(finite.all())
 
 
 def nonfinite(got: Any, rows: np.ndarray | None = None) -> str | None:

@@ -184,6 +184,8 @@ def _judge(problem: CodeProblem, case: Case, outcomes: list, expected: list, run
         failure = problem.checks[case.check]([o.value for o in outcomes], expected, case)
     except Exception as exc:  # noqa: BLE001 - odd learner values must not crash grading
         failure = f"the returned value could not be checked ({type(exc).__name__})"
+    if failure and problem.course is not None:  # a shape in the course's form
+        failure = problem.course.failure(failure)
     return CaseResult(case, outcomes, passed=failure is None, expected=expected,
                       failure=failure or "")
 
@@ -334,8 +336,10 @@ def _tests(problem: CodeProblem, results: list[CaseResult], shares: dict[str, fl
         tags = [case.category, "visible" if case.visible else "hidden"]
         tags += [f"diagnosis:{tag}" for tag, _ in diagnosis.named(result)]
         share = round(shares[case.name], 6)
+        shown_name = case.name if problem.course is None else \
+            problem.course.test_names.get(case.name, case.name)  # the course's words
         tests.append(TestResult(
-            name=case.name, score=share if result.passed else 0.0, max_score=share,
+            name=shown_name, score=share if result.passed else 0.0, max_score=share,
             status="passed" if result.passed else "failed",
             output=_test_output(problem, result, *shown[case.name]),
             visibility="visible" if case.visible else "hidden", tags=tags))

@@ -114,9 +114,9 @@ class Store:
         self.courses = CourseRepository(self.sessions)
         self.webhooks = WebhookRepository(self.sessions)
         self.content = ContentRepository(self.sessions)
-        self.regrades = RegradeRepository(self.sessions)
+        self.regrades = RegradeRepository(self.sessions, single=self._single)
         self.problem_trials = ProblemTrialRepository(self.sessions)
-        self.lti = LtiRepository(self.sessions)
+        self.lti = LtiRepository(self.sessions, single=self._single)
         self.overrides = OverrideRepository(self.sessions)
         self.extensions = ExtensionRepository(self.sessions)
         self.sign_ins = SignInRepository(self.sessions)
@@ -223,9 +223,16 @@ class Store:
         return None if row is None else Submission(**row._mapping)
 
     def finish(self, submission_id: str, score: float, max_score: float, results: list,
-               versions: dict | None = None) -> bool:
+               versions: dict | None = None, returning: bool = False) -> "bool | Submission":
         """``running -> graded`` with the results, and the first :class:`GradeRecord` of its
-        history, in one transaction; False (nothing stored) when another run finished first."""
+        history, in one transaction; False (nothing stored) when another run finished first.
+
+        With ``returning``, the row as stored (``UPDATE ... RETURNING`` of every column but the
+        two JSON ones, no ORM load) instead of True: ``results`` is the list given, ``responses``
+        is not read (``None``), and ``finished_at`` is also the history record's time (when it
+        was scored)."""
+        if returning:
+            return self._finish_returning(submission_id, score, max_score, results, versions)
         with self.sessions.begin() as session:
             changed = session.execute(
                 update(Submission)
@@ -238,6 +245,26 @@ class Store:
                     submission_id=submission_id, trigger="initial", created_at=utcnow(),
                     score=score, max_score=max_score, results=results, versions=versions or {}))
             return changed
+
+    def _finish_returning(self, submission_id: str, score: float, max_score: float,
+                          results: list, versions: dict | None) -> "bool | Submission":
+        table = Submission.__table__
+        now = utcnow()
+        columns = [c for c in table.c if c.name not in ("responses", "results")]
+        with self.sessions.begin() as session:
+            row = session.execute(
+                update(table)
+                .where(table.c.id == submission_id, table.c.status == "running")
+                .values(status="graded", finished_at=now, score=score, max_score=max_score,
+                        results=results, failure_reason=None)
+                .returning(*columns)
+            ).one_or_none()
+            if row is None:
+                return False
+            session.execute(insert(GradeRecord).values(
+                submission_id=submission_id, trigger="initial", created_at=now, score=score,
+                max_score=max_score, results=results, versions=versions or {}))
+        return Submission(**row._mapping, results=results)
 
     def apply_regrade(self, submission_id: str, score: float, max_score: float, results: list,
                       versions: dict,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import and_, delete, literal, select, update
 from sqlalchemy.exc import IntegrityError
 
 from grader.store.lti_models import (LtiAccessToken, LtiDeepLinkPick, LtiGradeTarget,
@@ -44,8 +44,13 @@ def prefix_clash(new: str, old: str) -> str:
 
 
 class LtiRepository:
-    def __init__(self, sessions):
+    """``single``: sessions for one-statement reads (autocommit on PostgreSQL, as
+    :class:`grader.store.regrades.RegradeRepository`'s), used by
+    :meth:`grade_targets_in_course`; default ``sessions``."""
+
+    def __init__(self, sessions, single=None):
         self.sessions = sessions
+        self.single = single or sessions
 
     # -- platforms ------------------------------------------------------------------------------
     def create_platform(self, **fields) -> LtiPlatform:
@@ -278,6 +283,22 @@ class LtiRepository:
                 LtiGradeTarget.course_id == course_id,
                 LtiGradeTarget.assignment_id == assignment_id,
                 LtiGradeTarget.learner_id == learner_id).order_by(LtiGradeTarget.id)).scalars())
+
+    def grade_targets_in_course(self, course_id: str, assignment_id: str, learner_id: str
+                                ) -> tuple[list[LtiGradeTarget], bool]:
+        """:meth:`grade_targets` and whether the course has an LTI platform at all, in one
+        statement (the targets outer-joined to one row that carries the platform test)."""
+        has_platform = select(LtiPlatform.id).where(
+            LtiPlatform.course_id == course_id).exists().label("has_platform")
+        one = select(literal(1).label("one")).subquery()
+        query = (select(LtiGradeTarget, has_platform).select_from(one)
+                 .outerjoin(LtiGradeTarget, and_(LtiGradeTarget.course_id == course_id,
+                                                 LtiGradeTarget.assignment_id == assignment_id,
+                                                 LtiGradeTarget.learner_id == learner_id))
+                 .order_by(LtiGradeTarget.id))
+        with self.single() as session:  # one statement: no transaction around it
+            found = session.execute(query).all()
+        return [row for row, _ in found if row is not None], bool(found and found[0][1])
 
     def grade_target(self, target_id: int) -> LtiGradeTarget | None:
         with self.sessions() as session:

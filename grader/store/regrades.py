@@ -7,12 +7,18 @@ from datetime import datetime
 
 from sqlalchemy import select, update
 
+from grader import levers
 from grader.store.models import RegradeRun, utcnow
 
 
 class RegradeRepository:
-    def __init__(self, sessions):
+    """``single``: sessions for one-statement reads (autocommit on PostgreSQL: no BEGIN and
+    ROLLBACK round trips around them, :class:`grader.store.Store`), used with the ``worker``
+    lever (:mod:`grader.levers`); default ``sessions``."""
+
+    def __init__(self, sessions, single=None):
         self.sessions = sessions
+        self.single = single or sessions
 
     def create(self, course_id: str, assignment_id: str, dry_run: bool) -> RegradeRun:
         row = RegradeRun(id=str(uuid.uuid4()), course_id=course_id, assignment_id=assignment_id,
@@ -40,7 +46,7 @@ class RegradeRepository:
         """Applied (not dry) runs of the assignment created after ``since`` that did not fail,
         newest first: a submission received before them and graded after they looked for
         graded submissions is one they did not cover."""
-        with self.sessions() as session:
+        with (self.single if levers.enabled("worker") else self.sessions)() as session:
             return list(session.execute(select(RegradeRun).where(
                 RegradeRun.course_id == course_id, RegradeRun.assignment_id == assignment_id,
                 RegradeRun.dry_run.is_(False), RegradeRun.status != "failed",

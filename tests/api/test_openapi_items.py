@@ -53,7 +53,7 @@ def test_the_built_in_items_fit_their_documented_schema():
 
 
 #: View fields shown only when they apply (a text item's max_words: when its rubric sets one).
-OPTIONAL_VIEW_FIELDS = {"max_words"}
+OPTIONAL_VIEW_FIELDS = {"max_words", "contract_options"}  # shown only when an item has them
 
 
 def test_the_documented_views_cover_what_the_api_shows(client):

@@ -22,7 +22,7 @@ from typing import Any, Mapping
 from grader.problems.base import CodeProblem
 from grader.problems.compile import compile_problem
 from grader.problems.course import cases, mistakes, text, wording
-from grader.problems.course.adapter import CourseAdapter
+from grader.problems.course.adapter import CourseAdapter, DefaultAxis
 from grader.problems.course.options import (FUSED_NAMES, ContractOptionError, key_of,
                                             normalise, profile)
 from grader.problems.spec import REQUIRED, Contract, Param, ProblemSpec
@@ -126,9 +126,10 @@ def _compile(problem: CodeProblem, options: Mapping[str, Any]) -> CodeProblem:
         replace(r, message=wording.message(spec, options, names, r.tag, r.message))
         for r in spec.rules)
     course_spec = replace(spec, contract=contract, cases=kept, mistakes=known, rules=rules,
-                          checks=mistakes.course_checks(spec, options))
+                          checks=mistakes.course_checks(spec, options, names))
     compiled = compile_problem(course_spec)
-    compiled.course = adapter
+    compiled.course = replace(adapter, test_names={
+        c.name: wording.test_name(spec, options, names, c.name) for c in kept if not c.visible})
     return compiled
 
 
@@ -144,6 +145,18 @@ def _check_kept(spec: ProblemSpec, options: Mapping[str, Any], kept: tuple) -> N
     if not any(not c.visible for c in kept):
         raise ContractOptionError("contract.ranks", "no hidden test of this problem uses only "
                                                     "these input ranks")
+    if "default_axis" in options and not any(
+            not c.visible and _default_axis_call(c) for c in kept):
+        raise ContractOptionError("contract.default_axis", "no hidden test calls the function "
+                                  f"without an axis on an input that has axis "
+                                  f"{options['default_axis']}: the default could not be checked")
+
+
+def _default_axis_call(case) -> bool:
+    """The case's first call leaves the axis to the course's default (it carries a
+    :class:`~.adapter.DefaultAxis`)."""
+    call = cases.first_call(case)
+    return call is not None and any(isinstance(a, DefaultAxis) for a in call[0])
 
 
 mask_shape = cases.mask_shape

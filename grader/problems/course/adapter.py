@@ -12,12 +12,14 @@ examples.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 import numpy as np
 
 from grader.problems.course import convert
+from grader.problems.course.text import rename
 from grader.sandbox.api import CallOutcome
 
 #: The kinds whose mask is (L, L) over one sequence X (the others': (Lq, Lk) over Q and K).
@@ -29,6 +31,9 @@ UNREADABLE = ("Your function returned a value that cannot be read in this course
 
 #: The status of a call whose return lacks the course's form (its ``error`` says which).
 FORM_STATUS = "contract"
+
+#: A check's shape failure (:func:`grader.problems.compare.compare`): what, got, expected.
+_SHAPES = re.compile(r"the (\w+) has shape \(([\d, ]*)\), expected \(([\d, ]*)\)")
 
 
 class DefaultAxis(int):
@@ -46,7 +51,9 @@ class CourseAdapter:
     defaults (filled in when a later parameter is passed); ``options`` the normalised options
     (:func:`grader.problems.course.options.normalise`); ``mask_index`` the canonical index of a
     boolean mask parameter; ``kind`` says which return conversion applies (``"attention"``,
-    ``"causal_mask"``, ``"encoding"`` or ``""``)."""
+    ``"causal_mask"``, ``"encoding"`` or ``""``); ``test_names`` the name each hidden test is
+    shown under, in the course's words (:func:`~.wording.test_name`; the case's own name seeds
+    its draw and stays)."""
 
     problem_id: str
     function: str
@@ -57,6 +64,7 @@ class CourseAdapter:
     options: Mapping[str, Any] = field(default_factory=dict)
     mask_index: int | None = None
     kind: str = ""
+    test_names: Mapping[str, str] = field(default_factory=dict)
 
     def _canonical(self, args: tuple, kwargs: dict) -> list[Any]:
         values = list(args) + [_MISSING] * (len(self.defaults) - len(args))
@@ -171,9 +179,28 @@ class CourseAdapter:
                                                self._arrays_back(value[1], args, kwargs, sent)))
             return replace(outcome, value=self.value(value, args, kwargs))
         except convert.FormError as error:
-            return CallOutcome(FORM_STATUS, error=error.message, seconds=outcome.seconds)
+            return CallOutcome(FORM_STATUS, error=self.named(error.message),
+                               seconds=outcome.seconds)
         except Exception:  # noqa: BLE001 - an odd learner value must not crash grading
             return CallOutcome(FORM_STATUS, error=UNREADABLE, seconds=outcome.seconds)
+
+    def failure(self, message: str) -> str:
+        """A check's failure ``message`` on the canonical value with its shapes in the course's
+        form: a course whose causal mask or encoding has a leading axis of length one (``[1, n,
+        n]``, ``[1, L, d]``) reads "the output has shape (1, 9, 8), expected (1, 9, 7)" where
+        the canonical check says (9, 8) and (9, 7). Other messages are returned unchanged."""
+        leading = (self.kind == "causal_mask" and self.options.get("shape") == "[1, n, n]") or (
+            self.kind == "encoding" and self.options.get("shape") == "[1, L, d]")
+        found = _SHAPES.fullmatch(message) if leading and len(message) < 400 else None
+        if found is None:
+            return message
+        what, got, expected = found.groups()
+        return f"the {what} has shape {_leading(got)}, expected {_leading(expected)}"
+
+    def named(self, sentence: str) -> str:
+        """A fixed sentence of :mod:`.convert` in the course's parameter names (``seq_len``,
+        ``d_model`` -> the course's ``length``, ``depth``)."""
+        return rename(sentence, dict(zip(self.canonical, self.names)))
 
     def _arrays_back(self, after: tuple, args: tuple, kwargs: dict, sent: tuple) -> tuple:
         canonical = self._canonical(args, kwargs)
@@ -187,6 +214,11 @@ class CourseAdapter:
                     and np.array_equal(found, before, equal_nan=True))
             back[index] = canonical[index] if same else found
         return tuple(back[i] for i in sorted(back))
+
+
+def _leading(shape: str) -> str:
+    """``"9, 8"`` (a shape's text without its parentheses) -> ``"(1, 9, 8)"``."""
+    return str((1, *(int(size) for size in shape.replace(" ", "").split(",") if size)))
 
 
 def _allow_all(values: list, self_attention: bool) -> Any:

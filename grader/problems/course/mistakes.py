@@ -31,7 +31,8 @@ def form_rules(adapter: CourseAdapter) -> tuple[Rule, ...]:
             found[convert.PADDING_ROW[0]] = convert.PADDING_ROW[1]
         if options.get("layout") == "halves":
             found[convert.INTERLEAVED[0]] = convert.INTERLEAVED[1]
-    return tuple(Rule(tag=tag, message=message, explains=_form_explains(message))
+    return tuple(Rule(tag=tag, message=adapter.named(message),
+                      explains=_form_explains(adapter.named(message)))
                  for tag, message in found.items())
 
 
@@ -43,19 +44,42 @@ def _form_explains(message: str) -> Callable[[list[CaseResult]], list[str]]:
     return explains
 
 
-def course_checks(spec: ProblemSpec, options: Mapping[str, Any]) -> dict:
+def course_checks(spec: ProblemSpec, options: Mapping[str, Any],
+                  names: Mapping[str, str] | None = None) -> dict:
+    """The problem's checks, the causal mask's dtype test saying the course's dtype (in the
+    course's ``names``): a boolean mask where the course's is numbers (it comes back as uint8,
+    :func:`.convert.causal_mask`) is told "the mask is boolean", any other wrong mask (an
+    additive one) that it is not zeros and ones."""
     checks = dict(spec.checks)
-    sentence = text.CAUSAL_DTYPE.get(options.get("mask", ""))
+    mask = options.get("mask", "")
+    sentence = text.rename(text.CAUSAL_DTYPE.get(mask) or "", names or {})
+    other = text.rename(text.CAUSAL_NOT_ZERO_ONE.get(mask, sentence), names or {})
     if spec.id == "causal_mask" and sentence and "boolean" in checks:
         original = checks["boolean"]
 
         @functools.wraps(original)
         def course_dtype(got, expected, case):
-            return None if original(got, expected, case) is None else sentence
+            if original(got, expected, case) is None:
+                return None
+            return sentence if _learners_own_form(got[0], mask) else other
 
         course_dtype.basis = original.basis  # type: ignore[attr-defined]
         checks["boolean"] = course_dtype
     return checks
+
+
+def _learners_own_form(value: Any, mask: str) -> bool:
+    """The causal mask ``value`` (after :func:`.convert.causal_mask`) is a well-formed mask of
+    another dtype than the course's: a boolean one under a numeric course (it comes back as
+    uint8), a boolean or 0/1 one under an additive course (it comes back as 0 / -inf). Linear
+    in the array's size."""
+    dtype = getattr(value, "dtype", None)
+    if mask != "additive":
+        return dtype == np.uint8
+    if dtype is None or dtype.kind != "f":
+        return True  # not a float array at all
+    with np.errstate(all="ignore"):
+        return bool(np.all((value == 0) | (value == -np.inf)))
 
 
 def course_mistakes(spec: ProblemSpec, options: Mapping[str, Any]) -> tuple[Mistake, ...]:

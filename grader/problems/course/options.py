@@ -38,6 +38,11 @@ ADDITIVE_BLOCKED = -1e9
 MASK_SHAPES = ("[Lq, Lk]", "[1, Lq, Lk]", "[B, Lq, Lk]", "[B, 1, Lq, Lk]", "[B, 1, 1, Lk]")
 TODAYS_MASK_SHAPES = ("[Lq, Lk]", "[B, Lq, Lk]", "[B, 1, Lq, Lk]", "[B, 1, 1, Lk]")
 
+#: Function names the grader's "inputs not modified" wrapper (:mod:`grader.problems.inputs`)
+#: uses for its own locals, so a course's function cannot have them (nor any name starting with
+#: ``_grader``).
+RESERVED_FUNCTIONS = ("args", "kwargs")
+
 LAYOUTS = ("interleaved", "halves")
 ENCODING_SHAPES = ("[L, d]", "[1, L, d]")
 CAUSAL_SHAPES = ("[n, n]", "[1, n, n]")
@@ -121,8 +126,14 @@ def profile(problem_id: str) -> Profile:
     return PROFILES.get(problem_id, Profile())
 
 
+#: The longest function or parameter name a course may give (longer ones are refused: every
+#: contract text, starter and message repeats them).
+MAX_NAME = 100
+
+
 def _identifier(name: Any) -> bool:
-    return isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name)
+    return (isinstance(name, str) and len(name) <= MAX_NAME and name.isidentifier()
+            and not keyword.iskeyword(name))
 
 
 def _one_of(field: str, value: Any, allowed: tuple[str, ...]) -> str:
@@ -211,9 +222,14 @@ def _value(problem_id: str, prof: Profile, field: str, key: str, value: Any,
            canonical: tuple[str, ...]) -> Any:
     if key == "function":
         if not _identifier(value):
-            raise ContractOptionError(field, "must be a Python function name")
-        if value.startswith("__grader"):  # the grader's own wrapper (grader/problems/inputs.py)
-            raise ContractOptionError(field, "names starting with __grader are reserved")
+            raise ContractOptionError(field, "must be a Python function name (at most "
+                                             f"{MAX_NAME} characters)")
+        # the grader's own wrapper (grader/problems/inputs.py) and the names it calls the
+        # function from: a function called args would be the wrapper's *args tuple
+        if value.startswith("_grader") or value.startswith("__grader") \
+                or value in RESERVED_FUNCTIONS:
+            raise ContractOptionError(field, "names starting with _grader, and "
+                                             f"{', '.join(RESERVED_FUNCTIONS)}, are reserved")
         return value
     if key == "parameters":
         if not isinstance(value, (list, tuple)) or len(value) != len(canonical):
@@ -222,7 +238,8 @@ def _value(problem_id: str, prof: Profile, field: str, key: str, value: Any,
                                              f"{_without_mask(prof)})")
         for index, name in enumerate(value):
             if not _identifier(name):
-                raise ContractOptionError(f"{field}[{index}]", "must be a Python name")
+                raise ContractOptionError(f"{field}[{index}]", "must be a Python name (at most "
+                                                               f"{MAX_NAME} characters)")
         if len(set(value)) != len(value):
             raise ContractOptionError(field, "parameter names repeat")
         return tuple(value)
@@ -234,7 +251,7 @@ def _value(problem_id: str, prof: Profile, field: str, key: str, value: Any,
         return _one_of(field, value, HEAD_WEIGHTS)
     if key == "ranks":
         if (not isinstance(value, (list, tuple)) or not value
-                or any(isinstance(r, bool) or r not in prof.ranks for r in value)):
+                or any(type(r) is not int or r not in prof.ranks for r in value)):
             raise ContractOptionError(field, "must be a non-empty list of input ranks among "
                                              f"{', '.join(map(str, prof.ranks))}")
         return tuple(sorted(set(value)))

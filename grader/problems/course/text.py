@@ -99,6 +99,28 @@ CAUSAL_ADDITIVE = {  # the "additive_mask" mistake, by the course's convention
                 "mask: 0 where a query may attend (j <= i), -inf or a large negative number "
                 "where it is blocked (np.where(np.tril(np.ones((n, n), dtype=bool)), 0.0, "
                 "-np.inf)).",
+    "blocked": "This returns an additive float mask (0 / -inf or a large negative number) "
+               "instead of this course's boolean one: return True where attending is BLOCKED "
+               "(j > i), e.g. np.triu(np.ones((n, n), dtype=bool), k=1).",
+    "numeric-allowed": "This returns an additive float mask (0 / -inf or a large negative "
+                       "number) instead of this course's mask of zeros and ones: 1 where a query "
+                       "may attend (j <= i), 0 where it is blocked, e.g. np.tril(np.ones((n, n))).",
+    "numeric-blocked": "This returns an additive float mask (0 / -inf or a large negative "
+                       "number) instead of this course's mask of zeros and ones: 1 where "
+                       "attending is BLOCKED (j > i), 0 where a query may attend, e.g. "
+                       "1 - np.tril(np.ones((n, n))).",
+}
+
+#: A numeric course's dtype test on a mask that is neither boolean nor zeros and ones (an
+#: additive one, say): the course's sentence without "the mask is boolean".
+CAUSAL_NOT_ZERO_ONE = {
+    "numeric-allowed": "the mask is not an array of zeros and ones: this course's mask is a float "
+                       "(or int) array of zeros and ones, e.g. 'np.tril(np.ones((n, n)))'",
+    "numeric-blocked": "the mask is not an array of zeros and ones: this course's mask is a float "
+                       "(or int) array of zeros and ones, e.g. '1 - np.tril(np.ones((n, n)))'",
+    "additive": "the mask holds entries that are neither zero nor a large negative number "
+                "(NaN, say): this course's mask is additive, a float array of zeros (may "
+                "attend) and large negative numbers (blocked)",
 }
 
 CAUSAL_DTYPE = {

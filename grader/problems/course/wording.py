@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from grader.problems.course import convert
 from grader.problems.course import options as options_module
 from grader.problems.course import text
 from grader.problems.course.adapter import CourseAdapter
@@ -29,6 +30,10 @@ def message(spec: ProblemSpec, options: Mapping[str, Any], names: Mapping[str, s
                     "additive_mask": text.CAUSAL_ADDITIVE.get(mask)}.get(tag)
         if mask in ("blocked", "numeric-blocked"):
             override = override or text.CAUSAL_BLOCKED.get(tag)
+    elif spec.id == "positional_encoding" and options.get("layout") == "halves":
+        # the canonical "two halves" mistake, read through the course's halves, is a learner
+        # who interleaved (for d_model = 4 the two column orders are one permutation)
+        override = {"halves_concatenated": convert.INTERLEAVED[1]}.get(tag)
     elif options.get("causal"):
         override = {"mask_ignored": text.NOT_CAUSAL}.get(tag)
     else:
@@ -41,6 +46,26 @@ def message(spec: ProblemSpec, options: Mapping[str, Any], names: Mapping[str, s
         message = message.replace(text.APPLY["allowed"], text.APPLY[mask])
         message = message.replace("the mask is boolean", "the mask is " + text.MASK_SHORT[mask])
     return text.rename(message, names)
+
+
+def test_name(spec: ProblemSpec, options: Mapping[str, Any], names: Mapping[str, str],
+              name: str) -> str:
+    """A hidden test's ``name`` as the course's learner reads it: the course's parameter names,
+    mask convention and leading axis (``inputs: q, k, v and mask are not modified in place``,
+    ``shapes: a square (1, size, size) array``, ``dtypes: the mask is 0/1 numbers with 1 =
+    blocked``). Only what is shown changes: the case keeps its name, which seeds its draw."""
+    mask = options.get("mask")
+    if mask:
+        name = name.replace("the mask is boolean", "the mask is " + text.MASK_SHORT[mask])
+    if spec.id == "causal_mask" and options.get("shape") == "[1, n, n]":
+        name = name.replace("(n, n)", "(1, n, n)")
+    if spec.id == "positional_encoding" and options.get("shape") == "[1, L, d]":
+        name = name.replace("(seq_len, d_model)", "(1, seq_len, d_model)")
+    # "mask" in a test's name is the noun ("a causal mask (L, L)"), except where it lists the
+    # parameters ("Q, K, V and mask are not modified")
+    course_mask = names.get("mask", "mask")
+    name = name.replace(" and mask are not modified", f" and {course_mask} are not modified")
+    return text.rename(name, {k: v for k, v in names.items() if k != "mask"})
 
 
 def course_defaults(spec: ProblemSpec, adapter: CourseAdapter) -> tuple[Any, ...]:
@@ -177,7 +202,10 @@ def starter(spec: ProblemSpec, options: Mapping[str, Any], adapter: CourseAdapte
     notes = []
     mask, returns = options.get("mask"), options.get("returns")
     if spec.id == "scaled_dot_product_attention":
-        starter = starter.replace("mask boolean, True = may attend",
+        # the starter is in the course's names already: a mask called attn_mask is
+        # "attn_mask boolean, ..." (replacing "mask boolean" in it gave "attn_attn_mask")
+        starter = starter.replace(text.rename("mask boolean, True = may attend",
+                                              names_of(spec, adapter)),
                                   text.rename(_DOC["mask"][mask or "allowed"],
                                               names_of(spec, adapter)))
         if returns and text.RETURNS_TEXT.get(returns):
@@ -216,11 +244,12 @@ def starter(spec: ProblemSpec, options: Mapping[str, Any], adapter: CourseAdapte
                                                   names_of(spec, adapter)),
                                       text.rename("shape (1, seq_len, d_model)",
                                                   names_of(spec, adapter)))
-        notes.append(" ".join(filter(None, [
+        notes.append(text.rename(" ".join(filter(None, [
             "Sines in the first half of the columns, cosines in the second."
             if options.get("layout") == "halves" else "",
             "Shape (1, seq_len, d_model)." if options.get("shape") == "[1, L, d]" else "",
-            "Row 0 all zeros (padding)." if options.get("padding_row") else ""])))
+            "Row 0 all zeros (padding)." if options.get("padding_row") else ""])),
+            names_of(spec, adapter)))
     if notes:
         marker = '    raise NotImplementedError'
         note = "\n".join("    # " + n for n in _wrap(" ".join(notes)))

@@ -1,0 +1,51 @@
+"""Switches for the CPU savings of issue 29, so that one checkout measures each alone.
+
+``CPU_LEVERS`` (a setting, :data:`grader.config.SETTINGS`) names the savings in force: ``all``
+(the default), ``none``, or a comma-separated list of :data:`LEVERS`. Every lever changes how
+much work a grading costs, never its outcome: with any of them off, a submission is graded,
+stored and announced exactly as with all on (tests compare both). ``benchmarks/levers.py``
+measures the service with none, each one alone and all of them.
+
+- ``worker``: the grading's store work. ``finish`` returns the row it stored (``UPDATE ...
+  RETURNING``; its history record carries the same time), and the notifier announces that row
+  instead of reading it and its scoring time again; a regrade check that finds no regrade run
+  reads nothing more; the LTI channel reads the learner's grade targets and whether the course
+  has a platform in one statement; both reads run without a transaction around them (no BEGIN
+  and ROLLBACK round trips on PostgreSQL). 9 statements per grading become 5.
+- ``checks``: a value check that agrees everywhere is decided by ``np.isclose``'s own test on
+  the arrays (:func:`grader.problems.compare.close_everywhere`); any NaN, inf or difference is
+  compared in full, as before, so every verdict and message stays the same.
+"""
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+
+#: Every lever, in the order the benchmark measures them.
+LEVERS = ("worker", "checks")
+
+
+def parse(value: str) -> frozenset[str]:
+    """The levers ``value`` names (``all``, ``none`` or a comma-separated list of
+    :data:`LEVERS`, any case, spaces ignored). Raises ``ValueError`` naming an unknown lever."""
+    words = {w.strip().lower() for w in str(value).split(",") if w.strip()}
+    if words in ({"all"}, set()):
+        return frozenset(LEVERS)
+    if words == {"none"}:
+        return frozenset()
+    unknown = sorted(words - set(LEVERS))
+    if unknown:
+        raise ValueError(f"unknown lever(s) {', '.join(unknown)} (known: all, none, "
+                         f"{', '.join(LEVERS)})")
+    return frozenset(words)
+
+
+@lru_cache(maxsize=None)
+def _from_environment(value: str) -> frozenset[str]:
+    return parse(value)
+
+
+def enabled(name: str) -> bool:
+    """Whether lever ``name`` is in force in this process (``CPU_LEVERS`` of the environment,
+    read on every call: a test may change it)."""
+    return name in _from_environment(os.environ.get("CPU_LEVERS", "all"))
