@@ -35,6 +35,18 @@ def submission_seed(secret: str, submission_id: str) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
+def recorded_seeds(results: list[dict] | None) -> dict[str, int]:
+    """The seeds a stored grading's items recorded (``extra_data["seed"]``: an authored
+    problem's seed taken from its pool, :mod:`grader.problems.authored.pool`), by item id, for
+    :attr:`grader.items.base.GradingContext.seeds`: a regrade draws the same inputs."""
+    found = {}
+    for item in results or []:
+        seed = (item.get("extra_data") or {}).get("seed") if isinstance(item, dict) else None
+        if isinstance(seed, int) and not isinstance(seed, bool):
+            found[item.get("item_id")] = seed
+    return found
+
+
 def missing_result(item_id: str, kind: str, points: float) -> ItemResult:
     """The result of an item the learner left out: 0 points with a note saying so."""
     return ItemResult(

@@ -51,6 +51,11 @@ class GradingContext:
     shared by the submission's code items: once one of them had a stopped test, or once the
     deadline passed, the later ones run under the tighter per-test limits, and none starts
     more than :data:`SUBMISSION_OVERRUN_SECONDS` past the deadline (it is reported as not run).
+    ``seeds``: the seeds an earlier grading of the submission recorded, by item id (an authored
+    problem's seed taken from its pool, :mod:`grader.problems.authored.pool`): a regrade draws
+    those items' inputs from them instead of ``seed``. ``seed_pool`` False: an item without a
+    recorded seed draws from ``seed``, never from a pool (a regrade: its first grading did;
+    ``grader grade``, whose ``--seed`` means what it says; no top-up either).
     """
 
     seed: int
@@ -59,6 +64,8 @@ class GradingContext:
     deadline: float | None = None
     budget: CpuBudget | None = None
     runs: Any = None
+    seeds: dict[str, int] = field(default_factory=dict)
+    seed_pool: bool = True
 
 
 #: A code item's run may always last this long, even past a submission's deadline (seconds).

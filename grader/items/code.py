@@ -20,7 +20,7 @@ from grader.budget import NO_BUDGET
 from grader.items.base import MIN_ITEM_RUN_SECONDS, BaseKind, GradingContext, Item
 from grader.items.notebook import NotebookError, notebook_source
 from grader.problems import PROBLEMS, course, examples, scoring
-from grader.problems.authored import registry
+from grader.problems.authored import pool, registry
 from grader.problems.authored.schema import DocumentError
 from grader.problems.base import CodeProblem
 from grader.problems.course.options import ContractOptionError
@@ -143,8 +143,15 @@ class CodeKind(BaseKind):
         elif ctx.deadline is not None:  # a deadline alone: each item ends by it
             left = max(MIN_ITEM_RUN_SECONDS, ctx.deadline - time.monotonic())
             limits = replace(limits, run_wall_seconds=min(limits.run_wall_seconds, left))
+        recorded = ctx.seeds.get(item.id)
+        if recorded is not None or ctx.seed_pool:
+            seed, record = pool.seed_for(problem, ctx.seed, recorded, ctx.sandbox)
+        else:  # a regrade of a grading that drew from its own seed, or ``grader grade``
+            seed, record = ctx.seed, False
         result = scoring.grade(problem, item.id, item.points, source, sandbox, limits,
-                               ctx.seed, budget=ctx.budget or NO_BUDGET)
+                               seed, budget=ctx.budget or NO_BUDGET)
+        if record:  # a regrade draws the same inputs (grader/problems/authored/pool.py)
+            result.extra_data[pool.SEED_KEY] = seed
         if notes:
             result.output = notes + "\n" + result.output
         return result

@@ -25,6 +25,7 @@ import numpy as np
 
 from grader.problems import pictures, scoring
 from grader.problems import trial as checks
+from grader.problems.authored import pool
 from grader.problems.authored.executor import SandboxExecutor
 from grader.problems.authored.mutants import mutants
 from grader.problems.base import CodeProblem
@@ -210,7 +211,13 @@ def trial(problem: CodeProblem, doc: dict, sandbox: Any, seeds=SEEDS,
             report["mutants_caught"] = {"caught": caught, "of": len(report["mutants"])}
     report["findings"] = [{"check": f.check, "message": f.message} for f in findings]
     report["refused"] = refusal(report)
-    report["sandbox_runs"] = sandbox.runs + (len(seeds) + 2 if "reference" in report else 0)
+    if report["refused"] is None and "reference" in report:
+        try:  # the first learners' seeds, in one more run (grader/problems/authored/pool.py)
+            report["pool_seeds"] = len(pool.fill(problem, raw_sandbox))
+        except InfrastructureError:  # the gradings compute their own seeds' values then
+            report["pool_seeds"] = 0
+    report["sandbox_runs"] = (sandbox.runs + (len(seeds) + 2 if "reference" in report else 0)
+                              + ("pool_seeds" in report))
     report["seconds"] = round(time.perf_counter() - started, 3)
     return report
 
