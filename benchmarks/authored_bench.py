@@ -13,7 +13,12 @@ Run: ``.venv/bin/python benchmarks/authored_bench.py [--mode auto] [--repeat 20]
   before batching, ``SandboxExecutor(batch=False)``: the before of the same run); then a buggy
   softmax (the sum over the whole array: every test fails, so the mistakes' values are computed
   too) the same ways. CPU is the user + system time of this process and every process under it
-  (the sandbox server and its jobs), from ``/proc``, so a busy machine does not inflate it.
+  (the sandbox server and its jobs), from ``/proc``, so a busy machine does not inflate it;
+* **amortised CPU-ms per grading with the pool of seeds** (``grader/problems/authored/pool.py``):
+  the pool filled with :data:`POOL_SIZE` new seeds in one sandbox job (as the trial and the
+  top-up do; the job's CPU divided by the seeds it made) plus the grading of a seed taken from
+  it (a cache hit), for the correct and the buggy softmax, beside the built-in and the document
+  without a pool (a new seed each grading: the before of the same run).
 """
 from __future__ import annotations
 
@@ -30,7 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from grader.problems import PROBLEMS, scoring  # noqa: E402
-from grader.problems.authored import compile_document, parse  # noqa: E402
+from grader.problems.authored import compile_document, parse, pool  # noqa: E402
+from grader.problems.authored.executor import POOL_SIZE  # noqa: E402
 from grader.sandbox import get_sandbox  # noqa: E402
 from grader.sandbox.api import Limits  # noqa: E402
 
@@ -82,6 +88,27 @@ def grading_costs(problem, sandbox, seeds, source: str = CORRECT) -> dict[str, f
     total = (tree_cpu_seconds() - before) * 1000 / len(walls)
     return {"cpu_ms_mean": round(total, 1), "trusted_cpu_ms_mean": round(statistics.mean(own), 1),
             "wall_ms_median": round(statistics.median(walls), 1)}
+
+
+def pool_costs(problem, sandbox, gradings: int, source: str = CORRECT) -> dict[str, float]:
+    """CPU-ms of filling ``problem``'s pool (:func:`pool.fill`, :data:`POOL_SIZE` seeds a job,
+    as many jobs as ``gradings`` needs), of grading ``source`` on the seeds taken from it
+    (:func:`grading_costs`: cache hits), and the sum per grading: the job's CPU over its seeds
+    plus a cache-hit grading (the seeds are taken directly, so no top-up thread runs here)."""
+    jobs, seeds = [], []
+    while len(seeds) < gradings:
+        before = tree_cpu_seconds()
+        added = pool.fill(problem, sandbox)
+        jobs.append((tree_cpu_seconds() - before) * 1000)
+        assert len(added) == POOL_SIZE, added
+        seeds += [problem.executor.take() for _ in added]
+    grading = grading_costs(problem, sandbox, seeds, source)
+    per_seed = sum(jobs) / (len(jobs) * POOL_SIZE)
+    return {"pool_jobs": len(jobs), "pool_job_cpu_ms_mean": round(statistics.mean(jobs), 1),
+            "pool_job_cpu_ms_per_seed": round(per_seed, 1),
+            "cache_hit_grading_cpu_ms_mean": grading["cpu_ms_mean"],
+            "amortised_cpu_ms_per_grading": round(per_seed + grading["cpu_ms_mean"], 1),
+            "wall_ms_median": grading["wall_ms_median"]}
 
 
 def upload_figures() -> dict[str, dict]:
@@ -137,6 +164,9 @@ def main(argv: list[str] | None = None) -> int:
         figures["document_softmax_new_seeds_one_call_per_value"] = grading_costs(
             per_call, sandbox, other)
         figures["document_softmax_cached_seeds"] = grading_costs(document, sandbox, seeds)
+        pooled = compile_document(parse(text))
+        pool_costs(pooled, sandbox, 3)  # warm
+        figures["document_softmax_pool"] = pool_costs(pooled, sandbox, args.repeat)
         buggy = range(9000, 9000 + args.repeat)
         figures["builtin_softmax_buggy"] = grading_costs(PROBLEMS["softmax"], sandbox, buggy,
                                                          BUGGY)
@@ -144,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
                                                                     BUGGY)
         figures["document_softmax_buggy_new_seeds_one_call_per_value"] = grading_costs(
             per_call, sandbox, buggy, BUGGY)
+        figures["document_softmax_buggy_pool"] = pool_costs(pooled, sandbox, args.repeat, BUGGY)
     finally:
         sandbox.close()
     print(json.dumps(figures, indent=2))

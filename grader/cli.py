@@ -186,7 +186,8 @@ def cmd_grade(args) -> int:
     try:
         budget = submission_budget(setting(config, "GRADING_CPU_SECONDS"))
         [result] = grade_responses(single, {item.id: response},
-                                   GradingContext(seed=seed, sandbox=sandbox, budget=budget))
+                                   GradingContext(seed=seed, sandbox=sandbox, budget=budget,
+                                                  seed_pool=False))
     finally:
         if sandbox is not None:
             sandbox.close()

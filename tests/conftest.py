@@ -78,11 +78,11 @@ def embedded_config(tmp_path):
 
 @pytest.fixture
 def app(embedded_config):
-    from grader.app import create_app
+    from grader.app import close_app, create_app
 
     app = create_app(embedded_config)
     yield app
-    app.extensions["grader"].dispatcher.close()
+    close_app(app)
 
 
 @pytest.fixture

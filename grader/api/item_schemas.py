@@ -28,7 +28,8 @@ def kind_field(kind: str) -> fields.String:
 
 class LimitsSchema(Schema):
     """Sandbox limits of a code item's runs (each optional; defaults: wall 5 s, CPU 4 s,
-    1 GiB, 64 processes, 64 KiB output, 8 MiB files)."""
+    1 GiB, 64 processes, 64 KiB output kept, 8 MiB files; a run printing 16 times
+    output_bytes, at least 1 MiB, is stopped)."""
 
     class Meta:
         unknown = "raise"

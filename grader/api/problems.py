@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import time
+from typing import Any
 
 from flask import request, url_for
 from flask.views import MethodView
@@ -31,6 +32,7 @@ from grader.api.schemas import PollArgsSchema
 from grader.api.state import state
 from grader.problems import PROBLEMS
 from grader.problems.authored import DocumentError, compile_document, load_document, parse
+from grader.problems.authored import registry
 from grader.problems.authored.executor import encode
 from grader.problems.authored.trial import trial
 from grader.results import InfrastructureError
@@ -89,6 +91,13 @@ def validate(raw: dict):
 def run_trial(raw: dict, with_mutants: bool = True) -> tuple[dict, dict, dict]:
     """Compile ``raw`` and try it in a fresh sandbox: ``(document, trial report, the visible
     examples' values encoded)``. 422 ``invalid_problem`` naming the field."""
+    doc, _, report, expected = try_problem(raw, with_mutants)
+    return doc, report, expected
+
+
+def try_problem(raw: dict, with_mutants: bool = True) -> tuple[dict, Any, dict, dict]:
+    """:func:`run_trial` with the compiled problem second: its cache and pool of seeds, which
+    :func:`grader.problems.authored.registry.adopt` keeps for the version's gradings."""
     doc, problem = validate(raw)
     sandbox = _sandbox()
     try:
@@ -97,7 +106,7 @@ def run_trial(raw: dict, with_mutants: bool = True) -> tuple[dict, dict, dict]:
         raise ApiError(503, "sandbox_unavailable", str(exc), None) from None
     finally:
         sandbox.close()
-    return doc, report, encode(problem.executor.visible_values())
+    return doc, problem, report, encode(problem.executor.visible_values())
 
 
 def read_problem_body(expected_id: str | None = None) -> tuple[dict, str]:
@@ -134,12 +143,13 @@ def _store(principal, raw: dict, source: str) -> tuple[dict, int, dict]:
             principal.course_id, doc["id"], raw, source, {}, {}, status="pending")
         run = queue_trial(record, mutants=True, decides=True)
         return {**problem_view(record), "trial_id": run.id}, 202, {"Location": trial_url(run)}
-    doc, report, expected = run_trial(raw)
+    doc, problem, report, expected = try_problem(raw)
     if report["refused"]:
         raise ApiError(422, "problem_refused", f"the trial refuses the problem: "
                        f"{report['refused']}", "reference", errors=report["findings"])
     record = state().store.content.add_problem_version(principal.course_id, doc["id"], raw,
                                                        source, expected, report)
+    registry.adopt(registry.inline(record), problem)  # its pool of seeds, filled by the trial
     return problem_view(record), None, {}
 
 

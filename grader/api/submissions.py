@@ -52,8 +52,9 @@ def learner_items(submission) -> list[dict]:
     """Item results as the caller may see them: before the learner's due date (the
     assignment's, or their extension's), a test marked ``after_due_date`` shows only its name,
     points and pass/fail, and its item shows no diagnosis (neither in the summary nor in
-    ``extra_data``)."""
-    items = submission.results or []
+    ``extra_data``). The seed an item's grading took from an authored problem's pool
+    (``extra_data["seed"]``, kept for regrades) is never shown."""
+    items = [_unseeded(item) for item in submission.results or []]
     if not any(t.get("visibility") == "after_due_date" for i in items for t in i["tests"]):
         return items
     # the learner's current due date (an instructor may move it, or give an extension, after
@@ -63,6 +64,13 @@ def learner_items(submission) -> list[dict]:
     if due is not None and due <= datetime.now(timezone.utc):
         return items
     return [_before_due(item) for item in items]
+
+
+def _unseeded(item: dict) -> dict:
+    extra = item.get("extra_data") if isinstance(item, dict) else None
+    if not isinstance(extra, dict) or "seed" not in extra:
+        return item
+    return {**item, "extra_data": {k: v for k, v in extra.items() if k != "seed"}}
 
 
 def _before_due(item: dict) -> dict:

@@ -14,6 +14,7 @@ import logging
 from typing import Any, Callable
 
 from grader.problems.authored import DocumentError, compile_document, load_document
+from grader.problems.authored import registry
 from grader.problems.authored.executor import encode
 from grader.problems.authored.trial import trial
 from grader.results import InfrastructureError
@@ -52,6 +53,9 @@ def run_problem_trial(store, sandbox_factory: Callable[[], Any], trial_id: str) 
         return _settle(store, run, None, f"sandbox_unavailable: {exc}")
     finally:
         sandbox.close()
+    if run.decides and not report["refused"]:  # this process grades it: keep its pool of seeds
+        registry.adopt({"course": run.course_id, "id": run.problem_id, "version": run.version},
+                       problem)
     return _settle(store, run, report, None, expected=expected)
 
 

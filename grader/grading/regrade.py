@@ -24,7 +24,7 @@ from grader import levers
 from grader.grading.adjustments import Override, adjust, engine_score, totals
 from grader.grading.due import submission_lateness
 from grader.grading.service import (grade_responses, item_versions, scored_versions,
-                                    submission_budget, submission_seed)
+                                    recorded_seeds, submission_budget, submission_seed)
 from grader.items import GradingContext
 from grader.results import InfrastructureError
 from grader.store.overrides import in_force
@@ -94,7 +94,8 @@ def _regrade_one(service, assignment, submission, entry: dict, decisions: list,
     store = service.store
     ctx = GradingContext(seed=submission_seed(service.secret, submission.id),
                          sandbox=service.lazy_sandbox(),
-                         budget=submission_budget(service.cpu_seconds))
+                         budget=submission_budget(service.cpu_seconds),
+                         seeds=recorded_seeds(submission.results), seed_pool=False)
     try:
         results = grade_responses(assignment, submission.responses, ctx)
     except InfrastructureError as exc:

@@ -19,7 +19,9 @@ from grader.content import Assignment
 from grader.grading.adjustments import adjust, totals
 from grader.grading.due import submission_lateness
 from grader.items import GradingContext, get_kind
+from grader.items.base import MIN_ITEM_RUN_SECONDS, SUBMISSION_OVERRUN_SECONDS
 from grader.results import InfrastructureError, ItemResult, TestResult
+from grader.sandbox.shared_budget import SharedRunBudget
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +33,18 @@ def submission_seed(secret: str, submission_id: str) -> int:
     HMAC-SHA256(secret, submission id). Learners never see it; a regrade draws the same inputs."""
     digest = hmac.new(secret.encode(), submission_id.encode(), hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big")
+
+
+def recorded_seeds(results: list[dict] | None) -> dict[str, int]:
+    """The seeds a stored grading's items recorded (``extra_data["seed"]``: an authored
+    problem's seed taken from its pool, :mod:`grader.problems.authored.pool`), by item id, for
+    :attr:`grader.items.base.GradingContext.seeds`: a regrade draws the same inputs."""
+    found = {}
+    for item in results or []:
+        seed = (item.get("extra_data") or {}).get("seed") if isinstance(item, dict) else None
+        if isinstance(seed, int) and not isinstance(seed, bool):
+            found[item.get("item_id")] = seed
+    return found
 
 
 def missing_result(item_id: str, kind: str, points: float) -> ItemResult:
@@ -66,7 +80,9 @@ def grade_responses(assignment: Assignment, responses: dict[str, Any], ctx: Grad
     """Grade every item of ``assignment``; items without a response score 0 with a note.
 
     The code items share one budget of sandbox time (:data:`SUBMISSION_RUN_SECONDS`, from the
-    start of this call, unless ``ctx.deadline`` is set), and all items one budget of the trusted
+    start of this call, unless ``ctx.deadline`` is set; ``ctx.runs``: once an item had a stopped
+    test or the deadline passed, later items run under the tighter per-test limits, and none
+    starts more than :data:`~grader.items.base.SUBMISSION_OVERRUN_SECONDS` past it), and all items one budget of the trusted
     side's CPU time (:data:`SUBMISSION_CPU_SECONDS` from the start of this call, in this thread,
     unless ``ctx.budget`` is set). Raises :class:`InfrastructureError` when any item could not be
     graded for a reason that is not the learner's, the CPU budget running out included (the
@@ -74,6 +90,10 @@ def grade_responses(assignment: Assignment, responses: dict[str, Any], ctx: Grad
     """
     if ctx.deadline is None:
         ctx = replace(ctx, deadline=time.monotonic() + SUBMISSION_RUN_SECONDS)
+    if ctx.runs is None:
+        ctx = replace(ctx, runs=SharedRunBudget(ctx.deadline, SUBMISSION_OVERRUN_SECONDS,
+                                                MIN_ITEM_RUN_SECONDS, "submission",
+                                                SUBMISSION_RUN_SECONDS))
     if ctx.budget is None:
         ctx = replace(ctx, budget=submission_budget())
     results = []

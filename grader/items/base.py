@@ -47,6 +47,15 @@ class GradingContext:
     ``budget`` bounds the CPU time of the trusted side's own work on the submission, all its
     items together (:class:`grader.budget.CpuBudget`, checked by the kinds' loops; past it they
     raise :class:`grader.budget.BudgetExceeded`); None: unbounded.
+    ``runs`` (a :class:`grader.sandbox.shared_budget.SharedRunBudget` ending at ``deadline``) is
+    shared by the submission's code items: once one of them had a stopped test, or once the
+    deadline passed, the later ones run under the tighter per-test limits, and none starts
+    more than :data:`SUBMISSION_OVERRUN_SECONDS` past the deadline (it is reported as not run).
+    ``seeds``: the seeds an earlier grading of the submission recorded, by item id (an authored
+    problem's seed taken from its pool, :mod:`grader.problems.authored.pool`): a regrade draws
+    those items' inputs from them instead of ``seed``. ``seed_pool`` False: an item without a
+    recorded seed draws from ``seed``, never from a pool (a regrade: its first grading did;
+    ``grader grade``, whose ``--seed`` means what it says; no top-up either).
     """
 
     seed: int
@@ -54,10 +63,17 @@ class GradingContext:
     settings: dict[str, Any] = field(default_factory=dict)
     deadline: float | None = None
     budget: CpuBudget | None = None
+    runs: Any = None
+    seeds: dict[str, int] = field(default_factory=dict)
+    seed_pool: bool = True
 
 
 #: A code item's run may always last this long, even past a submission's deadline (seconds).
 MIN_ITEM_RUN_SECONDS = 6.0
+
+#: No code item of a submission starts more than this long past its deadline (seconds): with the
+#: 45 s budget, a submission holds the sandbox at most 45 + 15 + 6 = 66 s however many items hang.
+SUBMISSION_OVERRUN_SECONDS = 15.0
 
 
 class ItemKind(Protocol):

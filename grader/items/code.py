@@ -20,7 +20,7 @@ from grader.budget import NO_BUDGET
 from grader.items.base import MIN_ITEM_RUN_SECONDS, BaseKind, GradingContext, Item
 from grader.items.notebook import NotebookError, notebook_source
 from grader.problems import PROBLEMS, course, examples, scoring
-from grader.problems.authored import registry
+from grader.problems.authored import pool, registry
 from grader.problems.authored.schema import DocumentError
 from grader.problems.base import CodeProblem
 from grader.problems.course.options import ContractOptionError
@@ -132,14 +132,47 @@ class CodeKind(BaseKind):
                               output="\n".join(filter(None, [notes, EMPTY_CODE])))
         problem = problem_of(item)
         limits = item.spec["limits"]
-        if ctx.deadline is not None:  # the submission's budget, shared by its code items
+        sandbox = ctx.sandbox
+        if ctx.runs is not None:  # the submission's budget, shared by its code items
+            applied = ctx.runs.limits(limits)
+            if applied is None:
+                return ItemResult(item_id=item.id, kind=self.kind, score=0.0,
+                                  max_score=item.points,
+                                  output=f"Not run: {ctx.runs.reason()}.")
+            limits, sandbox = applied, _LearnerRun(ctx.sandbox, applied, ctx.runs)
+        elif ctx.deadline is not None:  # a deadline alone: each item ends by it
             left = max(MIN_ITEM_RUN_SECONDS, ctx.deadline - time.monotonic())
             limits = replace(limits, run_wall_seconds=min(limits.run_wall_seconds, left))
-        result = scoring.grade(problem, item.id, item.points, source, ctx.sandbox, limits,
-                               ctx.seed, budget=ctx.budget or NO_BUDGET)
+        recorded = ctx.seeds.get(item.id)
+        if recorded is not None or ctx.seed_pool:
+            seed, record = pool.seed_for(problem, ctx.seed, recorded, ctx.sandbox)
+        else:  # a regrade of a grading that drew from its own seed, or ``grader grade``
+            seed, record = ctx.seed, False
+        result = scoring.grade(problem, item.id, item.points, source, sandbox, limits,
+                               seed, budget=ctx.budget or NO_BUDGET)
+        if record:  # a regrade draws the same inputs (grader/problems/authored/pool.py)
+            result.extra_data[pool.SEED_KEY] = seed
         if notes:
             result.output = notes + "\n" + result.output
         return result
+
+
+class _LearnerRun:
+    """``sandbox`` for one code item's grading: the learner's run (the one made with the item's
+    ``limits``, not an uploaded problem's reference runs) is recorded in the submission's
+    ``budget``, so that a stopped test tightens the later items' limits."""
+
+    def __init__(self, sandbox: Any, limits: Limits, budget: Any):
+        self.sandbox, self.limits, self.budget = sandbox, limits, budget
+
+    def run(self, source: str, calls, limits: Limits):
+        result = self.sandbox.run(source, calls, limits)
+        if limits is self.limits:
+            self.budget.record(result)
+        return result
+
+    def __getattr__(self, name: str):
+        return getattr(self.sandbox, name)
 
 
 def response_source(response: dict[str, Any]) -> tuple[Any, str]:

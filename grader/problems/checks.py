@@ -17,6 +17,7 @@ from typing import Any, Callable
 import numpy as np
 
 from grader.problems.base import BASES
+from grader.problems.inputs import argument_names, arguments_after
 from grader.problems.compare import (ATOL, RTOL, agrees, as_array, mismatch, nonfinite, several,
                                      split_return)
 
@@ -189,11 +190,13 @@ def relation(got: list, expected: list, case) -> str | None:
 
 @check("inputs", "inputs")
 def inputs_unchanged(got: list, expected: list, case) -> str | None:
-    """The array arguments (named ``options["names"]``) must come back unchanged, bit for bit: the
-    call goes through :data:`grader.problems.inputs.WRAPPER`, which returns ``(result,
-    arrays_after)``."""
-    names = case.options["names"]
-    originals = [a for a in case.calls[0][0] if isinstance(a, np.ndarray)]
+    """The array and dict arguments (named ``options["names"]``) must come back unchanged, bit
+    for bit (a dict: the same keys, each with an unchanged value): the call goes through
+    :data:`grader.problems.inputs.WRAPPER`, which returns ``(result, arrays_after)``
+    (:func:`grader.problems.inputs.arguments_after`)."""
+    args = case.calls[0][0]
+    originals = arguments_after(args)
+    names = argument_names(args, case.options["names"])
     value = got[0]
     if not (isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], tuple)
             and len(value[1]) == len(originals)):

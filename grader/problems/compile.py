@@ -119,10 +119,10 @@ def _case_maker(spec: ProblemSpec, checks: dict) -> Callable[..., Case]:
         inputs = draw_inputs(case, seed, spec.conditions, generators)
         basis = checks[case.check].basis
         made = make_case(case, inputs, (spec.id, seed, case.name), basis, spec.traits, spec.rows)
-        if basis == "inputs":  # the array arguments' names, for "modified x in place"
+        if basis == "inputs":  # the array and dict arguments' names, for "modified x in place"
             args = made.calls[0][0]
             made.options["names"] = tuple(names[i] for i, a in enumerate(args)
-                                          if isinstance(a, np.ndarray) and i < len(names))
+                                          if isinstance(a, (np.ndarray, dict)) and i < len(names))
         return made
 
     return make

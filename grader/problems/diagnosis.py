@@ -241,6 +241,16 @@ def _claim_variants(problem: CodeProblem, results: list[CaseResult],
         weak = [r for r in hits if r.case.category != "stability" and _only_nonfinite_checked(r)]
         if weak and not _consistent(problem, variant, results, weak):
             hits = [r for r in hits if not any(r is w for w in weak)]
+        # An exception is weak evidence too when it is all a variant matches: many mistakes
+        # raise the same error on the same input (a maximum over an empty cache raises alike
+        # whatever the code meant), so the variant must also reproduce the tests the learner
+        # passed (a mistake that changes their values was not made; tests failed for another
+        # mistake made beside it say nothing; so do tests that compare no values: shapes,
+        # properties, inputs).
+        if hits and all(r.crashed for r in hits) and not _consistent(
+                problem, variant, [r for r in results if r.passed and r.case.basis == "values"
+                                   and r.case.check != "shapes"], []):
+            hits = []
         if hits:
             explained.append((-len(hits), order, variant, hits))
     for _, _, variant, hits in sorted(explained, key=lambda t: (t[0], t[1])):

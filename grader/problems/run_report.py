@@ -19,7 +19,7 @@ from typing import Mapping
 
 from grader.problems.base import Case
 from grader.sandbox.api import Limits, RunResult
-from grader.sandbox.collect import format_bytes
+from grader.sandbox.collect import format_bytes, output_limit_text
 
 _IMPORT_PREFIX = "your code raised an error while being imported: "
 _MAX = 240
@@ -222,7 +222,7 @@ def _stopped(run: RunResult, cases: list[Case], limits: Limits, first: str,
         summary = f"Your code exceeded the {limit} {during}{progress}." + after
         stopped_text = f"your code exceeded the {limit} in this test"
     elif run.status == "output_limit":
-        limit = f"output limit ({format_bytes(limits.output_bytes)})"
+        limit = output_limit_text(limits.output_bytes)
         summary = (f"Your code printed more than the {limit} {during} and was stopped{progress}. "
                    "Remove print statements: all tests share one output limit.")
         stopped_text = f"your code printed more than the {limit} in this test"

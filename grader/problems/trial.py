@@ -35,7 +35,8 @@ from grader.problems import examples, scoring
 from grader.problems.base import REFERENCE, Case, CodeProblem
 from grader.problems.compare import matches, split_return, tolerance_scaled
 from grader.problems.conditions import CaseConditionError
-from grader.problems.inputs import WRAPPER
+from grader.problems.inputs import WRAPPER, arguments_after
+from grader.problems.inputs import _grader_dict_keys as dict_keys
 from grader.sandbox.api import CallOutcome, Limits, RunResult
 
 #: The draws a trial tries by default.
@@ -62,13 +63,14 @@ class CallableSandbox:
         args, kwargs = copy.deepcopy(args), copy.deepcopy(kwargs)
         for array in (a for a in args if isinstance(a, np.ndarray)):
             array.flags.writeable = True
+        keys = dict_keys(args)  # before the call, as the wrapper reads them
         try:
             with np.errstate(all="ignore"):
                 value = self.implementation(*args, **kwargs)
         except Exception as exc:  # noqa: BLE001 - a raising mistake is graded like a learner's
             return CallOutcome("exception", error=f"{type(exc).__name__}: {exc}")
         if function == WRAPPER:
-            value = (value, tuple(a for a in args if isinstance(a, np.ndarray)))
+            value = (value, arguments_after(args, keys))
         return CallOutcome("ok", value=value)
 
     def run(self, source: str, calls, limits: Limits) -> RunResult:
@@ -183,8 +185,8 @@ def _verdict(problem: CodeProblem, implementation: int, case: Case, expected: li
     for value, error in problem.executor.values(implementation, case):
         if error is not None:
             return f"raises {error.split(':')[0]}"
-        if case.wrapped:
-            value = (value, tuple(a for a in case.calls[0][0] if isinstance(a, np.ndarray)))
+        if case.wrapped:  # the implementations leave their arguments as they were
+            value = (value, arguments_after(case.calls[0][0]))
         values.append(value)
     verdicts = set()
     for factor in (0.1, 10.0):

@@ -30,7 +30,9 @@ LimitName = Literal["wall", "cpu", "memory", "output"]
 class Limits:
     """Resource limits of one item's runs. Defaults follow Judge0/Jobe practice (see
     docs/references.md, "Grading-service limits"): wall 5 s, CPU 4 s, 1 GiB, 64 processes, 64 KiB output
-    kept, 8 MiB files, 16 MiB private /tmp.
+    kept, 8 MiB files, 16 MiB private /tmp. ``output_bytes`` is the output kept and shown; a job
+    is stopped once it prints 16 times as much, at least 1 MiB
+    (:func:`grader.sandbox.collect.output_stop_bytes`), which is the limit its messages name.
 
     ``wall_seconds`` is the wall-clock limit of *each test* (all calls of one ``Call.test``) and of
     importing the learner's code. ``cpu_seconds`` is CPU time per test on average: a sandbox

@@ -25,6 +25,22 @@ MAX_RESULT_BYTES = 256 << 20
 MAX_REPORT_FRAME = 64 << 10  # every frame but a value: small JSON reports
 VALUE_HEADER_BYTES = 4 << 10  # a VALU frame's own header (call index, seconds) on top of the value
 MAX_ERROR_CHARS = 8000
+FLOOD_FACTOR = 16  # printing this many times the output limit (at least 1 MiB) stops the job
+MIN_FLOOD_BYTES = 1 << 20
+
+
+def output_stop_bytes(output_bytes: int) -> int:
+    """Bytes a job may print before it is stopped, for ``Limits.output_bytes`` (the bytes kept
+    and shown): :data:`FLOOD_FACTOR` times as many, at least :data:`MIN_FLOOD_BYTES`. Output
+    past ``output_bytes`` and up to this is counted and dropped."""
+    return max(FLOOD_FACTOR * output_bytes, MIN_FLOOD_BYTES)
+
+
+def output_limit_text(output_bytes: int) -> str:
+    """How the output limit is named to learners, with its real sizes: ``'output limit (1 MiB;
+    the first 64 KiB printed are kept)'`` for 64 KiB kept."""
+    return (f"output limit ({format_bytes(output_stop_bytes(output_bytes))}; the first "
+            f"{format_bytes(output_bytes)} printed are kept)")
 
 
 def format_bytes(count: int) -> str:
@@ -213,8 +229,8 @@ class Collector:
             return finish("crashed", message, CallOutcome(status="bad_return", error=message),
                           stopped_test=running_test)
         if ending.output_flood:
-            message = (f"your code printed far more than the output limit "
-                       f"({format_bytes(limits.output_bytes)}) and was stopped")
+            message = (f"your code printed more than the {output_limit_text(limits.output_bytes)} "
+                       "and was stopped")
             return finish("output_limit", message,
                           CallOutcome(status="exception", error=message) if running_test else None,
                           stopped_test=running_test, limit="output")

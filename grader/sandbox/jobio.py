@@ -20,11 +20,11 @@ from dataclasses import dataclass
 
 from grader.sandbox import wire
 from grader.sandbox.api import Limits
-from grader.sandbox.collect import MAX_RESULT_BYTES, RESULT_TAGS, Collector, Ending
+from grader.sandbox.collect import (MAX_RESULT_BYTES, RESULT_TAGS, Collector, Ending,
+                                    output_stop_bytes)
 
 KILL_GRACE = 2.0  # seconds the server has to confirm a kill
 DRAIN_GRACE = 1.0  # seconds a job's streams may drain after its exit
-FLOOD_FACTOR = 16  # printing this many times the output limit (at least 1 MiB) stops the job
 READ_CHUNK = 1 << 16
 #: What the server writes on the status pipe when it reaped the job: the kernel's ``siginfo``
 #: of the job's end and its ``struct rusage`` (``server._Job.reap``), as the kernel wrote them.
@@ -240,7 +240,7 @@ class JobStreams:
         limit = self.limits.output_bytes
         if len(self.output) < limit:
             self.output += chunk[:limit - len(self.output)]
-        if self.output_total > max(FLOOD_FACTOR * limit, 1 << 20) and not killing:
+        if self.output_total > output_stop_bytes(limit) and not killing:
             ending.output_flood = True
             return True
         return False

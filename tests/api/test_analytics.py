@@ -15,6 +15,7 @@ assignment (not submitted here); "fay"'s only attempt failed to grade."""
 import numpy as np
 import pytest
 
+from grader.app import close_app
 from tests.conftest import EXAMPLES, ROOT
 
 CORRECT = (EXAMPLES / "sdpa_correct.py").read_text()
@@ -64,7 +65,7 @@ def analytics(tmp_path_factory):
     report = client.get("/api/v1/assignments/class/analytics").get_json()
     csv_text = client.get("/api/v1/assignments/class/analytics.csv").get_data(as_text=True)
     yield report, csv_text
-    app.extensions["grader"].dispatcher.close()
+    close_app(app)
 
 
 def item(report, item_id):

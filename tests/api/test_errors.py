@@ -3,6 +3,8 @@ import json
 
 import pytest
 
+from grader.app import close_app
+
 
 def post(client, path, body=None, **kwargs):
     return client.post(path, data=json.dumps(body), content_type="application/json", **kwargs)
@@ -82,7 +84,7 @@ def test_body_over_the_limit_is_413(embedded_config, tmp_path):
                                    "message": "The request body is larger than 1000 bytes "
                                               "(MAX_BODY_BYTES); send a smaller body."}
     finally:
-        app.extensions["grader"].dispatcher.close()
+        close_app(app)
 
 
 def _chunked_post(port: int, path: str, key: str, body: bytes, content_type: str):
@@ -132,7 +134,7 @@ def test_a_chunked_body_over_the_limit_is_413_not_invalid_json(embedded_config, 
         assert (got == 413) == (len(rubric) > 1000), (got, answer)
     finally:
         server.shutdown()
-        app.extensions["grader"].dispatcher.close()
+        close_app(app)
 
 
 def test_unknown_submission_is_404(client):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from grader.app import close_app
 from tests.conftest import EXAMPLES
 
 URL = "/api/v1/assignments/attention-basics/prechecks"
@@ -19,7 +20,7 @@ def precheck_app(embedded_config):
     found = app.extensions.get("grader_prechecks")
     if found is not None:
         found.close()
-    app.extensions["grader"].dispatcher.close()
+    close_app(app)
 
 
 @pytest.fixture

@@ -154,3 +154,50 @@ def test_the_stored_assignment_names_the_pinned_version_and_patches(client, uplo
     assert resp.status_code == 200, resp.get_json()
     assert resp.get_json()["version"] == 2
     assert graded(client, yaml.safe_load(COSINE)["reference"])["score"] == 10.0
+
+
+def test_a_grading_takes_its_seed_from_the_pool_the_trial_filled(app, client, uploaded):
+    from grader.problems.authored import registry
+
+    assert uploaded["trial"]["pool_seeds"] == 16
+    make_assignment(client)
+    store = app.extensions["grader"].store
+    buggy = graded(client, mistake_source(1))
+    assert buggy["score"] == 0 and "seed" not in buggy["items"][0]["extra_data"]
+    stored = store.get(buggy["id"])
+    seed = stored.results[0]["extra_data"]["seed"]
+    record = store.content.problem(stored.course_id, "cosine-attention", 1)
+    problem = registry.compiled(registry.inline(record))
+    runs = problem.executor.runs
+    assert problem.executor.ready() == 15  # one taken; no top-up above 8
+    # the regrade passes the recorded seed back: same inputs, values cached, same score
+    run = client.post("/api/v1/assignments/hw-cos/regrades", json={"dry_run": False})
+    assert client.get(run.headers["Location"] + "?wait=60").get_json()["status"] == "done"
+    again = store.get(buggy["id"])
+    assert again.results[0]["extra_data"]["seed"] == seed
+    assert again.score == 0 and problem.executor.runs == runs
+    assert [t["status"] for t in again.results[0]["tests"]] == [
+        t["status"] for t in stored.results[0]["tests"]]
+
+
+def test_a_regrade_of_a_grading_on_its_own_seed_keeps_that_seed(app, client, uploaded):
+    from grader.problems.authored import pool, registry
+
+    make_assignment(client)
+    store = app.extensions["grader"].store
+    record = store.content.problem("local", "cosine-attention", 1)
+    problem = registry.compiled(registry.inline(record))
+    while problem.executor.take() is not None:  # an empty pool: the grading's own seed
+        pass
+    buggy = graded(client, mistake_source(0))
+    stored = store.get(buggy["id"])
+    assert "seed" not in stored.results[0]["extra_data"]
+    pool.last_top_up(problem).join(60)  # the empty pool's top-up, started by that grading
+    assert problem.executor.ready() == 16
+    run = client.post("/api/v1/assignments/hw-cos/regrades", json={"dry_run": False})
+    assert client.get(run.headers["Location"] + "?wait=60").get_json()["status"] == "done"
+    again = store.get(buggy["id"])
+    assert "seed" not in again.results[0]["extra_data"]  # not a pool seed: its own again
+    assert problem.executor.ready() == 16 and again.score == stored.score < 10
+    assert [t["status"] for t in again.results[0]["tests"]] == [
+        t["status"] for t in stored.results[0]["tests"]]

@@ -6,6 +6,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from grader.app import close_app
 from grader.notify.webhooks import sign, verify
 
 SUB = "/api/v1/assignments/attention-basics/submissions"
@@ -58,7 +59,7 @@ def fast_app(embedded_config):
     app = create_app({**embedded_config, "WEBHOOK_BACKOFF_SECONDS": 0.1,
                       "SWEEP_INTERVAL_SECONDS": 0.1})
     yield app
-    app.extensions["grader"].dispatcher.close()
+    close_app(app)
 
 
 @pytest.fixture

@@ -15,6 +15,8 @@ from schemathesis.checks import (content_type_conformance, not_a_server_error,
                                  response_headers_conformance, response_schema_conformance,
                                  status_code_conformance)
 
+from grader.app import close_app
+
 pytestmark = pytest.mark.slow
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "15"))
@@ -38,7 +40,7 @@ def fuzzed_app(tmp_path_factory):
     app.config["FUZZ_KEY"] = (Path(app.config["GRADER"]["INSTANCE_PATH"]) / KEY_FILE).read_text() \
         .strip()
     yield app
-    app.extensions["grader"].dispatcher.close()
+    close_app(app)
 
 
 @pytest.fixture(scope="module")

@@ -42,9 +42,10 @@ def service(tmp_path, kind):
         "q1": Item(id="q1", kind="fake", prompt="", points=3),
         "q2": Item(id="q2", kind="fake", prompt="", points=2),
     })
-    return GradingService(store, Catalog({"a": assignment}, None, "."), "secret",
-                          sandbox_factory=lambda: None,
-                          max_attempts=2)
+    yield GradingService(store, Catalog({"a": assignment}, None, "."), "secret",
+                         sandbox_factory=lambda: None,
+                         max_attempts=2)
+    store.dispose()  # its pooled connection holds the database's three files open
 
 
 def test_items_left_out_score_zero_with_a_note(service):
@@ -132,7 +133,7 @@ def test_test_points_add_up_to_the_item_points():
     assert {t.score for t in result.tests[:-1]} == {0.3333}
 
 
-def test_a_fault_replaces_the_sandbox_before_the_next_job(tmp_path, monkeypatch):
+def test_a_fault_replaces_the_sandbox_before_the_next_job(tmp_path, monkeypatch, request):
     created = []
 
     class Sandbox:
@@ -150,6 +151,7 @@ def test_a_fault_replaces_the_sandbox_before_the_next_job(tmp_path, monkeypatch)
 
     monkeypatch.setattr(service_module, "get_kind", lambda name: Crashing())
     store = Store(f"sqlite:///{tmp_path / 'f.db'}")
+    request.addfinalizer(store.dispose)
     store.create_all()
     assignment = Assignment(id="a", title="A", items={
         "q1": Item(id="q1", kind="x", prompt="", points=1)})

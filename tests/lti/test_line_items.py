@@ -15,6 +15,7 @@ import uuid
 import pytest
 import requests
 
+from grader.app import close_app
 from tests.conftest import ROOT
 from tests.lti.platform import ServerThread, SimulatedPlatform
 
@@ -116,7 +117,7 @@ def test_fifty_learners_graded_at_once_by_five_processes_make_one_line_item(tmp_
                 proc.kill()
         platform.close()
         server.close()
-        app.extensions["grader"].dispatcher.close()
+        close_app(app)
         app.extensions["grader"].store.dispose()
 
 

@@ -10,6 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from sqlalchemy import func, select, update
 
+from grader.app import close_app
 from grader.store.lti_models import LtiLoginState
 from grader.store.models import utcnow
 
@@ -33,7 +34,7 @@ def lti_app(embedded_config):
     made = []
     yield make
     for app in made:
-        app.extensions["grader"].dispatcher.close()
+        close_app(app)
 
 
 def params(**extra) -> dict:

@@ -7,6 +7,7 @@ import time
 import jwt
 import pytest
 
+from grader.app import close_app
 from tests.lti.flows import launch, learner, post_id_token, start_login
 from tests.lti.platform import LTI, parse_forms, rsa_key
 
@@ -233,5 +234,5 @@ def test_replay_is_refused_by_another_process_on_postgresql(tool_config, postgre
         platform.close()
         for server, app in zip(servers, apps):
             server.close()
-            app.extensions["grader"].dispatcher.close()
+            close_app(app)
             app.extensions["grader"].store.dispose()

@@ -64,12 +64,15 @@ def test_readyz_is_503_with_retry_after_when_the_sandbox_self_test_fails(obs_app
 
 
 def test_readyz_is_503_when_the_broker_is_unreachable(embedded_config):
-    from grader.app import create_app
+    from grader.app import close_app, create_app
     from benchmarks.stack import free_port
 
     app = create_app({**embedded_config, "CELERY_BROKER_URL": f"redis://127.0.0.1:{free_port()}/0",
                       "READY_CHECK_SANDBOX": "0"})
-    resp = app.test_client().get("/readyz")
+    try:
+        resp = app.test_client().get("/readyz")
+    finally:
+        close_app(app)
     body = resp.get_json()
     assert resp.status_code == 503
     assert body["checks"]["broker"]["ok"] is False and "sandbox" not in body["checks"]

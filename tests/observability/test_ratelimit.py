@@ -2,6 +2,7 @@
 import pytest
 
 from grader.api import ratelimit
+from grader.app import close_app
 
 LIST = "/api/v1/assignments"
 
@@ -12,7 +13,7 @@ def limited_app(embedded_config):
 
     app = create_app({**embedded_config, "RATE_LIMIT": "3 per minute"})
     yield app
-    app.extensions["grader"].dispatcher.close()
+    close_app(app)
 
 
 def bearer(key):
@@ -65,7 +66,7 @@ def test_limit_off_installs_nothing(embedded_config):
         client = app.test_client()
         assert 429 not in {client.get(LIST).status_code for _ in range(20)}
     finally:
-        app.extensions["grader"].dispatcher.close()
+        close_app(app)
 
 
 def test_default_limit_leaves_a_busy_client_alone(app):

@@ -55,3 +55,35 @@ def test_a_crash_in_the_inputs_test_says_the_inputs_were_not_checked(fake_sandbo
     assert test.output.startswith("Failed: this test could not run, so whether your function "
                                   "modifies its inputs was not checked: ValueError")
     assert "modifies_inputs" not in diagnoses(result)
+
+
+# softmax: every category has tests on 1-D input and on inputs with leading axes, each side half
+# of the category's points (ProblemSpec.balance = "vector").
+def _guarded_softmax(condition: str) -> str:
+    source = samples.source("softmax", "correct_keepdims")
+    return source.replace("def softmax(x, axis=-1):\n", "def softmax(x, axis=-1):\n"
+                          f"    if {condition}:\n        raise ValueError('rank')\n", 1)
+
+
+@pytest.mark.parametrize("seed", [1, 7])
+def test_softmax_right_on_one_rank_only_scores_half_whichever_rank(fake_sandbox, seed):
+    """Before: 1.5 (1-D only: the 1-D example, shapes and stability tests) against 8.5. Now each
+    of the 7 categories gives its 1-D tests half its points, and the code passes exactly one
+    half of every category, each half holding a hidden values test on its own rank that anchors
+    its property and inputs tests: 10 / 2 = 5.0 either way."""
+    vector_only = grade_source(fake_sandbox, "softmax", _guarded_softmax("x.ndim > 1"), seed)
+    leading_only = grade_source(fake_sandbox, "softmax", _guarded_softmax("x.ndim == 1"), seed)
+    assert vector_only.score == pytest.approx(5.0, abs=1e-6)
+    assert leading_only.score == pytest.approx(5.0, abs=1e-6)
+    assert diagnoses(vector_only) == {"fails_with_leading_axes"}
+    assert diagnoses(leading_only) == {"fails_on_1d_input"}
+    assert "Your code works only on 1-D input" in vector_only.output
+    assert "Your code works only with a leading axis" in leading_only.output
+
+
+def test_every_softmax_category_has_tests_on_1d_input_and_with_leading_axes():
+    sides = {}
+    for case in PROBLEMS["softmax"].cases(3):
+        sides.setdefault(case.category, set()).add(("vector" in case.traits,
+                                                    "leading-axes" in case.traits))
+    assert sides and all(found == {(True, False), (False, True)} for found in sides.values()), sides

@@ -133,10 +133,12 @@ def test_memory_and_output_limits_are_named_with_their_size_and_test():
     result = grade_source(StoppedTestsSandbox({case.name: "memory_limit"}), SDPA, CORRECT)
     assert f"'{case.name}' (exceeded the memory limit (1 GiB); input sizes: Q" in result.output
     names = _case_names(7)
-    output = StoppingSandbox(0, "output_limit", "your code printed far more than the output "
-                             "limit (64 KiB) and was stopped")
+    output = StoppingSandbox(0, "output_limit", "your code printed more than the output "
+                             "limit (1 MiB; the first 64 KiB printed are kept) and was stopped")
     result = grade_source(output, SDPA, CORRECT)
-    assert (f"Your code printed more than the output limit (64 KiB) while running test "
+    # the default 64 KiB kept: stopped past max(16 x 64 KiB, 1 MiB) = 1 MiB printed
+    assert (f"Your code printed more than the output limit (1 MiB; the first 64 KiB printed are "
+            f"kept) while running test "
             f"'{names[0]}' and was stopped; 0 of {len(result.tests)} tests had finished."
             ) in result.output
 

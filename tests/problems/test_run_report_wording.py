@@ -12,9 +12,9 @@ from grader.sandbox import Limits, get_sandbox
 HEAD = "import numpy as np\n\ndef softmax(x, axis=-1):\n"
 RIGHT = ("    e = np.exp(x - np.max(x, axis=axis, keepdims=True))\n"
          "    return e / e.sum(axis=axis, keepdims=True)\n")
-# only 'shapes: 1-D input' (7 entries, bounded); the 1-D stability case's entries are in the
-# thousands
-ON_LONG_1D = "    if x.ndim == 1 and x.size > 3 and np.abs(x).max() < 100:\n"
+# only 'shapes: 1-D input' (7 entries, bounded); the 1-D stability case (7 entries too) has
+# entries in the thousands, the other 1-D tests have 3, 5, 6, 8 or 9 entries
+ON_LONG_1D = "    if x.ndim == 1 and x.size == 7 and np.abs(x).max() < 100:\n"
 STUCK = "shapes: 1-D input"
 FIRST = "example: softmax([1, 2, 3])"
 WALL = Limits(wall_seconds=1.0, cpu_seconds=1.0, memory_bytes=256 << 20, output_bytes=1024)
@@ -86,11 +86,14 @@ def test_a_stopped_test_is_named_with_its_limit_and_input_sizes(sandbox, body, l
 def test_the_output_limit_names_the_test_that_was_running(sandbox):
     result = _grade(sandbox, HEAD + "    while True: print('z' * 1000)\n", WALL)
     assert _summary(result) == (
-        f"Your code printed more than the output limit (1 KiB) while running test '{FIRST}' "
-        "and was stopped; 0 of 20 tests had finished. Remove print statements: all tests share "
+        # 1 KiB kept; stopped past max(16 x 1 KiB, 1 MiB) = 1 MiB printed
+        f"Your code printed more than the output limit (1 MiB; the first 1 KiB printed are kept) "
+        f"while running test '{FIRST}' "
+        "and was stopped; 0 of 25 tests had finished. Remove print statements: all tests share "
         "one output limit.")
     assert _failure(result, FIRST).startswith(
-        "Failed: your code printed more than the output limit (1 KiB) in this test\n")
+        "Failed: your code printed more than the output limit (1 MiB; the first 1 KiB printed "
+        "are kept) in this test\n")
     assert _failure(result, STUCK) == (f"Failed: not run: the run stopped in test '{FIRST}' "
                                        "(see the summary)")
 

@@ -42,15 +42,18 @@ def test_a_global_maximum_softmax_loses_exactly_the_stability_points_on_every_dr
     # exp's range (every row but the top one underflows to 0/0), five of the six; on the 1-D
     # input one global maximum is the row's maximum, so it passes, and nothing else fails (in
     # every other case the rows' maxima lie within about 100 of one another, where
-    # exp(x - global max) is still exact). Stability is 2 points over 6 tests, in hundredths by
-    # largest remainder 0.34, 0.34, 0.33, 0.33, 0.33, 0.33 in case order; the 1-D test is the
-    # fifth: 10 - 2 + 0.33 = 8.33. The issue saw 8.0 and 8.67 before the draws were pinned.
+    # exp(x - global max) is still exact). Stability is 2 points over 6 tests; with the balance
+    # between tests on 1-D input and tests on inputs with leading axes, the 1-D test alone holds
+    # half of them (1.0) and the five others share the other half (0.2 each): the five failing
+    # tests are the whole leading-axes half, 10 - 1.0 = 9.0 (8.33 before the balance, when the
+    # 1-D test held 0.33 by largest remainder; the issue saw 8.0 and 8.67 before the draws were
+    # pinned).
     stability = [c.name for c in PROBLEMS["softmax"].cases(0) if c.category == "stability"]
     assert len(stability) == 6 and stability[4] == "stability: a 1-D input in the thousands"
     for seed, result in _graded_on_every_seed(fake_sandbox, "softmax", "bug_global_max"):
         failed = {t.name for t in result.tests if t.status == "failed"}
         assert failed == set(stability) - {stability[4]}, seed
-        assert result.score == pytest.approx(8.33, abs=1e-6), seed
+        assert result.score == pytest.approx(9.0, abs=1e-6), seed
         assert all("diagnosis:global_max" in t.tags for t in result.tests
                    if t.status == "failed"), seed
 

@@ -50,7 +50,7 @@ def test_a_dripping_receiver_fails_by_its_deadline_while_other_grading_goes_on(e
     """Three submissions call back a receiver that sends one byte every 50 ms, forever. Two
     attempts hold its connections (its bound), the third waits behind them; meanwhile a choice
     item is graded. Then each attempt ends as a "deadline" fault of 15 s (not a hung thread)."""
-    from grader.app import create_app
+    from grader.app import close_app, create_app
 
     dripper = Dripper(interval=0.05)
     app = create_app({**embedded_config, "DELIVERY_DEADLINE_SECONDS": 15,
@@ -89,4 +89,4 @@ def test_a_dripping_receiver_fails_by_its_deadline_while_other_grading_goes_on(e
         assert {d["submission_id"] for d in mine} == set(slow)
     finally:
         dripper.close()
-        state.dispatcher.close()
+        close_app(app)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.app import close_app
 from tests.conftest import example, wait_final
 from tests.queue import grading_hooks
 
@@ -46,7 +47,7 @@ def pool_app(embedded_config):
 
     yield make
     for app in made:
-        app.extensions["grader"].dispatcher.close()
+        close_app(app)
 
 
 def test_pages_and_api_answer_while_a_grading_process_is_held_busy(pool_app, tmp_path):

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, inspect, select, text
 
+from grader.app import close_app
 from grader.store import Store, migrate
 from grader.store.db import make_engine
 from grader.store.models import Base
@@ -225,7 +226,7 @@ def test_the_api_serves_an_upgraded_store(legacy_url, tmp_path):
         revoked = {"Authorization": f"Bearer {FIXTURE['keys']['revoked:cs401']}"}
         assert client.get("/api/v1/assignments", headers=revoked).status_code == 401
     finally:
-        app.extensions["grader"].dispatcher.close()
+        close_app(app)
 
 
 @pytest.mark.services

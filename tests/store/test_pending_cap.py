@@ -38,10 +38,11 @@ def test_six_processes_create_two_pending_submissions(postgres_url):
     assert outcomes == ["created"] * 2 + ["refused 2"] * 4
 
 
-def test_a_finished_submission_frees_a_place(tmp_path):
+def test_a_finished_submission_frees_a_place(tmp_path, request):
     from grader.store.pending import TooManyPending, create_capped, pending_of
 
     store = Store(f"sqlite:///{tmp_path / 'g.db'}")
+    request.addfinalizer(store.dispose)
     store.upgrade()
     made = [create_capped(store, 2, "a", "l", {"x": {"choice": "B"}})[0] for _ in range(2)]
     try:

@@ -31,6 +31,8 @@ from urllib.parse import quote
 
 import pytest
 
+from grader.app import close_app
+
 ROOT = Path(__file__).resolve().parents[2]
 #: Where screenshots go: ``GRADER_SCREENSHOTS`` (e.g. a temporary folder), else
 #: tests/web/screenshots/ (ignored by git).
@@ -66,7 +68,7 @@ class LiveServer:
     def stop(self) -> None:
         self._server.shutdown()
         self._thread.join(timeout=10)
-        self.app.extensions["grader"].dispatcher.close()
+        close_app(self.app)
 
 
 def _add_test_sign_in(app) -> None:

@@ -18,6 +18,7 @@ from urllib.parse import quote
 import pytest
 
 from grader.api.ratelimit import PageLimits
+from grader.app import close_app
 from grader.web.session import LearnerSession
 
 LEARN = "/learn/attention-basics"
@@ -53,7 +54,7 @@ def make_app(embedded_config):
 
     yield factory
     for app in apps:
-        app.extensions["grader"].dispatcher.close()
+        close_app(app)
 
 
 def browser(app, address: str = "127.0.0.1"):

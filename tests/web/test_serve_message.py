@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from grader.app import close_app
 from grader.cli import serve_message
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,7 +31,7 @@ def test_without_practice_pages_the_message_says_so(embedded_config):
     try:
         assert "practice pages are off" in serve_message(app, "127.0.0.1", 8000)
     finally:
-        app.extensions["grader"].dispatcher.close()
+        close_app(app)
 
 
 def _free_port() -> int:

@@ -6,6 +6,7 @@ import json
 import pytest
 from flask import session
 
+from grader.app import close_app
 from grader.web.session import LearnerSession, begin, current, practice_session
 
 
@@ -87,7 +88,7 @@ def test_behind_a_trusted_proxy_x_forwarded_proto_counts(embedded_config):
             cookie = _session_cookie(app.test_client().get(
                 "/learn/attention-basics", headers={"X-Forwarded-Proto": "https"}))
         finally:
-            app.extensions["grader"].dispatcher.close()
+            close_app(app)
         assert ("SameSite=None" in cookie and "Secure" in cookie) is secure
 
 
@@ -99,7 +100,7 @@ def test_cookie_settings_can_be_fixed(embedded_config):
     try:
         cookie = _session_cookie(app.test_client().get("/learn/attention-basics"))
     finally:
-        app.extensions["grader"].dispatcher.close()
+        close_app(app)
     assert "SameSite=Strict" in cookie and "Secure" in cookie and "Partitioned" not in cookie
 
 

@@ -18,6 +18,9 @@ too, computed only when a diagnosis asks for one (:meth:`SandboxExecutor.computi
 run, for every combination on the grading's tests).
 Values are cached per seed (:data:`SEEDS_KEPT`) on the compiled problem, which is one version of
 the document, so a regrade, a retry and a trial's many gradings of one seed run the reference once.
+The same cache holds the version's pool of ready seeds (:meth:`SandboxExecutor.fill`,
+:meth:`SandboxExecutor.take`, :mod:`.pool`): :data:`POOL_SIZE` new seeds' values computed in ONE
+sandbox run, so a learner's grading takes a seed whose values are there already.
 
 The visible examples' values (and their pictures') are computed at upload and stored with the
 version (:func:`encode` / :func:`decode`, NumPy's ``.npy`` format without pickle), so the API
@@ -27,10 +30,11 @@ from __future__ import annotations
 
 import base64
 import io
+import secrets
 import threading
 from collections import OrderedDict
 from contextlib import contextmanager
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -40,6 +44,10 @@ from grader.results import InfrastructureError
 from grader.sandbox.api import Call, Limits
 
 SEEDS_KEPT = 64
+#: Ready seeds a version's pool holds at most (:meth:`SandboxExecutor.fill` computes this many in
+#: one sandbox run); kept in the cache beside the :data:`SEEDS_KEPT` seeds graded last.
+POOL_SIZE = 16
+_RANDOM = secrets.SystemRandom()
 #: Limits of the reference's runs: a test is a batch of up to :data:`BATCH_ENTRIES` values.
 REFERENCE_LIMITS = Limits(wall_seconds=30.0, cpu_seconds=30.0, run_wall_seconds=60.0,
                           max_stopped_tests=3)
@@ -237,6 +245,7 @@ class SandboxExecutor:
         self.source = module_source(self.sources, function)
         self._by_seed: OrderedDict = OrderedDict({None: {}})
         self._lock = threading.Lock()
+        self._ready: list[int] = []  # the pool: seeds whose values are cached and not taken
         self.runs = 0  # sandbox runs made (the tests and the trial count them)
         self.run_seconds = 0.0
         for name, values in (stored or {}).items():
@@ -317,8 +326,49 @@ class SandboxExecutor:
             for (case, index, upcast), computed in found:
                 self._by_seed.setdefault(case.key[1], {})[(index, case.name, upcast)] = computed
             self._by_seed.move_to_end(None, last=False)
-            while len(self._by_seed) > SEEDS_KEPT + 1:
-                del self._by_seed[next(s for s in self._by_seed if s is not None)]
+            while len(self._by_seed) > SEEDS_KEPT + len(self._ready) + 1:
+                ready = set(self._ready)  # the pool's seeds stay until taken
+                del self._by_seed[next(s for s in self._by_seed
+                                       if s is not None and s not in ready)]
+
+    def fill(self, draw: Callable[[int], Sequence[Case]], sandbox: Any,
+             count: int = POOL_SIZE, also: Sequence[Case] = ()) -> list[int]:
+        """Add up to ``count`` new seeds to the pool (never past :data:`POOL_SIZE` ready): each
+        a random 63-bit seed, its cases ``draw(seed)`` (the problem's :meth:`cases`), the
+        reference's and the mistakes' values on all of them (and on ``also``, the pictures'
+        cases a grading prepares too) computed in ONE run of ``sandbox`` (:meth:`prepare`).
+        Returns the seeds added. Raises :class:`InfrastructureError` as
+        :meth:`prepare` does (the pool is then left as it was)."""
+        with self._lock:
+            count = min(count, POOL_SIZE - len(self._ready))
+        if count <= 0:
+            return []
+        seeds = [_RANDOM.getrandbits(63) for _ in range(count)]
+        with self._lock:  # the new seeds are the pool's while their values are stored
+            self._ready.extend(seeds)
+        try:
+            self.prepare([case for seed in seeds for case in draw(seed)] + list(also), sandbox)
+        except BaseException:
+            with self._lock:
+                self._ready = [s for s in self._ready if s not in seeds]
+            raise
+        return seeds
+
+    def take(self) -> int | None:
+        """A seed of the pool, chosen uniformly among the ready ones and removed from it (its
+        values stay cached, as any graded seed's); None when the pool is empty."""
+        with self._lock:
+            ready = [s for s in self._ready if s in self._by_seed]
+            if not ready:
+                return None
+            seed = _RANDOM.choice(ready)
+            self._ready.remove(seed)
+            return seed
+
+    def ready(self) -> int:
+        """How many seeds the pool holds (:meth:`take` may give each once)."""
+        with self._lock:
+            return sum(s in self._by_seed for s in self._ready)
 
     def _run(self, sandbox: Any, calls: list[Call]):
         run = sandbox.run(self.source, calls, self.limits)
@@ -433,4 +483,4 @@ def decode(data: dict) -> dict[str, dict]:
                    for key, computed in by_key.items()} for name, by_key in data.items()}
 
 
-__all__ = ["BATCH", "SandboxExecutor", "batches", "decode", "encode", "module_source"]
+__all__ = ["BATCH", "POOL_SIZE", "SandboxExecutor", "batches", "decode", "encode", "module_source"]

@@ -31,6 +31,20 @@ def label(value: dict) -> str:
     return f"{value['id']}@{value['version']}"
 
 
+def adopt(value: dict, problem: CodeProblem) -> CodeProblem:
+    """Keep ``problem`` (compiled and tried from the document of ``value``: course, id,
+    version) as that version's compiled problem in this process, its cache and pool of seeds
+    with it (:mod:`grader.problems.authored.pool`), in place of one compiled before (a
+    version's trial passed just now: its document is the stored one)."""
+    key = (value.get("course"), value["id"], value["version"])
+    with _lock:
+        _compiled[key] = problem
+        _compiled.move_to_end(key)
+        while len(_compiled) > KEPT:
+            _compiled.popitem(last=False)
+    return problem
+
+
 def compiled(value: dict) -> CodeProblem:
     """The compiled problem of an inlined version (:func:`inline`), compiled once per process.
     Raises :class:`grader.problems.authored.schema.DocumentError` for a document that no longer

@@ -25,13 +25,24 @@ import numpy as np
 
 from grader.problems import pictures, scoring
 from grader.problems import trial as checks
+from grader.problems.authored import pool
 from grader.problems.authored.executor import SandboxExecutor
 from grader.problems.authored.mutants import mutants
 from grader.problems.base import CodeProblem
 from grader.results import InfrastructureError
 from grader.sandbox.api import Limits
+from grader.sandbox.shared_budget import BudgetedSandbox, SharedRunBudget
 
 SEEDS = range(4)
+
+#: Sandbox time of one trial, every run included (seconds): past it, runs get the tighter
+#: per-test limits, none starts more than TRIAL_OVERRUN_SECONDS later, and each may last
+#: TRIAL_MIN_RUN_SECONDS (grader/sandbox/shared_budget.py): a trial ends within 30 + 15 + 6 =
+#: 51 s of sandbox time, however many of its mistakes hang (one that hung held an upload 92 s).
+#: After a run with a stopped test, every later run has the tighter limits from its start.
+TRIAL_RUN_SECONDS = 30.0
+TRIAL_OVERRUN_SECONDS = 15.0
+TRIAL_MIN_RUN_SECONDS = 6.0
 MUTANT_SEEDS = range(2)
 #: Findings that refuse a problem.
 REFUSING = ("conditions_hold", "reference_full_marks", "reference_deterministic",
@@ -160,10 +171,14 @@ def trial(problem: CodeProblem, doc: dict, sandbox: Any, seeds=SEEDS,
     ``reference`` (score, full), ``mistakes`` (score, named, separable), ``mutants`` (caught or
     not) and ``mutants_caught``, ``findings`` (check, message), ``refused`` (the reason, or None),
     ``seconds`` (the whole trial), ``seconds_per_grading`` and ``cpu_ms_per_grading`` (the
-    reference graded once its seed's values are cached: what a learner's grading costs)."""
+    reference graded once its seed's values are cached: what a learner's grading costs). Every
+    sandbox run shares one budget (:data:`TRIAL_RUN_SECONDS`, ``SharedRunBudget``)."""
     started = time.perf_counter()
     seeds = list(seeds)
-    raw_sandbox, sandbox = sandbox, RememberingSandbox(sandbox)
+    budget = SharedRunBudget.starting_now(TRIAL_RUN_SECONDS, TRIAL_OVERRUN_SECONDS,
+                                          TRIAL_MIN_RUN_SECONDS, "problem trial")
+    raw_sandbox = BudgetedSandbox(sandbox, budget)
+    sandbox = RememberingSandbox(raw_sandbox)
     findings = _prepare_all(problem, sandbox, seeds)
     report: dict[str, Any] = {"id": problem.id, "seeds": len(seeds)}
     if not findings:
@@ -196,7 +211,13 @@ def trial(problem: CodeProblem, doc: dict, sandbox: Any, seeds=SEEDS,
             report["mutants_caught"] = {"caught": caught, "of": len(report["mutants"])}
     report["findings"] = [{"check": f.check, "message": f.message} for f in findings]
     report["refused"] = refusal(report)
-    report["sandbox_runs"] = sandbox.runs + (len(seeds) + 2 if "reference" in report else 0)
+    if report["refused"] is None and "reference" in report:
+        try:  # the first learners' seeds, in one more run (grader/problems/authored/pool.py)
+            report["pool_seeds"] = len(pool.fill(problem, raw_sandbox))
+        except InfrastructureError:  # the gradings compute their own seeds' values then
+            report["pool_seeds"] = 0
+    report["sandbox_runs"] = (sandbox.runs + (len(seeds) + 2 if "reference" in report else 0)
+                              + ("pool_seeds" in report))
     report["seconds"] = round(time.perf_counter() - started, 3)
     return report
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from grader.problems.course import convert
 from grader.problems.course.text import rename
+from grader.problems.inputs import arguments_after
 from grader.sandbox.api import CallOutcome
 
 #: The kinds whose mask is (L, L) over one sequence X (the others': (Lq, Lk) over Q and K).
@@ -203,17 +204,33 @@ class CourseAdapter:
         return rename(sentence, dict(zip(self.canonical, self.names)))
 
     def _arrays_back(self, after: tuple, args: tuple, kwargs: dict, sent: tuple) -> tuple:
+        """The wrapper's flat ``after`` (:func:`grader.problems.inputs.arguments_after` of the
+        arguments as sent: an array each, a dict as its size and its entries) in the canonical
+        arguments' order and form: an argument that came back unchanged is the canonical one."""
         canonical = self._canonical(args, kwargs)
-        sent_arrays = [(self.order[p], a) for p, a in enumerate(sent)
-                       if isinstance(a, np.ndarray)]
-        if len(sent_arrays) != len(after):
+        found: dict[int, tuple[Any, list]] = {}  # canonical index -> (as sent, its entries back)
+        position = 0
+        for p, argument in enumerate(sent):
+            size = len(arguments_after((argument,)))
+            if size:
+                found[self.order[p]] = (argument, list(after[position:position + size]))
+            position += size
+        if position != len(after):
             return after
-        back = {i: a for i, a in enumerate(canonical) if isinstance(a, np.ndarray)}
-        for (index, before), found in zip(sent_arrays, after):  # one not sent: unchanged
-            same = (isinstance(found, np.ndarray) and found.shape == before.shape
-                    and np.array_equal(found, before, equal_nan=True))
-            back[index] = canonical[index] if same else found
-        return tuple(back[i] for i in sorted(back))
+        back: list = []
+        for index, argument in enumerate(canonical):
+            flat = list(arguments_after((argument,)))
+            if not flat:
+                continue
+            if index not in found:  # one not sent: unchanged
+                back += flat
+                continue
+            before, entries = found[index]
+            same = all(isinstance(one, np.ndarray) and one.shape == np.shape(was)
+                       and np.array_equal(one, was, equal_nan=True)
+                       for one, was in zip(entries, arguments_after((before,))))
+            back += flat if same else entries
+        return tuple(back)
 
 
 def _leading(shape: str) -> str:

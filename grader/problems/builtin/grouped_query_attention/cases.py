@@ -1,8 +1,10 @@
 """The cases of ``grouped_query_attention(Q, K, V, mask=None)``, each with the constructor that
 draws it.
 
-Outside ``scaling`` and ``shapes``, d_k = 1, where 1/sqrt(d_k) = 1: leaving the scores unscaled
-costs the scaling points only. Every draw has the condition its case is named after (asserted
+In the ``groups`` and ``group sizes`` cases d_k = 1, where 1/sqrt(d_k) = 1, so a missing scale
+does not hide behind a group mistake there; the masking, dtypes and inputs cases have d_k = 4, as
+real heads have d_k > 1, so unscaled scores cost those tests too (with d_k = 1 everywhere but the
+scaling case, leaving the scores unscaled kept 8.5 of 10). Every draw has the condition its case is named after (asserted
 when drawn): ``1 < G < H`` in the ``groups`` cases (so consecutive and interleaved groups differ,
 and so does the first group alone), G = 1 (multi-query) and G = H (multi-head) in the ``group
 sizes`` cases, scores spread over [-2, 2] in the scaling case, masks that block and allow keys in
@@ -113,11 +115,12 @@ CASES = (
            draw(grouped, H=3, G=3, Lq=4, Lk=4, d_v=5)),
     hidden("scaling: d_k = 6, scores spread over [-2, 2] (1 < G < H)", "scaling", draw(scaled)),
     hidden("masking: a causal mask (L, L) shared by every head (1 < G < H)", "masking",
-           draw(grouped, H=4, G=2, Lq=5, Lk=5, d_v=5, mask="causal")),
+           draw(grouped, H=4, G=2, Lq=5, Lk=5, d_k=4, d_v=5, mask="causal")),
     hidden("masking: a padding mask (B, 1, 1, Lk) (1 < G < H)", "masking",
-           draw(grouped, batch=(4,), H=4, G=2, Lq=3, Lk=5, d_v=5, mask="padding")),
+           draw(grouped, batch=(4,), H=4, G=2, Lq=3, Lk=5, d_k=4, d_v=5, mask="padding")),
     hidden("dtypes: float32 inputs", "dtypes",
-           draw(grouped, batch=(2,), H=4, G=2, Lq=3, Lk=4, d_v=4, dtype=np.float32)),
+           draw(grouped, batch=(2,), H=4, G=2, Lq=3, Lk=4, d_k=4, d_v=5,
+                dtype=np.float32)),
     hidden("inputs: Q, K, V are not modified in place", "inputs",
            draw(grouped, H=4, G=2, Lq=3, Lk=4, d_k=4, d_v=4), check="inputs"),
 )

@@ -3,7 +3,7 @@ implementation (:func:`buggy_gqa`) over :func:`grader.problems.attention_variant
 and its cross-case rules. Seen in public GQA code and its issues: key/value heads expanded with
 ``np.tile`` (or ``repeat(1, n_rep, 1, 1)``, or ``h % G``) instead of ``repeat_kv``'s consecutive
 groups, every query head sent to the first key/value head, the scale taken from the model width
-H * d_k, and the SDPA mistakes that carry over (no scaling, softmax over the query axis, mask
+H * d_k or from the value size d_v, and the SDPA mistakes that carry over (no scaling, softmax over the query axis, mask
 ignored or inverted)."""
 from __future__ import annotations
 
@@ -30,11 +30,12 @@ def _expand(K, H: int, groups: str):
 def buggy_gqa(Q, K, V, mask=None, *, groups="consecutive", scale="sqrt_d_k", **attention):
     """Grouped-query attention with optional mistakes: ``groups`` ``"interleaved"`` (query head
     h uses group h % G) or ``"first"`` (every head uses group 0); ``scale`` ``"none"`` or
-    ``"sqrt_d_model"`` (1 / sqrt(H d_k)); ``attention`` the toggles of :func:`buggy_attention`
+    ``"sqrt_d_model"`` (1 / sqrt(H d_k)) or ``"sqrt_d_v"`` (1 / sqrt(d_v)); ``attention`` the toggles of :func:`buggy_attention`
     (``axis``, ``mask_mode``). Returns the output (..., H, Lq, d_v)."""
     H = np.shape(Q)[-3]
     factor = {"sqrt_d_k": lambda d_k, d_v: 1.0 / np.sqrt(d_k), "none": lambda d_k, d_v: 1.0,
-              "sqrt_d_model": lambda d_k, d_v: 1.0 / np.sqrt(H * d_k)}[scale]
+              "sqrt_d_model": lambda d_k, d_v: 1.0 / np.sqrt(H * d_k),
+              "sqrt_d_v": lambda d_k, d_v: 1.0 / np.sqrt(d_v)}[scale]
     out, _ = buggy_attention(Q, _expand(np.asarray(K), H, groups),
                              _expand(np.asarray(V), H, groups), mask, scale=factor, **attention)
     return out
@@ -53,6 +54,11 @@ MISTAKES = (
     mistake("scale_by_sqrt_d_model", "The scores are divided by sqrt(H * d_k) (the model width) "
             "instead of sqrt(d_k), the size of one head's query and key vectors.",
             {"scale": "sqrt_d_model"}, bug="3"),
+    # before this row, a sqrt(d_v) scale was named "the model width" on the tests whose draw
+    # has d_v = H * d_k, the only ones sqrt(H d_k) explained
+    mistake("scale_by_sqrt_d_v", "The scores are divided by sqrt(d_v) (the size of the value "
+            "vectors) instead of sqrt(d_k), the size of one head's query and key vectors: "
+            "d_k = Q.shape[-1].", {"scale": "sqrt_d_v"}, bug="1"),
     mistake("softmax_query_axis", "The softmax normalised the query axis, so columns of the "
             "weights sum to 1 instead of rows: take the softmax over the last (key) axis.",
             {"axis": -2}, bug="5"),

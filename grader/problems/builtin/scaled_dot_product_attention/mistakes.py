@@ -12,7 +12,7 @@ import numpy as np
 from grader.problems import inputs
 from grader.problems.attention_variants import buggy_attention, sqrt_d_k
 from grader.problems.base import Case, Rule
-from grader.problems.compare import split_return
+from grader.problems.compare import as_array, split_return
 from grader.problems.rules import crashes_only_with, failed_in_category
 from grader.problems.signals import output_signals, weight_signals
 from grader.problems.spec import mistake
@@ -169,5 +169,41 @@ def describe(case: Case, values: list) -> str | None:
                    and np.array_equal(np.asarray(V), np.broadcast_to(np.eye(V.shape[-1]), V.shape)))
     if weights is None and is_identity:
         weights = out
+    transposed = transposed_weights(out, weights, V)
+    if transposed:
+        return transposed  # row and column sums of a transposed matrix would mislead
     found = weight_signals(weights, mask) if weights is not None else []
     return "; ".join(found or output_signals(out, case.rows_for(0))) or None
+
+
+def transposed_weights(out: Any, weights: Any, V: Any) -> str | None:
+    """The signal of returned weights that are the transpose of those the output was computed
+    with: the learner's own output equals ``swapaxes(weights, -1, -2) @ V`` and not
+    ``weights @ V`` (read off the learner's two returns alone, so it holds whatever the scores
+    were). None otherwise. Shapes: weights (..., Lk, Lq), V (..., Lk, d_v), out (..., Lq, d_v)."""
+    out, weights, V = as_array(out), as_array(weights), as_array(V)
+    if out is None or weights is None or V is None or weights.ndim < 2 or out.ndim < 2:
+        return None
+    swapped = np.swapaxes(weights, -1, -2)
+    if swapped.shape[-1] != V.shape[-2] or swapped.shape[:-1] != out.shape[:-1]:
+        return None  # (and the product costs no more than the output's size times Lk)
+    with np.errstate(all="ignore"):
+        try:
+            product = swapped @ V
+        except ValueError:
+            return None
+        if (product.shape != out.shape or not np.isfinite(product).any()
+                or not np.allclose(product, out, rtol=1e-4, atol=1e-5,
+                                   equal_nan=True)):
+            return None
+        if weights.shape[-1] == V.shape[-2]:
+            try:
+                if np.allclose(weights @ V, out, rtol=1e-4, atol=1e-5, equal_nan=True):
+                    return None  # symmetric weights: nothing tells the two apart
+            except ValueError:
+                pass
+    lq, lk = swapped.shape[-2], swapped.shape[-1]
+    return (f"your output is the transpose of the weights you return times V: the returned "
+            f"weights are transposed, shape (..., {lk}, {lq}) with one row per key, where "
+            f"(..., {lq}, {lk}) is expected, one row per query (return the weights your output "
+            "uses, without swapping their last two axes)")

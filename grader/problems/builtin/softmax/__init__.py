@@ -5,7 +5,9 @@ Categories: ``shapes`` (shape only), ``axis`` (a non-default axis on 2-D and 3-D
 thousands: a naive exp overflows and no single shift, such as one global maximum, brings every
 row into exp's range, on every draw; also a 1-D input and axis=0 on a 3-D input),
 ``properties`` (shift invariance judged on the learner's own outputs, equal entries give a uniform
-row, one dominant entry gives one-hot), ``dtypes`` (float32), ``inputs`` (x unchanged).
+row, one dominant entry gives one-hot), ``dtypes`` (float32), ``inputs`` (x unchanged). Every
+category has tests on 1-D input and on inputs with leading axes, each side worth half its points
+(``balance``), so code right on one rank only scores 5 of 10 whichever rank it handles.
 """
 from __future__ import annotations
 
@@ -41,6 +43,7 @@ SPEC = ProblemSpec(
                 "dtypes": 1.0, "inputs": 0.5},
     cases=cases.CASES, reference=reference.softmax, mistakes=mistakes.MISTAKES,
     buggy=mistakes.buggy_softmax,
-    rules=mistakes.RULES, describe=mistakes.describe, traits=cases.traits,
+    rules=mistakes.RULES + cases.RULES, balance=cases.BALANCE, describe=mistakes.describe,
+    traits=cases.traits,
     pictures=(Picture("output", "unit", "row", "column"),),
 )

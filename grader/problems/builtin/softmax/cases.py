@@ -15,6 +15,8 @@ import numpy as np
 
 from grader.problems import conditions
 from grader.problems.conditions import require
+from grader.problems.base import Rule
+from grader.problems.rules import crashes_only_with
 from grader.problems.spec import Inputs, draw, example, hidden, inputs
 
 
@@ -24,9 +26,20 @@ def call(x, axis=None) -> tuple[tuple, dict]:
 
 
 def traits(args: tuple, kwargs: dict) -> frozenset[str]:
-    """``"axis"`` when the call normalises an axis other than the last."""
+    """``"axis"`` when the call normalises an axis other than the last; ``"vector"`` when x is
+    1-D, ``"leading-axes"`` when it has two axes or more (the two sides the problem's balance
+    gives half of each category, :data:`BALANCE`)."""
     x, axis = args[0], args[1] if len(args) > 1 else None
-    return frozenset({"axis"} if axis is not None and axis not in (-1, np.ndim(x) - 1) else ())
+    found = {"vector" if np.ndim(x) == 1 else "leading-axes"}
+    if axis is not None and axis not in (-1, np.ndim(x) - 1):
+        found.add("axis")
+    return frozenset(found)
+
+
+#: The trait that splits every category in two halves (:class:`grader.problems.spec.ProblemSpec`
+#: ``balance``): tests on 1-D input and tests on inputs with leading axes, so code right on one
+#: rank only scores the same whichever rank it handles.
+BALANCE = "vector"
 
 
 def bounded_input(rng, shape, axis=None, scale=1.0, dtype=np.float64) -> Inputs:
@@ -130,6 +143,15 @@ def shifted_rows(rng) -> Inputs:
     return inputs(call(x), call(x + shift))
 
 
+def shifted_vector(rng) -> Inputs:
+    """Two calls: a 1-D x (5 entries), then x plus one constant in [-45, 45] at least 20 away
+    from 0 (so the shift changes every entry by 20 or more)."""
+    x = conditions.bounded(rng, 5)
+    shift = rng.choice([-1.0, 1.0]) * rng.uniform(20.0, 45.0)
+    require(20.0 <= abs(shift) <= 45.0, "a shift between 20 and 45 away from 0")
+    return inputs(call(x), call(x + shift))
+
+
 def equal_entries(rng) -> Inputs:
     """Rows of 5 equal entries (3 rows): the softmax is uniform. Degenerate: a softmax that
     returns 1/n everywhere passes it, so it unlocks no property points (trait ``degenerate``,
@@ -156,9 +178,11 @@ CASES = (
     hidden("axis: axis=1 on a 3-D input", "axis", draw(axis_input, shape=(3, 4, 5), axis=1)),
     hidden("axis: a negative axis (-2) on a 3-D input", "axis",
            draw(axis_input, shape=(3, 5, 4), axis=-2)),
+    hidden("axis: axis=0 on a 1-D input", "axis", draw(bounded_input, shape=(6,), axis=0)),
     hidden("values: default axis on a 2-D input", "values", draw(bounded_input, shape=(5, 7))),
     hidden("values: default axis on a 3-D input", "values",
            draw(bounded_input, shape=(2, 3, 4))),
+    hidden("values: a 1-D input", "values", draw(bounded_input, shape=(9,))),
     hidden("stability: entries in the thousands", "stability",
            draw(stability_rows, offsets=(-4000, -2000, 0, 2000, 4000), jitter=100.0,
                 spread=300.0, width=6)),
@@ -175,11 +199,31 @@ CASES = (
            draw(axis0_in_thousands)),
     hidden("properties: adding a constant to a row changes nothing", "properties",
            draw(shifted_rows), check="relation", what="shift invariance"),
+    hidden("properties: adding a constant to a 1-D input changes nothing", "properties",
+           draw(shifted_vector), check="relation", what="shift invariance"),
     hidden("properties: equal entries give a uniform row", "properties", draw(equal_entries)),
     hidden("properties: one dominant entry gives a one-hot row", "properties",
            draw(dominant_entries)),
     hidden("dtypes: float32 input", "dtypes",
            draw(bounded_input, shape=(4, 5), dtype=np.float32)),
+    hidden("dtypes: float32 1-D input", "dtypes",
+           draw(bounded_input, shape=(8,), dtype=np.float32)),
     hidden("inputs: x is not modified in place", "inputs",
            draw(bounded_input, shape=(4, 5), axis=0, scale=10.0), check="inputs"),
+    hidden("inputs: a 1-D x is not modified in place", "inputs",
+           draw(bounded_input, shape=(6,), scale=10.0), check="inputs"),
+)
+
+
+#: Cross-case rules that read the ranks of the cases: code that runs on one rank only.
+RULES = (
+    Rule(tag="fails_on_1d_input", explains=crashes_only_with("vector", every=True),
+         message="Your code works only with a leading axis: it fails whenever x is 1-D. Write "
+                 "it for any number of axes: reduce along `axis` with np.max(x, axis=axis, "
+                 "keepdims=True) and np.sum(e, axis=axis, keepdims=True), without indexing rows "
+                 "(x[i]) or assuming x.shape has two entries."),
+    Rule(tag="fails_with_leading_axes", explains=crashes_only_with("leading-axes", every=True),
+         message="Your code works only on 1-D input: it fails whenever x has two axes or more. "
+                 "Reduce along `axis` (np.max(x, axis=axis, keepdims=True), np.sum(e, axis=axis, "
+                 "keepdims=True)) instead of over the whole array or with a 1-D loop."),
 )

@@ -21,8 +21,14 @@ EXPECTED: dict[str, tuple[str, object]] = {
     # anchors the credit of the property and inputs tests, grader/problems/credit.py)
     "bug_whole_array": ("whole_array", some("axis", "values", "stability", "properties",
                                             "dtypes")),
-    # written for (batch, classes): right wherever axis 1 is the requested axis
-    "bug_fixed_axis_1": ("fixed_axis", some("shapes", "axis", "values", "stability")),
+    # written for (batch, classes): right wherever axis 1 is the requested axis (every 1-D
+    # input, which has no axis 1, fails: one in each category)
+    "bug_fixed_axis_1": ("fixed_axis", some("shapes", "axis", "values", "stability",
+                                            "properties", "dtypes", "inputs")),
+    # right on one rank only: every test on the other rank fails, and nothing else
+    "bug_fails_on_1d_input": ("fails_on_1d_input", Where(lambda t: "vector" in t)),
+    "bug_fails_with_leading_axes": ("fails_with_leading_axes",
+                                    Where(lambda t: "leading-axes" in t)),
     "bug_first_non_singleton_axis": ("first_non_singleton_axis", some(
         "axis", "values", "stability", "properties", "dtypes")),
     # one global max and one sum over every entry: right on 1-D input only

@@ -130,6 +130,6 @@ CASES = (
            what="permutation equivariance"),
     hidden("dtypes: float32 inputs (1 head)", "dtypes",
            draw(block, batch=(2,), L=4, dtype=np.float32)),
-    hidden("inputs: x and the mask are not modified in place", "inputs",
+    hidden("inputs: x, params and the mask are not modified in place", "inputs",
            draw(block, batch=(2,), L=4, mask="causal"), check="inputs"),
 )

@@ -19,4 +19,6 @@ EXPECTED: dict[str, tuple[str, object]] = {
     # the heads case under a causal mask too
     "bug_mask_ignored": ("mask_ignored", whole("masking", also="mask-elsewhere")),
     "bug_modifies_inputs": ("modifies_inputs", whole("inputs")),
+    # right, but caches a fused W_qkv in the caller's params dict (a key added)
+    "bug_modifies_params": ("modifies_inputs", whole("inputs")),
 }
