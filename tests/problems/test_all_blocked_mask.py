@@ -62,8 +62,9 @@ def test_an_all_false_mask_is_named_all_blocked(fake_sandbox, dtype):
     assert result.score == pytest.approx(1.5)
 
 
-def test_an_all_true_mask_under_a_blocked_course_is_named_all_blocked(fake_sandbox):
-    result = _grade(_source("np.ones((n, n), dtype=bool)"), fake_sandbox, {"mask": "blocked"})
+@pytest.mark.parametrize("dtype", ["bool", "np.uint8"])
+def test_an_all_true_mask_under_a_blocked_course_is_named_all_blocked(fake_sandbox, dtype):
+    result = _grade(_source(f"np.ones((n, n), dtype={dtype})"), fake_sandbox, {"mask": "blocked"})
     assert diagnoses(result) == {"all_blocked"}
     assert "additive" not in result.output
     assert result.score == pytest.approx(1.5)
