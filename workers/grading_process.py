@@ -1,7 +1,8 @@
 """One grading process of the embedded default's pool (:mod:`grader.queue.grading_pool`).
 
-The process builds its own grading service over the configuration (store, content, warm sandbox)
-and then takes jobs from its ``jobs`` pipe, one at a time, until it reads ``None`` or the pipe
+The process builds its own grading service over the configuration (store, content, warm sandbox;
+the store is not migrated again here: the serving process did that before starting the pool) and
+then takes jobs from its ``jobs`` pipe, one at a time, until it reads ``None`` or the pipe
 closes (the API process went away): ``("grade", job, submission_id)`` grades a submission (with
 the in-process retries of :func:`grader.queue.dispatch.grade_until_settled`), ``("regrade", job,
 run_id)`` runs a regrade. Results are stored by this process, through the store; the parent is
@@ -24,6 +25,7 @@ from grader.grading.regrade import run_regrade
 from grader.observability.logs import configure_logging
 from grader.queue.dispatch import grade_until_settled
 from grader.runtime import build_service, builtin_assignments
+from grader.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -48,8 +50,12 @@ def main(config: dict[str, Any], jobs: Connection, events: Connection,
             events.send(message)
 
     builtin_assignments(config)  # compiled once per process (before the first job's clock)
-    service = build_service(config, schedule_webhook=lambda delivery_id: send(("deliver",
-                                                                               delivery_id)),
+    # no migration here: the serving process migrated the store before it started this pool
+    # (grader.app.create_app), and each child migrating again only logged Alembic's ~15 INFO
+    # lines once more per grading process
+    store = Store(config["DATABASE_URL"])
+    service = build_service(config, store=store,
+                            schedule_webhook=lambda delivery_id: send(("deliver", delivery_id)),
                             announce=lambda submission_id: send(("final", submission_id)))
     stop = threading.Event()
     try:
@@ -77,3 +83,4 @@ def main(config: dict[str, Any], jobs: Connection, events: Connection,
             send(("done", job_id, value, error))
     finally:
         service.close()
+        store.dispose()

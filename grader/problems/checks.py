@@ -18,7 +18,7 @@ import numpy as np
 
 from grader.problems.base import BASES
 from grader.problems.inputs import argument_names, arguments_after
-from grader.problems.compare import (ATOL, RTOL, as_array, mismatch, nonfinite, several,
+from grader.problems.compare import (ATOL, RTOL, agrees, as_array, mismatch, nonfinite, several,
                                      split_return)
 
 Check = Callable[[list, list, Any], "str | None"]
@@ -151,15 +151,16 @@ def _shape_problem(what: str, array: Any, shape: tuple[int, ...],
     -inf); ``allow_neg_inf``: -inf entries are (a mask's blocked positions); NaN still fails."""
     numeric = as_array(array)
     if numeric is None:
-        return f"the {what} is not a numeric array"
+        return f"the {what} {agrees(what, 'is')} not a numeric array"
     if numeric.shape != tuple(shape):
-        return f"the {what} has shape {tuple(numeric.shape)}, expected {tuple(shape)}"
+        return (f"the {what} {agrees(what, 'has')} shape {tuple(numeric.shape)}, expected "
+                f"{tuple(shape)}")
     if (allow_inf or allow_neg_inf) and numeric.dtype.kind == "f":
         numeric = np.where(np.isinf(numeric) if allow_inf else numeric == -np.inf, 0.0, numeric)
     bad = nonfinite(numeric)
     if bad:
-        return (f"the {what} has the right shape but contains {bad}; a shape test counts only for "
-                "a finite output")
+        return (f"the {what} {agrees(what, 'has')} the right shape but "
+                f"{agrees(what, 'contains')} {bad}; a shape test counts only for a finite output")
     return None
 
 

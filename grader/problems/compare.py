@@ -78,6 +78,18 @@ def _fmt_index(index: tuple[int, ...]) -> str:
     return "(" + ", ".join(str(int(i)) for i in index) + ")"
 
 
+#: The nouns the checks' messages name that are plural: "the returned weights contain NaN", not
+#: "contains" (a check naming a new plural noun adds it here).
+PLURAL_NOUNS = frozenset({"returned weights", "dot products between positions"})
+_PLURAL_VERBS = {"is": "are", "has": "have", "contains": "contain", "differs": "differ"}
+
+
+def agrees(what: str, verb: str) -> str:
+    """``verb`` (singular present: ``is``, ``has``, ``contains``, ``differs``) agreeing with the
+    noun ``what``: its plural form for a noun in :data:`PLURAL_NOUNS`."""
+    return _PLURAL_VERBS[verb] if what in PLURAL_NOUNS else verb
+
+
 def mismatch(got: Any, expected: np.ndarray, what: str = "output",
              rows: np.ndarray | None = None, atol: float = ATOL, rtol: float = RTOL) -> str | None:
     """Compare ``got`` with ``expected``; None when they agree, else a learner-safe message.
@@ -91,10 +103,12 @@ def mismatch(got: Any, expected: np.ndarray, what: str = "output",
     """
     array = as_array(got)
     if array is None:
-        return f"the {what} is not a numeric array (got {type(got).__name__})"
+        return (f"the {what} {agrees(what, 'is')} not a numeric array "
+                f"(got {type(got).__name__})")
     expected = np.asarray(expected, dtype=np.float64)
     if array.shape != expected.shape:
-        return f"the {what} has shape {tuple(array.shape)}, expected {tuple(expected.shape)}"
+        return (f"the {what} {agrees(what, 'has')} shape {tuple(array.shape)}, expected "
+                f"{tuple(expected.shape)}")
     scale = _TOLERANCE_SCALE.get()
     if levers.enabled("checks") and close_everywhere(array, expected, rows, rtol * scale,
                                                      atol * scale):
@@ -109,8 +123,9 @@ def mismatch(got: Any, expected: np.ndarray, what: str = "output",
         n_inf = int((np.isinf(array) & bad_values).sum())
         first = _fmt_index(np.argwhere(bad_values)[0])
         parts = [f"{n} {name}" for n, name in ((n_nan, "NaN"), (n_inf, "inf")) if n]
-        return (f"the {what} contains {' and '.join(parts)} in {int(bad_values.sum())} of "
-                f"{int(keep.sum())} checked entries (first at index {first})")
+        return (f"the {what} {agrees(what, 'contains')} {' and '.join(parts)} in "
+                f"{int(bad_values.sum())} of {int(keep.sum())} checked entries (first at index "
+                f"{first})")
     close = np.isclose(array, expected, rtol=rtol * scale, atol=atol * scale,
                        equal_nan=True) | ~keep
     if close.all():
@@ -118,7 +133,7 @@ def mismatch(got: Any, expected: np.ndarray, what: str = "output",
     with np.errstate(invalid="ignore"):  # -inf - -inf where both are -inf (and close)
         diff = np.where(close, 0.0, np.abs(array - expected))
     worst = np.unravel_index(int(np.argmax(diff)), diff.shape)
-    return (f"the {what} differs from the expected values: largest difference "
+    return (f"the {what} {agrees(what, 'differs')} from the expected values: largest difference "
             f"{float(diff[worst]):.3g} at index {_fmt_index(worst)}; {int((~close).sum())} of "
             f"{int(keep.sum())} checked entries outside tolerance (rtol {rtol:g}, atol {atol:g})")
 

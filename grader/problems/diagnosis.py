@@ -55,7 +55,7 @@ def _call_explained(computed: Computed, outcome: Any, rows: np.ndarray | None, w
         learned = canonical(learned)
     learner_out, learner_weights = split_return(learned)
     variant_out, variant_weights = split_return(value)
-    if not matches(learner_out, variant_out, rows):
+    if _boolean_for_float(learner_out, variant_out) or not matches(learner_out, variant_out, rows):
         return False
     if strict and (learner_weights is None) != (variant_weights is None):
         return False
@@ -64,6 +64,15 @@ def _call_explained(computed: Computed, outcome: Any, rows: np.ndarray | None, w
         return True  # weights are extra evidence; another accepted layout is not compared
     weight_rows = rows if rows is not None and rows.shape == np.shape(variant_weights)[:-1] else None
     return matches(learner_weights, variant_weights, weight_rows)
+
+
+def _boolean_for_float(learned: Any, variant: Any) -> bool:
+    """True when the learner returned a boolean array and the variant a float one: a float
+    mistake (e.g. an additive mask, 0 / -inf) does not hold of a boolean return even where the
+    numbers coincide (False == 0.0: an all-False mask is no additive mask that allows
+    everything). A float or integer return may still match a boolean variant (a 0/1 mask)."""
+    return (isinstance(learned, np.ndarray) and learned.dtype == np.bool_
+            and isinstance(variant, np.ndarray) and variant.dtype.kind == "f")
 
 
 def reference_values(result: CaseResult) -> list[Any] | None:

@@ -317,13 +317,14 @@ def learner_failure(status: str, text: str, function: str, ctx: Context | None =
 _REWORDED = [(re.compile(pattern), replacement) for pattern, replacement in (
     (r": largest difference [^;]{1,40}; [^(]{1,80} checked entries outside tolerance \(",
      " beyond the tolerance ("),
-    (r"contains [0-9 NaNinfd]{1,40} in \d+ of \d+ checked entries \(first at index "
-     r"\([-\d, ]{0,200}\)\)", "contains NaN or inf where the expected values are finite"),
+    (r"\b(contains?) [0-9 NaNinfd]{1,40} in \d+ of \d+ checked entries \(first at index "
+     r"\([-\d, ]{0,200}\)\)", r"\1 NaN or inf where the expected values are finite"),
     (r"NaN/inf in \d+ of \d+ entries \(first at index \([-\d, ]{0,200}\)\)", "NaN or inf entries"),
     (r"\b\d{1,3}% of the (weights|output entries) are", r"some of the \1 are"),
     (r" sum to between \S{1,40} and \S{1,40} instead of 1", " do not sum to 1"),
     (r"receive up to [\d.]{1,20}% of a row's weight", "receive some of a row's weight"),
     (r"has shape \([-\d, ]{0,200}\), expected \(", "does not have the expected shape ("),
+    (r"have shape \([-\d, ]{0,200}\), expected \(", "do not have the expected shape ("),
     (r"has shape \([-\d, ]{0,200}\), which", "has a shape which"),
     (r"has dtype [\w<>|=]{1,40}, expected (\w{1,40})", r"does not have the expected dtype \1"),
     (r" \(got [\w.]{1,80}\)", ""),

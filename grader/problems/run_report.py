@@ -14,7 +14,8 @@ N of your code)\\n<traceback>"``) is quoted, never searched for those facts.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Mapping
 
 from grader.problems.base import Case
 from grader.sandbox.api import Limits, RunResult
@@ -116,7 +117,29 @@ _STOP_WORDS = {
 }
 
 
-def _stops(run: RunResult, cases: list[Case], limits: Limits, names: tuple[str, ...]) -> RunReport:
+def renamed(run: RunResult, shown: Mapping[str, str]) -> RunResult:
+    """``run`` with every sandbox message that quotes a test (``"... ended during test 'X'"``,
+    ``"test 'X' exceeded the time limit"``, ``"not run: test 'X' stopped earlier"``) quoting the
+    name the learner reads instead: ``shown`` maps a case's own name to it (a course's words,
+    :attr:`CourseAdapter.test_names <grader.problems.course.adapter.CourseAdapter.test_names>`).
+    The fields that say which test stopped keep the case's own name. Linear in the messages'
+    length times the renamed tests."""
+    pairs = [(f"test '{old}'", f"test '{new}'") for old, new in shown.items() if old != new]
+    if not pairs:
+        return run
+
+    def text(message: str) -> str:
+        for old, new in pairs:
+            message = message.replace(old, new) if message else message
+        return message
+
+    return replace(run, message=text(run.message),
+                   calls=[replace(c, error=text(c.error)) if c.error else c for c in run.calls],
+                   stopped_tests=[replace(s, message=text(s.message)) for s in run.stopped_tests])
+
+
+def _stops(run: RunResult, cases: list[Case], limits: Limits, names: tuple[str, ...],
+           shown: Mapping[str, str]) -> RunReport:
     """The report of a run in which some tests stopped their process (the others ran on)."""
     by_name = {case.name: case for case in cases}
     parts, stopped = [], {}
@@ -126,7 +149,8 @@ def _stops(run: RunResult, cases: list[Case], limits: Limits, names: tuple[str, 
             memory=format_bytes(limits.memory_bytes))
         case = by_name.get(stop.test)
         sizes = input_sizes(case, names) if case is not None else ""
-        parts.append(f"'{stop.test}' ({words}{f'; input sizes: {sizes}' if sizes else ''})")
+        quoted = shown.get(stop.test, stop.test)
+        parts.append(f"'{quoted}' ({words}{f'; input sizes: {sizes}' if sizes else ''})")
         stopped[stop.test] = (f"this test {words}; it lost its points and the tests after it ran "
                               "in a fresh process" if stop.kind != "crashed" else
                               f"this test {words}: {_first_line(stop.message)}")
@@ -146,11 +170,14 @@ def _stops(run: RunResult, cases: list[Case], limits: Limits, names: tuple[str, 
 
 
 def report(run: RunResult, cases: list[Case], limits: Limits,
-           names: tuple[str, ...] = ()) -> RunReport:
+           names: tuple[str, ...] = (), shown: Mapping[str, str] | None = None) -> RunReport:
     """What to tell the learner about ``run`` (empty summary when it finished normally).
-    ``names`` are the function's parameter names (for input sizes)."""
+    ``names`` are the function's parameter names (for input sizes); ``shown`` maps a case's own
+    name to the one the learner reads, where they differ (a course's words): the words quote
+    that one, ``RunReport.stopped`` stays keyed by the case's own name."""
+    shown = shown or {}
     if run.stopped_tests and run.status in _STOPPING:
-        return _stops(run, cases, limits, names)
+        return _stops(run, cases, limits, names, shown)
     if run.status == "ok":
         return RunReport()
     first = _first_line(run.message)
@@ -174,14 +201,16 @@ def report(run: RunResult, cases: list[Case], limits: Limits,
     if run.status not in _STOPPING:
         return RunReport(f"Your code could not run to completion ({run.status}): {first}.",
                          not_run=f"not run: {first}")
-    return _stopped(run, cases, limits, first)
+    return _stopped(run, cases, limits, first, shown)
 
 
-def _stopped(run: RunResult, cases: list[Case], limits: Limits, first: str) -> RunReport:
+def _stopped(run: RunResult, cases: list[Case], limits: Limits, first: str,
+             shown: Mapping[str, str]) -> RunReport:
     """The report of a run that a limit, a crash or a broken result stream stopped."""
     stopped = _stopped_test(run, cases)
     finished = _finished(run, cases, stopped)
-    during = f"while running test '{stopped}'" if stopped else "while importing your code"
+    quoted = shown.get(stopped, stopped) if stopped else stopped
+    during = f"while running test '{quoted}'" if stopped else "while importing your code"
     progress = f"; {finished} of {len(cases)} tests had finished" if stopped else ""
     after = " The tests after it did not run." if stopped else " No test could run."
     if run.status == "timeout":
@@ -201,6 +230,6 @@ def _stopped(run: RunResult, cases: list[Case], limits: Limits, first: str) -> R
         summary, stopped_text = f"The run was stopped: {first}.", first
     else:
         summary, stopped_text = f"The run stopped {during}{progress}: {first}.", first
-    why = f"the run stopped in test '{stopped}'" if stopped else "the run stopped earlier"
+    why = f"the run stopped in test '{quoted}'" if stopped else "the run stopped earlier"
     return RunReport(summary, not_run=f"not run: {why} (see the summary)",
                      stopped={stopped: stopped_text} if stopped else {})

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from contextlib import nullcontext
 from dataclasses import replace
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -148,7 +148,9 @@ def _evaluate(problem: CodeProblem, source: str, sandbox: Any, limits: Limits, s
     picture_outcomes, probe_outcomes = optional[:len(drawn)], optional[len(drawn):]
     if run.status == "infrastructure_error":
         raise InfrastructureError(f"sandbox: {run.message or 'infrastructure error'}")
-    report = run_report.report(run, cases, limits, problem.parameter_names)
+    shown = shown_names(problem)
+    run = run_report.renamed(run, shown)
+    report = run_report.report(run, cases, limits, problem.parameter_names, shown)
     # a course's returns in the problem's canonical form (after the report, which reads the
     # sandbox's own statuses)
     run = canonical_outcomes(problem, run, cases, visible + hidden)
@@ -221,9 +223,13 @@ def case_points(problem: CodeProblem, cases: list[Case], points: float) -> dict[
 
 
 def _show(value: Any) -> str:
+    """A visible example's value laid out like NumPy prints it: numbers as floats (4 decimals),
+    a boolean array (a mask) as True/False rather than ``1. 0.``."""
     try:
-        return np.array2string(np.asarray(value, dtype=np.float64), precision=4,
-                               suppress_small=True, threshold=200)
+        array = np.asarray(value)
+        if array.dtype != np.bool_:
+            array = np.asarray(value, dtype=np.float64)
+        return np.array2string(array, precision=4, suppress_small=True, threshold=200)
     except (TypeError, ValueError):
         return repr(value)[:400]
 
@@ -336,8 +342,7 @@ def _tests(problem: CodeProblem, results: list[CaseResult], shares: dict[str, fl
         tags = [case.category, "visible" if case.visible else "hidden"]
         tags += [f"diagnosis:{tag}" for tag, _ in diagnosis.named(result)]
         share = round(shares[case.name], 6)
-        shown_name = case.name if problem.course is None else \
-            problem.course.test_names.get(case.name, case.name)  # the course's words
+        shown_name = shown_names(problem).get(case.name, case.name)  # the course's words
         tests.append(TestResult(
             name=shown_name, score=share if result.passed else 0.0, max_score=share,
             status="passed" if result.passed else "failed",
@@ -346,7 +351,16 @@ def _tests(problem: CodeProblem, results: list[CaseResult], shares: dict[str, fl
     return tests, shown
 
 
-def _diagnosis_lines(results: list[CaseResult], shown: dict[str, tuple[str, str]]) -> list[str]:
+def shown_names(problem: CodeProblem) -> Mapping[str, str]:
+    """A case's own name (which seeds its draw) -> the name the learner reads, for the cases
+    whose names differ: a hidden test under a course's ``contract:`` options is shown in the
+    course's words (:attr:`CourseAdapter.test_names
+    <grader.problems.course.adapter.CourseAdapter.test_names>`); empty without options."""
+    return {} if problem.course is None else problem.course.test_names
+
+
+def _diagnosis_lines(results: list[CaseResult], shown: dict[str, tuple[str, str]],
+                     names: Mapping[str, str]) -> list[str]:
     """The item output's diagnosis, or the NaN/inf note when no known mistake matched."""
     found = diagnosis.summary(results)
     if found:
@@ -355,7 +369,8 @@ def _diagnosis_lines(results: list[CaseResult], shown: dict[str, tuple[str, str]
     if not nan_tests:
         return []
     return [f"What the numbers show: your output contains NaN/inf in {len(nan_tests)} of "
-            f"{len(results)} tests (e.g. test '{nan_tests[0].case.name}': "
+            f"{len(results)} tests (e.g. test "
+            f"'{names.get(nan_tests[0].case.name, nan_tests[0].case.name)}': "
             f"{shown[nan_tests[0].case.name][1]}). No known mistake produces this: look for a "
             "division by zero, a log or sqrt of a negative number, or an overflowing np.exp."]
 
@@ -376,7 +391,7 @@ def grade(problem: CodeProblem, item_id: str, points: float, source: str, sandbo
     lines = [_score_line(results, shares, points, score,
                          ran=run.status == "ok" or bool(run.stopped_tests))]
     lines += [report.summary] if report.summary else []
-    lines += _diagnosis_lines(results, shown)
+    lines += _diagnosis_lines(results, shown, shown_names(problem))
     return ItemResult(
         item_id=item_id, kind="code", score=score, max_score=float(points), tests=tests,
         output="\n".join(lines),

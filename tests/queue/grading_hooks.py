@@ -77,3 +77,18 @@ def echo_main(config, jobs, events, initializer=None, initargs=()):
             while True:
                 time.sleep(3600)
         events.send(("done", job_id, text[::-1], None))
+
+
+def record_logs(path: str) -> None:
+    """Append every log record of this child at INFO and above to ``path`` as ``logger name:
+    level``, starting with a ``grader.test: INFO`` line of its own (so a file without it means
+    the initializer never ran)."""
+    import logging
+
+    handler = logging.FileHandler(path)
+    handler.setLevel(logging.INFO)
+    handler.setFormatter(logging.Formatter("%(name)s: %(levelname)s %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    logging.getLogger("grader.test").info("recording the grading process's logs")

@@ -127,3 +127,16 @@ def test_the_pool_answers_jobs_and_kills_a_hung_child_when_closed():
     assert pool.pids() == [] and pool.started == 1  # no refill once closed
     with pytest.raises(RuntimeError, match="closed"):
         pool.submit("grade", "late").result(1)
+
+
+def test_a_grading_process_does_not_migrate_the_store_again(pool_app, tmp_path):
+    # the serving process migrated it in create_app; a child that migrated again logged
+    # Alembic's INFO lines ("setup plugin ...", "Context impl SQLiteImpl.", ...) each time
+    logs = tmp_path / "child.log"
+    _, client = pool_app(grading_hooks.record_logs, (str(logs),))
+    sid = client.post(SUB, json=example("submission_text.json")).get_json()["id"]
+    graded = final(client, sid)
+    assert (graded["status"], graded["score"]) == ("graded", 5)
+    lines = logs.read_text().splitlines()
+    assert lines[0] == "grader.test: INFO recording the grading process's logs"
+    assert [line for line in lines if line.startswith("alembic")] == []

@@ -1,6 +1,6 @@
 """The mistakes ``causal_mask`` is checked for: attention-bugs.md entries 11 (polarity inverted),
 12 (diagonal masked), 13 (off by one the other way), 15 (nothing masked), plus the transposed
-(upper-triangular) mask and an additive float mask."""
+(upper-triangular) mask, an additive float mask and a mask that blocks every position."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,13 +9,14 @@ from grader.problems.spec import mistake
 
 
 def buggy_causal_mask(n, *, k=0, upper=False, additive=None, everything=False,
-                      leading_axis=False):
+                      nothing=False, leading_axis=False):
     """The causal mask with optional mistakes: ``k`` moves the diagonal (``np.tril(..., k)``),
     ``upper`` takes the upper triangle (``np.triu(..., k)``), ``additive`` returns 0 where allowed
     and this number where blocked (a float mask), ``everything`` allows every position,
-    ``leading_axis`` returns shape (1, n, n)."""
+    ``nothing`` blocks every position (all False), ``leading_axis`` returns shape (1, n, n)."""
     ones = np.ones((n, n), dtype=bool)
     mask = ones if everything else (np.triu(ones, k=k) if upper else np.tril(ones, k=k))
+    mask = ~ones if nothing else mask
     mask = mask if additive is None else np.where(mask, 0.0, additive)
     return mask[None] if leading_axis else mask
 
@@ -41,4 +42,7 @@ MISTAKES = (
             {"leading_axis": True}),
     mistake("all_true", "Every position is allowed, so nothing is masked: block keys j > i (above "
             "the diagonal).", {"everything": True}, bug="15"),
+    mistake("all_blocked", "Every position is blocked, so no query may attend to any key (not "
+            "even itself: softmax over a row with nothing allowed is NaN): allow keys j <= i, on "
+            "and below the diagonal.", {"nothing": True}),
 )
