@@ -992,3 +992,23 @@ def test_a_form_error_reads_the_value_only_when_it_is_unambiguous():
     with pytest.raises(convert.FormError) as raised:
         convert.returns((out, out, out), "output+weights", ())
     assert raised.value.read is None
+
+
+@pytest.mark.parametrize("options,named", [
+    # the course's names: the three mistakes, as without options
+    ({"parameters": ["x", "w_q", "w_k", "w_v", "w_o", "n_head", "mask"]}, set()),
+    # (output, weights) promised, the output alone returned: the form, and the three beside it
+    ({"returns": "output+weights"}, {"contract_returns_one_array"}),
+])
+def test_three_multi_head_mistakes_are_named_under_the_options(fake_sandbox, options, named):
+    """Heads by a reshape alone, scores over sqrt(d_model), no W_o (issue 21.2)."""
+    from pathlib import Path
+
+    source = (Path(__file__).parent / "realistic" / "mha_reshape_dmodel_no_wo.py").read_text()
+    if "parameters" in options:
+        for old, new in [("X", "x"), ("W_", "w_"), ("num_heads", "n_head")]:
+            source = source.replace(old, new)
+    result = grade("multi_head_attention", options, source, fake_sandbox)
+    assert result.score < 10.0
+    assert diagnoses(result) == named | {"split_and_merge_without_transpose",
+                                         "scale_by_sqrt_d_model", "output_projection_missing"}
