@@ -13,7 +13,10 @@ named); then a name whose cases other named mistakes explain as well is dropped
 (:func:`_fewest_names`). Cases still unexplained go through the problem's cross-case
 :class:`~grader.problems.base.Rule` s. What is left keeps
 the check's own message (which check failed, where (index) and by how much) plus a plain NaN/inf
-count or the problem's ``describe`` signals (row sums, weight on blocked positions).
+count or the problem's ``describe`` signals (row sums, weight on blocked positions). A call
+whose return lacks a course's form (status ``"contract"``) but was read in the canonical form
+(:mod:`grader.problems.course.convert`) is compared as that reading: its test fails on the form,
+named first, and the mistakes of the value are named beside it.
 
 Claims are limited to what the evidence supports: a variant is claimed only on cases that have the
 ingredients it needs (``Variant.needs``: no mask, no masking diagnosis), and when the learner's
