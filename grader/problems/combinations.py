@@ -15,12 +15,12 @@ Only mistakes declared as toggles of the problem's buggy implementation combine
 (:func:`grader.problems.compile.combination`: their toggles merged; two ways of one mistake, or
 two mistakes setting the same toggle, do not). The search starts from one left-over case (a
 *pivot*): among the candidates that change it, the pairs that reproduce it, else the triples (all
-of them when the candidates are few, :data:`MAX_TRIPLE_CANDIDATES`, on the first pivot; else the
+the combinable ones when they are few, :data:`MAX_TRIPLES`, on the first pivot; else the
 pairs found so far extended by one candidate). Those are then tried on the other left-over cases,
 and a case none reproduces is the next pivot (at most :data:`MAX_PIVOTS`); a case still left then
 gets pairs whose members may fail a passed case alone when the pair passes it
 (:func:`_cancelling`). The cost is bounded by the pivots times C(candidates, 2), plus one
-C(candidates, 3) and one C(all mistakes, 2) on a single case, whatever the number of cases. Each
+:data:`MAX_TRIPLES` triples and one C(all mistakes, 2) on a single case, whatever the number of cases. Each
 combination then claims the left-over cases it reproduces, the one reproducing the most first
 (then the one adding the fewest names not already given on other cases, fewer members, table
 order), and every member is named on them: ``diagnosis`` for the first, ``also`` for the rest.
@@ -34,8 +34,13 @@ from grader.budget import CpuBudget
 from grader.problems.base import REFERENCE, CaseResult, CodeProblem, Variant
 from grader.problems.compare import matches, split_return
 
-#: Triples are searched only among this many candidate ways of mistakes (C(16, 3) = 560).
-MAX_TRIPLE_CANDIDATES = 16
+#: Every triple is tried on the first pivot only when there are at most this many combinable
+#: ones (three mistakes the executor makes at once: :func:`_combinable`), each computed once
+#: (C(16, 3), the bound when every triple of 16 candidates combines).
+MAX_TRIPLES = 560
+#: ... and they are enumerated only among this many candidate ways of mistakes (C(32, 3) = 4960
+#: look-ups of whether they combine, no value computed).
+MAX_TRIPLE_CANDIDATES = 32
 #: At most this many left-over cases start a search (each: the combinations reproducing it, then
 #: the other cases they reproduce); a case no found combination reproduces starts the next.
 MAX_PIVOTS = 4
@@ -124,16 +129,27 @@ def _hits(problem: CodeProblem, members: tuple[tuple[int, Variant], ...], left: 
             and explains(problem, variant, r, expected[id(r)])]
 
 
+def _combinable(problem: CodeProblem, members: tuple[tuple[int, Variant], ...]) -> bool:
+    """True when ``members`` are ways of distinct mistakes the problem's executor can make at
+    once (a built-in's toggles disjoint, :func:`grader.problems.compile.combination`; an
+    uploaded problem's combination prepared). No value is computed."""
+    return (len({v.tag for _, v in members}) == len(members)
+            and problem.executor.combine(tuple(i for i, _ in members)) is not None)
+
+
 def _explaining(problem: CodeProblem, candidates: list[tuple[int, Variant]], pivot: CaseResult,
                 allowed: Callable[[Variant, CaseResult], bool], explains: Callable[..., bool],
                 expected: dict[int, Any], budget: CpuBudget, pairs: list[tuple],
                 every_triple: bool = True) -> list[tuple]:
     """The smallest combinations of the candidates that change ``pivot`` which reproduce the
-    learner's values on it: pairs; else triples, every one among few candidates, otherwise the
+    learner's values on it: pairs; else triples, every combinable one when they are few
+    (:data:`MAX_TRIPLES` among at most :data:`MAX_TRIPLE_CANDIDATES` candidates), otherwise the
     pairs found on earlier pivots (``pairs``) extended by one candidate (also when
     ``every_triple`` is False)."""
     local = [(i, v) for i, v in candidates if allowed(v, pivot) and _changes(problem, v, pivot)]
-    triples = subsets(local, 3) if every_triple and len(local) <= MAX_TRIPLE_CANDIDATES else (
+    every = [m for m in subsets(local, 3) if _combinable(problem, m)] \
+        if every_triple and len(local) <= MAX_TRIPLE_CANDIDATES else []
+    triples = every if 0 < len(every) <= MAX_TRIPLES else (
         tuple(sorted((*pair, extra), key=lambda m: m[0])) for pair in pairs for extra in local
         if all(extra[0] != i for i, _ in pair))
     for combos in (subsets(local, 2), triples):

@@ -13,7 +13,10 @@ named); then a name whose cases other named mistakes explain as well is dropped
 (:func:`_fewest_names`). Cases still unexplained go through the problem's cross-case
 :class:`~grader.problems.base.Rule` s. What is left keeps
 the check's own message (which check failed, where (index) and by how much) plus a plain NaN/inf
-count or the problem's ``describe`` signals (row sums, weight on blocked positions).
+count or the problem's ``describe`` signals (row sums, weight on blocked positions). A call
+whose return lacks a course's form (status ``"contract"``) but was read in the canonical form
+(:mod:`grader.problems.course.convert`) is compared as that reading: its test fails on the form,
+named first, and the mistakes of the value are named beside it.
 
 Claims are limited to what the evidence supports: a variant is claimed only on cases that have the
 ingredients it needs (``Variant.needs``: no mask, no masking diagnosis), and when the learner's
@@ -41,6 +44,32 @@ from grader.problems.executor import Computed, has_float32
 from grader.problems.inputs import unwrap
 
 
+#: The status of a call whose return lacks a course's form
+#: (:data:`grader.problems.course.adapter.FORM_STATUS`); its ``value`` is the return read in the
+#: canonical form when it reads unambiguously so, None when not.
+FORM_STATUS = "contract"
+
+
+def _read(outcome: Any) -> bool:
+    """True when ``outcome`` has a value to compare: it returned, or its return lacks the
+    course's form but was read in the canonical form (the value's own mistakes are then named
+    beside the form's)."""
+    status = getattr(outcome, "status", "")
+    return status == "ok" or (status == FORM_STATUS and outcome.value is not None)
+
+
+def _read_all(result: CaseResult) -> bool:
+    """Every call of ``result`` has a value to compare (:func:`_read`)."""
+    return all(_read(o) for o in result.outcomes)
+
+
+def _names_form(message: str, result: CaseResult) -> bool:
+    """True when ``message`` is the sentence of a call of ``result`` whose return lacks the
+    course's form (a course's form rule, :func:`grader.problems.course.mistakes.form_rules`)."""
+    return any(getattr(o, "status", "") == FORM_STATUS and o.error == message
+               for o in result.outcomes)
+
+
 def _call_explained(computed: Computed, outcome: Any, rows: np.ndarray | None, wrapped: bool,
                     strict: bool = False, canonical: Any = None) -> bool:
     value, error = computed
@@ -48,7 +77,7 @@ def _call_explained(computed: Computed, outcome: Any, rows: np.ndarray | None, w
     if error is not None:
         # Same exception type and message (a broadcasting error names the shapes involved).
         return status == "exception" and error in (outcome.error or "")
-    if status != "ok":
+    if not _read(outcome):
         return False
     learned = unwrap(outcome.value) if wrapped else outcome.value
     if canonical is not None:
@@ -130,7 +159,7 @@ def explains(problem: CodeProblem, variant: Variant, result: CaseResult,
 def _outputs(result: CaseResult) -> list[Any]:
     """The learner's output (not weights) of every call that returned, unwrapped."""
     values = [unwrap(o.value) if result.case.wrapped else o.value
-              for o in result.outcomes if getattr(o, "status", "") == "ok"]
+              for o in result.outcomes if _read(o)]
     return [split_return(v)[0] for v in values]
 
 
@@ -152,7 +181,7 @@ def _only_nonfinite_checked(result: CaseResult) -> bool:
     """True when every call of the case returned and no checked entry (``Case.rows``) of the
     learner's output is finite: a variant that "explains" such a case does so by NaN matching
     NaN only, which by itself proves nothing."""
-    if result.crashed:
+    if not _read_all(result):
         return False
     outputs = _outputs(result)
     if len(outputs) != len(result.case.calls):
@@ -175,8 +204,7 @@ def _consistent(problem: CodeProblem, variant: Variant, results: list[CaseResult
     crash, passing ones included (``skip`` left out): the evidence a NaN-for-NaN match needs."""
     skipped = {id(r) for r in skip}
     return all(explains(problem, variant, r) for r in results
-               if id(r) not in skipped and not r.crashed
-               and all(getattr(o, "status", "") == "ok" for o in r.outcomes))
+               if id(r) not in skipped and _read_all(r))
 
 
 def nonfinite_signal(result: CaseResult) -> str:
@@ -198,7 +226,7 @@ def _may_claim(variant: Variant, result: CaseResult, nan_everywhere: bool) -> bo
     # the rules name in-place changes.
     if result.case.wrapped and not result.crashed:
         return False
-    return not (nan_everywhere and not result.crashed and _all_nonfinite(result))
+    return not (nan_everywhere and _read_all(result) and _all_nonfinite(result))
 
 
 def diagnose(problem: CodeProblem, results: list[CaseResult],
@@ -219,7 +247,14 @@ def diagnose(problem: CodeProblem, results: list[CaseResult],
         budget.check("diagnosis")
         names = set(rule.explains(results))
         for result in claimable:
-            if result.case.name in names and not result.diagnosis_tag:
+            if result.case.name not in names:
+                continue
+            if not result.diagnosis_tag:
+                result.diagnosis_tag, result.diagnosis = rule.tag, rule.message
+            elif _names_form(rule.message, result) and rule.tag not in {
+                    tag for tag, _ in named(result)}:
+                # the value read in canonical form had its own mistakes: the form first
+                result.also = tuple(named(result))
                 result.diagnosis_tag, result.diagnosis = rule.tag, rule.message
     for result in failing:
         if not result.diagnosis_tag and not result.crashed:
@@ -231,7 +266,7 @@ def _claim_variants(problem: CodeProblem, results: list[CaseResult],
                     claimable: list[CaseResult], budget: CpuBudget) -> None:
     """Each claimable result takes the variant that explains the most results (table order
     breaks ties) among those that explain it."""
-    nan_everywhere = not any(_has_finite_entry(r) for r in results if not r.crashed)
+    nan_everywhere = not any(_has_finite_entry(r) for r in results if _read_all(r))
     expected = {id(r): reference_values(r) for r in claimable}
     explained: list[tuple[int, int, Variant, list[CaseResult]]] = []
     for order, variant in enumerate(problem.variants):
@@ -247,7 +282,7 @@ def _claim_variants(problem: CodeProblem, results: list[CaseResult],
         # passed (a mistake that changes their values was not made; tests failed for another
         # mistake made beside it say nothing; so do tests that compare no values: shapes,
         # properties, inputs).
-        if hits and all(r.crashed for r in hits) and not _consistent(
+        if hits and not any(_read_all(r) for r in hits) and not _consistent(
                 problem, variant, [r for r in results if r.passed and r.case.basis == "values"
                                    and r.case.check != "shapes"], []):
             hits = []

@@ -368,6 +368,41 @@ def test_an_annotated_transformer_subsequent_mask(fake_sandbox):
     assert np.shape(shown["expected_output"]) == (1, 3, 3)
 
 
+# -- a form error does not hide the value's own mistakes -----------------------------------------
+
+SUBSEQUENT = {"function": "subsequent_mask", "parameters": ["size"], "shape": [1, "n", "n"]}
+
+
+def _tags(test) -> list[str]:
+    return [tag.split(":", 1)[1] for tag in test.tags if tag.startswith("diagnosis:")]
+
+
+@pytest.mark.parametrize("options,expression,value_mistake", [
+    # the issue's example: no leading axis AND 1 = blocked (the Annotated Transformer's triu
+    # before its "== 0"): read as the (n, n) mask it is, it is today's inverted mask
+    (SUBSEQUENT, "np.triu(np.ones((size, size)), k=1).astype('uint8')", "mask_inverted"),
+    # a blocked course's mask without the axis, in today's polarity: inverted for the course
+    ({**SUBSEQUENT, "mask": "blocked"}, "np.tril(np.ones((size, size), dtype=bool))",
+     "mask_inverted"),
+    # the strictly-lower triangle (the diagonal blocked too): today's diagonal mistake
+    (SUBSEQUENT, "np.tril(np.ones((size, size), dtype=bool), k=-1)", "diagonal_masked"),
+    # only the axis is missing: nothing else to name
+    (SUBSEQUENT, "np.tril(np.ones((size, size), dtype=bool))", None),
+])
+def test_a_mask_without_the_leading_axis_names_its_value_mistakes_too(
+        fake_sandbox, options, expression, value_mistake):
+    source = f"import numpy as np\n\n\ndef subsequent_mask(size):\n    return {expression}\n"
+    result = grade("causal_mask", options, source, fake_sandbox)
+    # every call lacks the axis: every test fails on the form, with the form's own message
+    assert result.score == 0
+    assert all(t.status == "failed" and "leading axis of length one" in t.output
+               for t in result.tests)
+    # the form first, then the mistake of the value read as (n, n), on every test (each size,
+    # 1 included, shows it: the (1, 1) mask is [[False]] for all three value mistakes)
+    expected = [["contract_mask_shape"] + ([value_mistake] if value_mistake else [])]
+    assert [_tags(t) for t in result.tests] == expected * len(result.tests)
+
+
 # -- the positional encoding ---------------------------------------------------------------------
 
 def _encoding(layout: str, leading: bool, padding: bool, name="positional_encoding",
@@ -897,3 +932,83 @@ def test_the_readmes_example_item_grades_the_tensorflow_tutorials_attention(fake
     assert item["contract"]["ranks"] == [3, 4]
     result = grade(item["problem"], item["contract"], TF_ATTENTION, fake_sandbox)
     assert result.score == 10.0, result.output
+
+
+# -- a form error does not hide the value's own mistakes (returns, encodings) --------------------
+
+def test_one_array_for_a_pair_names_the_outputs_mistake_too(fake_sandbox):
+    """(output, weights) promised, the output alone returned, unscaled: read as the output, it is
+    the no-scaling mistake wherever d_k != 1 (the scaling cases; outside them the cases use
+    d_k = 1, where not scaling is right, so only the form is named there)."""
+    source = _sdpa(APPLY["allowed"], "out", name=SDPA, scale="")
+    result = grade(SDPA, {"returns": "output+weights"}, source, fake_sandbox)
+    assert result.score == 0
+    assert all(t.status == "failed" and "returns one array" in t.output for t in result.tests)
+    by_category = {}
+    for t in result.tests:
+        by_category.setdefault(t.tags[0], set()).add(tuple(_tags(t)))
+    assert by_category["scaling"] == {("contract_returns_one_array", "no_scaling")}
+    for category in ("masking", "values", "softmax", "stability"):
+        assert by_category[category] == {("contract_returns_one_array",)}, category
+
+
+@pytest.mark.parametrize("line,named", [
+    ("out", {"contract_returns_one_array"}),  # the right output alone: only the form
+    ("out, w, s", {"contract_returns_tuple_length"}),  # three values: not read, only the form
+    # the weights alone, read as the output: today's "returns the weights" mistake beside it
+    ("(out, w)[1]", {"contract_returns_one_array", "returns_weights_only"}),
+])
+def test_other_returns_for_a_pair_name_the_form_and_what_the_value_shows(fake_sandbox, line, named):
+    source = _sdpa(APPLY["allowed"], line, name=SDPA)
+    result = grade(SDPA, {"returns": "output+weights"}, source, fake_sandbox)
+    assert result.score == 0 and diagnoses(result) == named
+
+
+def test_an_encoding_without_the_leading_axis_names_its_value_mistake_too(fake_sandbox):
+    source = _encoding("interleaved", False, False).replace("10000", "1000")
+    result = grade("positional_encoding", {"shape": [1, "L", "d"]}, source, fake_sandbox)
+    assert result.score == 0
+    assert {tuple(_tags(t)) for t in result.tests} == {
+        ("contract_encoding_shape", "base_1000")}
+    right = grade("positional_encoding", {"shape": [1, "L", "d"]},
+                  _encoding("interleaved", False, False), fake_sandbox)
+    assert right.score == 0 and diagnoses(right) == {"contract_encoding_shape"}
+
+
+def test_a_form_error_reads_the_value_only_when_it_is_unambiguous():
+    from grader.problems.course import convert
+
+    mask = np.tril(np.ones((3, 3), dtype=bool))
+    with pytest.raises(convert.FormError) as raised:
+        convert.causal_mask(mask, "blocked", "[1, n, n]", 3)
+    assert raised.value.read.tolist() == (~mask).tolist()  # True = blocked, read canonically
+    with pytest.raises(convert.FormError) as raised:  # (3, 3) for size 4: not read
+        convert.causal_mask(mask, "allowed", "[1, n, n]", 4)
+    assert raised.value.read is None
+    out = np.ones((2, 3))
+    with pytest.raises(convert.FormError) as raised:
+        convert.returns(out, "output+weights", ())
+    assert raised.value.read is out
+    with pytest.raises(convert.FormError) as raised:
+        convert.returns((out, out, out), "output+weights", ())
+    assert raised.value.read is None
+
+
+@pytest.mark.parametrize("options,named", [
+    # the course's names: the three mistakes, as without options
+    ({"parameters": ["x", "w_q", "w_k", "w_v", "w_o", "n_head", "mask"]}, set()),
+    # (output, weights) promised, the output alone returned: the form, and the three beside it
+    ({"returns": "output+weights"}, {"contract_returns_one_array"}),
+])
+def test_three_multi_head_mistakes_are_named_under_the_options(fake_sandbox, options, named):
+    """Heads by a reshape alone, scores over sqrt(d_model), no W_o (issue 21.2)."""
+    from pathlib import Path
+
+    source = (Path(__file__).parent / "realistic" / "mha_reshape_dmodel_no_wo.py").read_text()
+    if "parameters" in options:
+        for old, new in [("X", "x"), ("W_", "w_"), ("num_heads", "n_head")]:
+            source = source.replace(old, new)
+    result = grade("multi_head_attention", options, source, fake_sandbox)
+    assert result.score < 10.0
+    assert diagnoses(result) == named | {"split_and_merge_without_transpose",
+                                         "scale_by_sqrt_d_model", "output_projection_missing"}

@@ -114,9 +114,13 @@ class CourseAdapter:
         kwargs)``. Raises :class:`~.convert.FormError`."""
         options = self.options
         if self.kind == "mha" and options.get("weights") == "fused":
-            value = convert.without_output_bias(
-                convert.returns(value, options.get("returns", "output"), ()), args[0])
-            return value
+            try:
+                value = convert.returns(value, options.get("returns", "output"), ())
+            except convert.FormError as error:
+                if error.read is not convert.UNREAD:
+                    error.read = convert.without_output_bias(error.read, args[0])
+                raise
+            return convert.without_output_bias(value, args[0])
         if self.kind in ("attention", "mha") and options.get("returns"):
             return convert.returns(value, options["returns"], tuple(self._canonical(args, kwargs)))
         if self.kind == "causal_mask" and (options.get("mask") or options.get("shape")):
@@ -167,7 +171,9 @@ class CourseAdapter:
                 wrapped: bool, sent: tuple) -> CallOutcome | None:
         """``outcome`` of the course's call ``sent`` (its positional arguments) with the value
         in canonical form; a value without the course's form becomes a :data:`FORM_STATUS`
-        outcome whose ``error`` is the fixed sentence. For a wrapped (inputs-not-modified) call
+        outcome whose ``error`` is the fixed sentence and whose ``value`` is the value read in
+        canonical form when it reads unambiguously so (:attr:`.convert.FormError.read`, for the
+        diagnosis only; None when not). For a wrapped (inputs-not-modified) call
         the arrays after the call are mapped back to the canonical arguments: one unchanged is
         the canonical argument itself, one changed stays as the learner left it."""
         if outcome is None or outcome.status != "ok":
@@ -180,7 +186,8 @@ class CourseAdapter:
                                                self._arrays_back(value[1], args, kwargs, sent)))
             return replace(outcome, value=self.value(value, args, kwargs))
         except convert.FormError as error:
-            return CallOutcome(FORM_STATUS, error=self.named(error.message),
+            read = None if wrapped else error.read
+            return CallOutcome(FORM_STATUS, value=read, error=self.named(error.message),
                                seconds=outcome.seconds)
         except Exception:  # noqa: BLE001 - an odd learner value must not crash grading
             return CallOutcome(FORM_STATUS, error=UNREADABLE, seconds=outcome.seconds)

@@ -6,7 +6,10 @@ and the learner's return into the canonical form the checks and the diagnosis re
 (:func:`returns`, :func:`causal_mask`, :func:`encoding`). Those read learner-controlled values:
 each looks at the shape and dtype first and does linear work on arrays whose shapes it has
 checked. A return that does not have the course's form raises :class:`FormError` with a fixed
-sentence (its tag names it in the results).
+sentence (its tag names it in the results) and, when the value still reads unambiguously in the
+canonical form (one array where a pair is promised: the output; a mask or an encoding without
+the leading axis of length one), that reading: the test fails on the form, and the diagnosis
+names the value's own mistakes beside it.
 """
 from __future__ import annotations
 
@@ -17,12 +20,18 @@ import numpy as np
 from grader.problems.course.options import ADDITIVE_BLOCKED, ADDITIVE_THRESHOLD
 
 
+#: :attr:`FormError.read` of a value that cannot be read in the canonical form.
+UNREAD: Any = None
+
+
 class FormError(Exception):
     """A learner's return that does not have the course's form: ``tag`` (stable) and the
-    ``message`` the learner reads (fixed text: no learner value in it)."""
+    ``message`` the learner reads (fixed text: no learner value in it); ``read`` is the value in
+    the canonical form when it reads unambiguously so (the diagnosis looks at it, the test
+    fails on the form all the same), :data:`UNREAD` (None) when not."""
 
-    def __init__(self, tag: str, message: str):
-        self.tag, self.message = tag, message
+    def __init__(self, tag: str, message: str, read: Any = UNREAD):
+        self.tag, self.message, self.read = tag, message, read
         super().__init__(message)
 
 
@@ -101,7 +110,9 @@ def returns(value: Any, convention: str, args: tuple) -> Any:
     messages = returns_message(convention)
     if convention in ("output+weights", "weights+output"):
         if isinstance(value, np.ndarray) or not isinstance(value, (tuple, list)):
-            raise FormError("contract_returns_one_array", messages["contract_returns_one_array"])
+            # one array: read as the output alone (what today's contract accepts)
+            raise FormError("contract_returns_one_array", messages["contract_returns_one_array"],
+                            value if isinstance(value, np.ndarray) else UNREAD)
         if not _is_pair(value):
             raise FormError("contract_returns_tuple_length",
                             messages["contract_returns_tuple_length"])
@@ -225,14 +236,21 @@ def causal_mask(value: Any, convention: str, shape: str, n: int) -> Any:
     the other one comes out inverted (``mask_inverted``). A dtype the course does not use keeps
     the right values as uint8, so the value tests pass and the dtype test fails, as today's
     contract treats a 0/1 mask. Raises :class:`FormError` for a ``[1, n, n]`` course when the
-    value lacks the leading axis."""
+    value lacks the leading axis (an (n, n) value is read as the mask it is)."""
     if not isinstance(value, np.ndarray):
         return value
     array = value
     if shape == "[1, n, n]":
         if array.ndim < 3 or array.shape[0] != 1:
-            raise FormError(*CAUSAL_SHAPE)
+            read = _causal_convention(array, convention) if array.shape == (n, n) else UNREAD
+            raise FormError(*CAUSAL_SHAPE, read)
         array = array[0]
+    return _causal_convention(array, convention)
+
+
+def _causal_convention(array: np.ndarray, convention: str) -> Any:
+    """The canonical mask of a learner's ``array`` in the course's mask ``convention`` (see
+    :func:`causal_mask`)."""
     if convention == "allowed":
         return array
     if convention == "additive":
@@ -324,7 +342,13 @@ def encoding(value: Any, layout: str, shape: str, padding_row: bool, seq_len: in
     array = value
     if shape == "[1, L, d]":
         if array.ndim < 3 or array.shape[0] != 1:
-            raise FormError(*ENCODING_SHAPE)
+            read = UNREAD
+            if array.shape == (seq_len, d_model):  # read as the encoding it is, if it is one
+                try:
+                    read = encoding(array, layout, "[L, d]", padding_row, seq_len, d_model)
+                except FormError:
+                    read = UNREAD  # two form errors at once: not read
+            raise FormError(*ENCODING_SHAPE, read)
         array = array[0]
     if array.ndim != 2 or array.shape != (seq_len, d_model):
         return array
