@@ -51,12 +51,19 @@ def zone(name: str | None) -> ZoneInfo:
 def due_datetime(text: str | datetime | None, zone_name: str | None = None) -> datetime | None:
     """``text`` (ISO 8601, as stored in an assignment or an extension) as an aware datetime: with
     its own offset when it has one, else read in ``zone_name`` (UTC when ``None``). ``None`` for
-    no due date. Raises ``ValueError`` for text that is not ISO 8601."""
+    no due date. Raises ``ValueError`` for text that is not ISO 8601. A wall time the zone
+    skips (a summer-time gap: 02:30 on the night clocks go from 02:00 to 03:00) is the same
+    instant as before (the offset before the change, PEP 495's ``fold=0``), written as the
+    clocks then read (03:30, with the new offset), never as a time no clock shows."""
     if text is None or text == "":
         return None
     value = text if isinstance(text, datetime) else datetime.fromisoformat(str(text))
     if value.tzinfo is None:
         value = value.replace(tzinfo=zone(zone_name))
+        try:
+            value = value.astimezone(timezone.utc).astimezone(value.tzinfo)
+        except (OverflowError, ValueError):  # the calendar's edges: kept as written
+            pass
     return value
 
 

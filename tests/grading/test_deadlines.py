@@ -80,3 +80,15 @@ def test_lateness_in_words():
         "5 hours late"
     assert late_words({"status": "late", "seconds_late": 2.5 * 86400, "days_late": 3}) == \
         "3 days late"
+
+
+def test_a_wall_time_the_zone_skips_is_written_as_the_clocks_read_it():
+    """St John's (UTC-03:30, summer UTC-02:30) moves its clocks from 02:00 to 03:00 on 9 March
+    2031: 02:30 never shows. It stays the instant it was (02:30 at the winter offset, 06:00 UTC)
+    and is written as the clocks show it then: 03:30 at the summer offset. An ambiguous time
+    (01:30 on 2 November, shown twice) keeps its first occurrence, at the summer offset."""
+    gap = due_datetime("2031-03-09T02:30:00", "America/St_Johns")
+    assert gap.astimezone(UTC) == datetime(2031, 3, 9, 6, 0, tzinfo=UTC)
+    assert gap.isoformat() == "2031-03-09T03:30:00-02:30"
+    assert shown_due("2031-03-09T02:30:00", "America/St_Johns") == "2031-03-09T03:30:00-02:30"
+    assert shown_due("2031-11-02T01:30:00", "America/St_Johns") == "2031-11-02T01:30:00-02:30"

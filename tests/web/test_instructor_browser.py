@@ -126,3 +126,31 @@ def test_the_regrade_preview_lists_versions_and_kept_overrides(class_server, bro
     assert rows["learner-1"][5] == "no-positions: 0.5 (1)"
     screenshots(browser, "25-regrade-preview")
     assert axe_violations(browser) == []
+
+
+def test_at_360_px_the_instructor_pages_do_not_scroll_sideways(class_server, browser,
+                                                                screenshots):
+    """A phone (360 px): the instructor's wide tables (item statistics, submissions) scroll
+    inside their own box (focusable, for the keyboard), the summary lists stack each term above
+    its value, so the page itself is 360 px wide (it was 754 px on the class page)."""
+    from selenium.webdriver.common.by import By
+
+    from tests.web.test_learner_reading import page_size, screen
+
+    server, key, ids = class_server
+    browser.get(server.url + "/instructor/sign-in?next=/learn/week-1/instructor")
+    browser.find_element(By.ID, "key").send_keys(key)
+    browser.find_element(By.CSS_SELECTOR, "form.sign-in button[type=submit]").click()
+    wait_for(browser, lambda d: d.find_elements(By.ID, "regrade-heading"))
+    with screen(browser, 360, 800, mobile=True):
+        for name, path in (("class", "/learn/week-1/instructor"), ("index", "/instructor"),
+                           ("submission", f"/learn/week-1/instructor/submissions/{ids[0]}")):
+            browser.get(server.url + path)
+            assert page_size(browser)[0] == 360, name
+            screenshots(browser, f"26-instructor-360-{name}")
+        browser.get(server.url + "/learn/week-1/instructor")
+        # the item statistics (7 columns) are wider than the screen: they scroll in their box
+        assert browser.execute_script(
+            "return Array.from(document.querySelectorAll('table.numbers'))"
+            ".some(t => t.scrollWidth > t.clientWidth)")
+        assert axe_violations(browser) == []

@@ -382,7 +382,9 @@ class SandboxExecutor:
     def _one_by_one(self, missing: list[tuple[Case, int, bool]], sandbox: Any
                     ) -> list[tuple[tuple[Case, int, bool], list[Computed]]]:
         """``missing``'s values, one call (and one test) each: what a batch that did not come
-        back whole is given."""
+        back whole is given. The reference's calls go first, so a mistake that hangs or
+        crashes the run costs only the mistakes' values, never the reference's."""
+        missing = sorted(missing, key=lambda entry: entry[1])  # stable: cases keep their order
         calls = [Call(test=f"{case.name} | implementation {index}{' upcast' if upcast else ''}",
                       function=function_name(index, upcast), args=tuple(args),
                       kwargs=dict(kwargs))

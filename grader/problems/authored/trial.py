@@ -161,8 +161,32 @@ def _prepare_all(problem: CodeProblem, sandbox: Any, seeds) -> list[checks.Findi
                                      sandbox)
             scoring.expected_values(problem, problem.cases(seed))
     except InfrastructureError as exc:
-        found.append(checks.Finding("reference_runs", str(exc)))
+        stopped = _stopped_mistakes(problem, seeds)
+        blamed = "".join(f"; mistake {tag!r} met the time limit on test {name!r}, which used "
+                         "up the sandbox time the reference's tests needed"
+                         for tag, name in stopped)
+        found.append(checks.Finding("reference_runs", str(exc) + blamed))
     return found
+
+
+def _stopped_mistakes(problem: CodeProblem, seeds) -> list[tuple[str, str]]:
+    """(mistake id, test name) of each mistake whose call was stopped at a time limit while the
+    ``seeds``' values were computed (the first such test of each): a mistake that hangs leaves
+    the reference's later tests unrun, and the refusal names it, not only the reference."""
+    found = []
+    for variant in problem.variants:
+        computed = [(case.name, error) for seed in seeds for case in problem.cases(seed)
+                    for _, error in _cached(problem, variant.implementation, case)]
+        found += [(variant.tag, name) for name, error in computed
+                  if (error or "").startswith("timeout")][:1]
+    return found
+
+
+def _cached(problem: CodeProblem, implementation: int, case) -> list:
+    try:
+        return problem.executor.values(implementation, case)
+    except InfrastructureError:  # never prepared (the runs stopped before it)
+        return []
 
 
 def trial(problem: CodeProblem, doc: dict, sandbox: Any, seeds=SEEDS,
