@@ -82,6 +82,7 @@ def test_a_reference_that_fails_is_refused_with_the_reason(client):
     assert resp.status_code == 422
     error = resp.get_json()
     assert error["code"] == "problem_refused" and "the reference" in error["message"]
+    assert error["field"] == "reference"  # no mistake met a time limit
     assert client.get("/api/v1/problems/cosine-attention").status_code == 404
 
 
