@@ -112,3 +112,11 @@ def test_every_problem_loads_and_shows_only_visible_examples(problem):
     hidden_names = {c.name for c in PROBLEMS[problem].cases(0) if not c.visible}
     assert not hidden_names & {t["name"] for t in view["visible_tests"]}
     assert not any(name in json.dumps(view) for name in hidden_names)
+
+
+def test_overlong_code_is_refused_with_its_length_and_the_limit():
+    # worded as the text kind words its limit ("... 20001 characters long; the limit is 20000")
+    source = "x" * 100_001
+    assert CodeKind().validate_response(load(), {"code": source}) == (
+        "code: code is 100001 characters long; the limit is 100000")
+    assert CodeKind().validate_response(load(), {"code": source[:-1]}) is None
