@@ -100,3 +100,11 @@ def test_a_refusal_without_a_stopped_mistake_names_the_reference():
     assert authored_trial.refused_field(problem, raw, [1], found) == "reference"
     found = [checks.Finding("reference_full_marks", "the reference scores 7/10")]
     assert authored_trial.refused_field(problem, raw, [1], found) == "reference"
+
+
+def test_the_trial_report_names_the_field_the_api_answers_with(sandbox):
+    raw = hanging_document()
+    report = authored_trial.trial(hanging_problem(raw), raw, RunsThenRefuses(sandbox, 2),
+                                  seeds=[1, 2], with_mutants=False)
+    assert "mistake 'hangs' met the time limit" in report["refused"]
+    assert report["refused_field"] == "mistakes[3]"
