@@ -146,7 +146,8 @@ def _store(principal, raw: dict, source: str) -> tuple[dict, int, dict]:
     doc, problem, report, expected = try_problem(raw)
     if report["refused"]:
         raise ApiError(422, "problem_refused", f"the trial refuses the problem: "
-                       f"{report['refused']}", "reference", errors=report["findings"])
+                       f"{report['refused']}", report.get("refused_field", "reference"),
+                       errors=report["findings"])
     record = state().store.content.add_problem_version(principal.course_id, doc["id"], raw,
                                                        source, expected, report)
     registry.adopt(registry.inline(record), problem)  # its pool of seeds, filled by the trial

@@ -114,7 +114,8 @@ class CodeKind(BaseKind):
         if not isinstance(source, str):
             return "code: must be a string"
         if len(source) > MAX_SOURCE_CHARS:
-            return f"{next(iter(response))}: longer than {MAX_SOURCE_CHARS} characters of code"
+            field = "code" if "code" in response else "notebook: its code"
+            return f"{field} is {len(source)} characters long; the limit is {MAX_SOURCE_CHARS}"
         return None
 
     def grade(self, item: Item, response: dict[str, Any], ctx: GradingContext) -> ItemResult:

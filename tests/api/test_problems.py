@@ -82,6 +82,7 @@ def test_a_reference_that_fails_is_refused_with_the_reason(client):
     assert resp.status_code == 422
     error = resp.get_json()
     assert error["code"] == "problem_refused" and "the reference" in error["message"]
+    assert error["field"] == "reference"  # no mistake met a time limit
     assert client.get("/api/v1/problems/cosine-attention").status_code == 404
 
 
@@ -201,3 +202,24 @@ def test_a_regrade_of_a_grading_on_its_own_seed_keeps_that_seed(app, client, upl
     assert problem.executor.ready() == 16 and again.score == stored.score < 10
     assert [t["status"] for t in again.results[0]["tests"]] == [
         t["status"] for t in stored.results[0]["tests"]]
+
+
+def test_a_refusal_blamed_on_a_mistake_names_its_field(client, monkeypatch):
+    """The 422's ``field`` is the trial report's ``refused_field`` (``mistakes[i]`` when a
+    mistake that hung used up the reference's sandbox time: see
+    tests/problems/authored/test_hanging_mistake.py, which makes the report)."""
+    from grader.api import problems
+
+    def refused(raw, with_mutants=True):
+        report = {"refused": "problem cosine-attention: the reference failed on test 'x': "
+                  "skipped; mistake 'm1' met the time limit on test 'example 1', ...",
+                  "refused_field": "mistakes[0]",
+                  "findings": [{"check": "reference_runs", "message": "..."}]}
+        return raw, None, report, {}
+
+    monkeypatch.setattr(problems, "try_problem", refused)
+    resp = client.post("/api/v1/problems", json=yaml.safe_load(COSINE))
+    assert resp.status_code == 422
+    error = resp.get_json()
+    assert (error["code"], error["field"]) == ("problem_refused", "mistakes[0]")
+    assert "mistake 'm1' met the time limit" in error["message"]

@@ -112,3 +112,21 @@ def test_every_problem_loads_and_shows_only_visible_examples(problem):
     hidden_names = {c.name for c in PROBLEMS[problem].cases(0) if not c.visible}
     assert not hidden_names & {t["name"] for t in view["visible_tests"]}
     assert not any(name in json.dumps(view) for name in hidden_names)
+
+
+def test_overlong_code_is_refused_with_its_length_and_the_limit():
+    # worded as the text kind words its limit ("... 20001 characters long; the limit is 20000")
+    source = "x" * 100_001
+    assert CodeKind().validate_response(load(), {"code": source}) == (
+        "code is 100001 characters long; the limit is 100000")
+    assert CodeKind().validate_response(load(), {"code": source[:-1]}) is None
+
+
+def test_overlong_notebook_code_is_refused_naming_the_notebook():
+    from nbformat import writes
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    notebook = writes(new_notebook(cells=[new_code_cell("x" * 100_000)]))
+    # one cell's source and the newline that ends it: 100001 characters of code
+    assert CodeKind().validate_response(load(), {"notebook": notebook}) == (
+        "notebook: its code is 100001 characters long; the limit is 100000")

@@ -451,3 +451,41 @@ def test_a_form_over_the_body_limit_is_a_page_not_json(app):
     script = browser.post(PAGE, data=big, headers={"Accept": "application/json"})
     assert (script.status_code, script.get_json()["code"]) == (413, "payload_too_large")
     assert script.get_json()["message"].startswith("The form was larger than 2 MiB")
+
+
+#: Strings on which JavaScript's own ``\s`` and ``.length`` disagree with the server: U+FEFF is a
+#: space to JavaScript only, U+001C-U+001F and U+0085 to Python only; an emoji (U+1F600) and a
+#: CJK extension B ideograph (U+20000) are two UTF-16 units but one character.
+COUNTED = [
+    ("a\ufeffb c", 2, 5),             # "a<FEFF>b" one word
+    ("a\x1cb\x1dc\x1ed\x1fe", 5, 9),  # the four separators split five words
+    ("one\x85two", 2, 7),
+    ("\U0001F600 smile \U00020000", 3, 9),
+    ("tab\tand\u3000ideographic\u00a0nbsp", 4, 24),  # 3 + 3 + 11 + 4 letters, 3 spaces
+    ("", 0, 0),
+]
+
+
+def test_the_live_count_counts_as_the_server_does(live_server, browser):
+    """The page script's word and character counts of :data:`COUNTED` equal the server's: the
+    rubric's word count (``_first_words``, which ``max_words`` reads) and ``len`` (the character
+    limits'); the counts beside the box show them."""
+    from selenium.webdriver.common.by import By
+
+    from grader.rubric.engine import _first_words
+
+    for text, words, characters in COUNTED:  # the expected counts, by hand, are the server's
+        assert (_first_words(text, 10 ** 6)[1], len(text)) == (words, characters), repr(text)
+    _limits_assignment(live_server)
+    browser.get(live_server.url + "/learn/limits-1")
+    counted = browser.execute_script(
+        "return arguments[0].map(function (t) {"
+        " return [graderCounts.words(t), graderCounts.characters(t)]; });",
+        [text for text, _, _ in COUNTED])
+    assert counted == [[words, characters] for _, words, characters in COUNTED]
+    # the count beside the box (send_keys cannot type an emoji: the box is set and told)
+    browser.execute_script(
+        "var box = document.getElementById('response-why'); box.value = arguments[0];"
+        " box.dispatchEvent(new Event('input'));", "\U0001F600 smile\x85now")
+    count = browser.find_element(By.CSS_SELECTOR, "[data-count-for=response-why]")
+    assert count.text == "Now: 3 words, 11 characters."  # 1 + 1 + 5 + 1 + 3

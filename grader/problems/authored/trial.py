@@ -235,6 +235,8 @@ def trial(problem: CodeProblem, doc: dict, sandbox: Any, seeds=SEEDS,
             report["mutants_caught"] = {"caught": caught, "of": len(report["mutants"])}
     report["findings"] = [{"check": f.check, "message": f.message} for f in findings]
     report["refused"] = refusal(report)
+    if report["refused"]:
+        report["refused_field"] = refused_field(problem, doc, seeds, findings)
     if report["refused"] is None and "reference" in report:
         try:  # the first learners' seeds, in one more run (grader/problems/authored/pool.py)
             report["pool_seeds"] = len(pool.fill(problem, raw_sandbox))
@@ -246,6 +248,18 @@ def trial(problem: CodeProblem, doc: dict, sandbox: Any, seeds=SEEDS,
     return report
 
 
+def refused_field(problem: CodeProblem, doc: dict, seeds, findings: list) -> str:
+    """The document field a refusal names, as the schema's error paths do: ``mistakes[i]`` (the
+    first in the document) when a mistake met the time limit and so used up the sandbox time the
+    reference needed (``reference_runs``), else ``reference``."""
+    if any(f.check == "reference_runs" for f in findings):
+        stopped = {tag for tag, _ in _stopped_mistakes(problem, seeds)}
+        for index, mistake in enumerate(doc["mistakes"]):
+            if mistake["id"] in stopped:
+                return f"mistakes[{index}]"
+    return "reference"
+
+
 def refusal(report: dict) -> str | None:
     """Why ``report`` refuses its problem (None: it may be used)."""
     found = [f["message"] for f in report["findings"] if f["check"] in REFUSING]
@@ -253,4 +267,4 @@ def refusal(report: dict) -> str | None:
 
 
 __all__ = ["MUTANT_SEEDS", "REFUSING", "SEEDS", "check_reference_deterministic", "refusal",
-           "trial"]
+           "refused_field", "trial"]

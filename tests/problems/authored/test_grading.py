@@ -81,6 +81,7 @@ def test_a_failing_reference_is_refused_with_the_reason(fake_sandbox):
                    with_mutants=False)
     assert report["refused"] is not None
     assert "ValueError: 2-D input" in refusal(report)
+    assert report["refused_field"] == "reference"  # no mistake met a time limit
 
 
 def test_trial_of_the_example_reports_mistakes_and_mutants(real_sandbox):

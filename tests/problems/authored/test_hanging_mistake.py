@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from grader.problems import trial as checks
 from grader.problems.authored import compile_document
 from grader.problems.authored import trial as authored_trial
 from grader.problems.authored.executor import SandboxExecutor
@@ -26,11 +27,15 @@ def sandbox():
     sandbox.close()
 
 
-def hanging_problem():
+def hanging_document():
     raw = cosine()
     raw["id"] = "cosine-hangs"
     raw["mistakes"].append({"id": "hangs", "message": "It loops.", "source": HANGS})
-    problem = compile_document(raw)
+    return raw
+
+
+def hanging_problem(raw=None):
+    problem = compile_document(raw or hanging_document())
     problem.executor.limits = SHORT
     return problem
 
@@ -78,3 +83,28 @@ def test_the_trial_names_the_mistake_that_used_up_the_time(sandbox):
         "skipped: not run: "
         "time used up; mistake 'hangs' met the time limit on test 'example 1', which used up "
         "the sandbox time the reference's tests needed")
+
+
+def test_the_refusal_names_the_hanging_mistakes_field(sandbox):
+    raw = hanging_document()
+    assert [m["id"] for m in raw["mistakes"]][3:] == ["hangs"]  # the fourth mistake
+    problem = hanging_problem(raw)
+    found = authored_trial._prepare_all(problem, RunsThenRefuses(sandbox, 2), [1, 2])
+    assert authored_trial.refused_field(problem, raw, [1, 2], found) == "mistakes[3]"
+
+
+def test_a_refusal_without_a_stopped_mistake_names_the_reference():
+    raw = cosine()
+    problem = compile_document(raw)  # nothing run: no mistake's call met a limit
+    found = [checks.Finding("reference_runs", "the reference failed")]
+    assert authored_trial.refused_field(problem, raw, [1], found) == "reference"
+    found = [checks.Finding("reference_full_marks", "the reference scores 7/10")]
+    assert authored_trial.refused_field(problem, raw, [1], found) == "reference"
+
+
+def test_the_trial_report_names_the_field_the_api_answers_with(sandbox):
+    raw = hanging_document()
+    report = authored_trial.trial(hanging_problem(raw), raw, RunsThenRefuses(sandbox, 2),
+                                  seeds=[1, 2], with_mutants=False)
+    assert "mistake 'hangs' met the time limit" in report["refused"]
+    assert report["refused_field"] == "mistakes[3]"

@@ -4,7 +4,7 @@
 //  - the form posts in the background, the page shows progress while the submission is graded
 //    (long-polling the page's status endpoint) and inserts the feedback without a reload;
 //  - each box shows a live count beside its limit (words as the rubric counts them: runs of
-//    non-space characters; characters as the box's maxlength counts them), and a chosen
+//    non-space characters; characters as code points, as the server counts both), and a chosen
 //    notebook its size;
 //  - a refusal (JSON {message}, or any other answer) is said above the form and the answers
 //    stay as typed: the page never navigates away from unsent answers.
@@ -35,6 +35,14 @@
   function say(html) { progress.innerHTML = html; }
 
   // Live counts beside the limits; without this script the limits are still written there.
+  // They count as the server does: a word is a run of characters that are not Python's `\s`
+  // (grader/rubric/engine.py `_WORD`, which max_words reads; JavaScript's `\s` differs: it
+  // takes U+FEFF and leaves U+001C-U+001F and U+0085), and a character is a code point (Python's
+  // len(), which the character limits read; an emoji is one, not two UTF-16 units).
+  var NOT_SPACE = /[^\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/g;
+  function countWords(text) { return (text.match(NOT_SPACE) || []).length; }
+  function countCharacters(text) { return Array.from(text).length; }
+  window.graderCounts = { words: countWords, characters: countCharacters };
   function plural(n, word) { return n.toLocaleString("en") + " " + word + (n === 1 ? "" : "s"); }
   function attachCounts() {
     var counters = document.querySelectorAll(".live-count[data-count-for]");
@@ -45,7 +53,8 @@
       var maxWords = Number(counter.dataset.maxWords || 0);
       function update() {
         var text = box.value;
-        var words = (text.match(/\S+/g) || []).length;
+        var words = countWords(text);
+        var characters = countCharacters(text);
         var parts = [];
         var over = false;
         if (maxWords) {
@@ -55,8 +64,8 @@
             parts.push("only the first " + maxWords.toLocaleString("en") + " will be read");
           }
         }
-        parts.push(plural(text.length, "character"));
-        if (maxChars && text.length > maxChars) {
+        parts.push(plural(characters, "character"));
+        if (maxChars && characters > maxChars) {
           over = true;
           parts.push("over the limit of " + maxChars.toLocaleString("en"));
         }
