@@ -57,19 +57,45 @@ def frozen(value: Any) -> Any:
     return value
 
 
+#: How many times a hidden case's constructor may draw again when its inputs lack a condition it
+#: requires (:func:`grader.problems.conditions.require`). A redraw continues the case's own
+#: generator, so it is as determined by the seed as the first draw, and a draw that held its
+#: conditions the first time is unchanged. Conditions that fail one draw in five still fail all
+#: 64 with probability 0.2 ** 64 (~1e-45).
+MAX_REDRAWS = 64
+
+
 def draw_inputs(spec: CaseSpec, seed: int | None,
                 conditions: Callable[[str, tuple, dict], None] | None = None,
                 generators: CaseGenerators | None = None) -> Inputs:
     """The inputs of ``spec``: its fixed inputs (a visible example), or its draw for ``seed``
     (from ``generators``, when given, the draw's :class:`CaseGenerators`);
-    ``conditions(name, args, kwargs)`` then checks the first call. Raises
-    :class:`CaseConditionError` naming the case when the inputs lack a condition."""
+    ``conditions(name, args, kwargs)`` then checks the first call. A draw whose inputs lack a
+    condition is drawn again from the same generator, up to :data:`MAX_REDRAWS` times (a rare
+    draw never fails a grading). Raises :class:`CaseConditionError` naming the case when fixed
+    inputs, or every redraw, lack a condition."""
+    if not isinstance(spec.inputs, Draw):
+        return _checked(spec, spec.inputs, conditions)
+    generators = generators or CaseGenerators(seed or 0)
+    rng = generators(spec.name)
+    for _ in range(MAX_REDRAWS):
+        try:
+            found = spec.inputs(rng)
+        except CaseConditionError as exc:
+            failure = CaseConditionError(f"hidden case {spec.name!r}: {exc}")
+            continue
+        try:
+            return _checked(spec, found, conditions)
+        except CaseConditionError as exc:
+            failure = exc
+    raise failure
+
+
+def _checked(spec: CaseSpec, found: Inputs,
+             conditions: Callable[[str, tuple, dict], None] | None) -> Inputs:
+    """``found`` once ``conditions`` hold on its first call; else :class:`CaseConditionError`
+    naming the case."""
     try:
-        if isinstance(spec.inputs, Draw):
-            generators = generators or CaseGenerators(seed or 0)
-            found = spec.inputs(generators(spec.name))
-        else:
-            found = spec.inputs
         if conditions is not None and found.calls:
             conditions(spec.name, *found.calls[0])
     except CaseConditionError as exc:
