@@ -60,6 +60,31 @@ def postgres_url():
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def sql_store(request, tmp_path):
+    """A created :class:`grader.store.Store` on SQLite and on the real PostgreSQL, disposed after."""
+    from grader.store import Store
+
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 's.db'}"
+    else:
+        url = request.getfixturevalue("postgres_url")
+    store = Store(url)
+    store.create_all()
+    yield store
+    store.dispose()
+
+
+@pytest.fixture(scope="module")
+def unsafe_dev_sandbox():
+    """One ``unsafe-dev`` sandbox (real processes and limits, no isolation) per test module."""
+    from grader.sandbox import get_sandbox
+
+    sandbox = get_sandbox("unsafe-dev")
+    yield sandbox
+    sandbox.close()
+
 @pytest.fixture
 def embedded_config(tmp_path):
     """Settings of the embedded default in a temporary instance folder."""

@@ -9,7 +9,6 @@ import pytest
 from benchmarks.course_contracts import FILES, header, scores
 from grader.problems import PROBLEMS, scoring
 from grader.problems.course import compile_course
-from grader.sandbox import get_sandbox
 from grader.sandbox.api import Limits
 
 #: The TensorFlow tutorial's encoding takes depth / 2 frequencies, so an odd d_model gets one
@@ -18,10 +17,8 @@ ODD_DEPTH = "tf_tutorial_positional_encoding"
 
 
 @pytest.fixture(scope="module")
-def real_sandbox():
-    sandbox = get_sandbox("unsafe-dev")
-    yield sandbox
-    sandbox.close()
+def real_sandbox(unsafe_dev_sandbox):
+    return unsafe_dev_sandbox
 
 
 def test_there_are_fourteen_course_files_over_five_problems():

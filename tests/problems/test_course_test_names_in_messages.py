@@ -9,7 +9,6 @@ import pytest
 
 from grader.problems import PROBLEMS, run_report, scoring
 from grader.problems.course import compile_course
-from grader.sandbox import get_sandbox
 from grader.sandbox.api import CallOutcome, Limits, RunResult, StoppedTest
 
 OWN, SHOWN = "shapes: a square (n, n) array", "shapes: a square (1, n, n) array"
@@ -25,10 +24,8 @@ def _source(hidden_line: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def real_sandbox():
-    sandbox = get_sandbox("unsafe-dev")
-    yield sandbox
-    sandbox.close()
+def real_sandbox(unsafe_dev_sandbox):
+    return unsafe_dev_sandbox
 
 
 def test_the_course_renames_the_first_hidden_test():

@@ -10,22 +10,14 @@ from datetime import timedelta
 import pytest
 
 from grader.queue.sweep import sweep_trials
-from grader.store import Store
 from grader.store.models import utcnow
 
 BOUND = timedelta(seconds=300)
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store(request, tmp_path):
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 's.db'}"
-    else:
-        url = request.getfixturevalue("postgres_url")
-    store = Store(url)
-    store.create_all()
-    yield store
-    store.dispose()
+@pytest.fixture
+def store(sql_store):
+    return sql_store
 
 
 def upload(store, problem_id="cosine-attention"):

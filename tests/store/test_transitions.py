@@ -7,16 +7,9 @@ from grader.store import Store
 from grader.store.db import content_digest
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store(request, tmp_path):
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 's.db'}"
-    else:
-        url = request.getfixturevalue("postgres_url")
-    store = Store(url)
-    store.create_all()
-    yield store
-    store.dispose()
+@pytest.fixture
+def store(sql_store):
+    return sql_store
 
 
 def test_submission_is_stored_queued_with_digest_and_timestamp(store):

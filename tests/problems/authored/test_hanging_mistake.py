@@ -9,7 +9,6 @@ from grader.problems import trial as checks
 from grader.problems.authored import compile_document
 from grader.problems.authored import trial as authored_trial
 from grader.problems.authored.executor import SandboxExecutor
-from grader.sandbox import get_sandbox
 from grader.sandbox.api import CallOutcome, Limits, RunResult
 from tests.problems.authored.test_document import cosine
 
@@ -21,10 +20,8 @@ SHORT = Limits(wall_seconds=1.0, cpu_seconds=1.0, run_wall_seconds=5.0, max_stop
 
 
 @pytest.fixture(scope="module")
-def sandbox():
-    sandbox = get_sandbox("unsafe-dev")
-    yield sandbox
-    sandbox.close()
+def sandbox(unsafe_dev_sandbox):
+    return unsafe_dev_sandbox
 
 
 def hanging_document():
