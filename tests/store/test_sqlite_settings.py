@@ -55,7 +55,9 @@ def test_a_process_killed_right_after_a_commit_loses_no_submission(tmp_path):
     """synchronous=NORMAL in WAL mode: a commit is in the log file when it returns, so a process
     that dies before any checkpoint (SIGKILL, no clean-up) leaves it to the next one."""
     url = f"sqlite:///{tmp_path / 'g.db'}"
-    Store(url).create_all()
+    made = Store(url)
+    made.create_all()
+    made.dispose()  # the child is the only process with the file open
     child = textwrap.dedent(f"""
         import os, signal, sys
         from grader.store import Store
