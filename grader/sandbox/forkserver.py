@@ -85,6 +85,8 @@ class ForkServerSandbox:
         if self._started is not None:
             self._stop_server()
             self.restarts += 1
+        if hasattr(self.launcher, "warm"):  # the sandbox lever, read when a server starts
+            self.launcher.warm = levers.enabled("sandbox")
         try:
             started = self.launcher.start()
         except (OSError, RuntimeError) as error:

@@ -154,3 +154,66 @@ def test_a_run_gives_the_same_outcomes_with_the_lever_on_and_off(sandbox, monkey
     assert records[0] == records[1]
     statuses = [c[0] for c in records[1][3]]
     assert statuses == ["ok", "ok", "exception", "bad_return", "ok"]
+
+
+def _server_argv(instance) -> list[str]:
+    with open(f"/proc/{instance.server_host_pid()}/cmdline", "rb") as handle:
+        return handle.read().decode().split("\0")
+
+
+def test_a_server_started_with_the_lever_warms_up_and_grades_as_one_without(sandbox,
+                                                                             monkeypatch):
+    """The session's server (all levers) was started with ``--warm``; one started under
+    ``CPU_LEVERS=none`` was not. Both pass the self-test, and a job gives the same outcomes
+    and output on each, a learner's printing, a refused import and a later call included."""
+    from grader.sandbox import get_sandbox
+
+    monkeypatch.setenv("CPU_LEVERS", "none")
+    cold = get_sandbox("auto")
+    try:
+        assert "--warm" in _server_argv(sandbox)
+        assert "--warm" not in _server_argv(cold)
+        source = ("import numpy as np\n"
+                  "print('imported', np.float_ is np.float64)\n"
+                  "def f(x, flags, n, w=None):\n"
+                  "    try:\n"
+                  "        import scipy\n"
+                  "    except ImportError as error:\n"
+                  "        print(error)\n"
+                  "    return x.T @ x * n, flags.sum(), [float(x.sum()), 1.0]\n")
+        x = np.arange(6.0).reshape(2, 3)
+        calls = [Call(test="v", function="f", args=(x, x > 2, 2)),
+                 Call(test="h", function="f", args=(x.astype(np.float32), x < 1, 3),
+                      kwargs={"w": None}, secret=True)]
+        records = []
+        for instance in (cold, sandbox):
+            result = instance.run(source, calls, Limits())
+            records.append((result.status, result.stdout, result.visible_stdout,
+                            [(c.status, c.error, repr(c.value)) for c in result.calls]))
+        assert records[0] == records[1]
+        assert records[1][0] == "ok" and records[1][1].startswith("imported True\n")
+        assert "import of 'scipy' refused" in records[1][1]
+    finally:
+        cold.close()
+
+
+def test_warming_up_leaves_every_guarded_namespace_bound_as_it_was():
+    """``runner.warm_up`` runs in the server before the namespace snapshots; it binds, rebinds
+    or removes nothing in them (only fills caches such as ``wire``'s dtypes)."""
+    import builtins
+    import json
+    import os
+    import struct
+    import sys
+    import types
+
+    from tests.sandbox.test_module_guard import runner as runner_module
+
+    sandbox_wire = sys.modules["wire"]  # the runner's own wire, as the server imports it
+    modules = (builtins, np, np.lib.format, json, struct, os, sandbox_wire, sys, types)
+    before = [dict(module.__dict__) for module in modules]
+    runner_module.warm_up(rounds=3)
+    after = [dict(module.__dict__) for module in modules]
+    for old, new in zip(before, after):
+        assert old.keys() == new.keys()
+        assert all(old[k] is new[k] for k in old)
