@@ -20,8 +20,13 @@ measures the service with none, each one alone and all of them.
   each ``.npy`` header made once per dtype, shape and alignment (``wire.encode_arrays``: the
   same bytes, which a test compares); the ``.npy`` headers of returned values are parsed once
   per exact header text (``wire.decode_value(remember=True)``: the parse is a pure function of
-  those bytes, kept for at most 512 texts of at most 256 bytes). Nothing changes inside the
-  sandbox or on the wire, so what a job sees, what it is told and every outcome stay the same.
+  those bytes, kept for at most 512 texts of at most 256 bytes). A sandbox server started with
+  the lever (read when it starts; ``server.py --warm``) first runs the runner's per-call code
+  on a constant job (``runner.warm_up``: frames read, arguments decoded, values encoded, nothing
+  written), before its namespace snapshots, so each job starts with that bytecode specialised
+  and ``wire``'s dtype cache filled. The wire is the same, and the server is the same before
+  every job whatever earlier jobs did (no job's data is involved), so what a job sees, what it
+  is told and every outcome stay the same.
 """
 from __future__ import annotations
 
