@@ -15,6 +15,18 @@ measures the service with none, each one alone and all of them.
 - ``checks``: a value check that agrees everywhere is decided by ``np.isclose``'s own test on
   the arrays (:func:`grader.problems.compare.close_everywhere`); any NaN, inf or difference is
   compared in full, as before, so every verdict and message stays the same.
+- ``sandbox``: the trusted side's part of a sandbox run. A call's arguments that are a tuple of
+  plain C-ordered arrays (nearly every built-in call) are encoded without the general walk,
+  each ``.npy`` header made once per dtype, shape and alignment (``wire.encode_arrays``: the
+  same bytes, which a test compares); the ``.npy`` headers of returned values are parsed once
+  per exact header text (``wire.decode_value(remember=True)``: the parse is a pure function of
+  those bytes, kept for at most 512 texts of at most 256 bytes). A sandbox server started with
+  the lever (read when it starts; ``server.py --warm``) first runs the runner's per-call code
+  on a constant job (``runner.warm_up``: frames read, arguments decoded, values encoded, nothing
+  written), before its namespace snapshots, so each job starts with that bytecode specialised
+  and ``wire``'s dtype cache filled. The wire is the same, and the server is the same before
+  every job whatever earlier jobs did (no job's data is involved), so what a job sees, what it
+  is told and every outcome stay the same.
 """
 from __future__ import annotations
 
@@ -22,7 +34,7 @@ import os
 from functools import lru_cache
 
 #: Every lever, in the order the benchmark measures them.
-LEVERS = ("worker", "checks")
+LEVERS = ("worker", "checks", "sandbox")
 
 
 def parse(value: str) -> frozenset[str]:

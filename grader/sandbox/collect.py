@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from grader import levers
 from grader.safetext import clean_text
 from grader.sandbox import wire
 from grader.sandbox.api import DEFAULT_MAX_RESULT_BYTES, Call, CallOutcome, Limits, RunResult
@@ -85,6 +86,9 @@ class Collector:
     live: bool = False  # the runner's first frame arrived: the job was set up and read
     imported: bool = False  # the learner's code was imported (IMPD): hidden arguments may go
     test_started: float | None = None  # when the running test's first call started
+    #: reuse the parse of ``.npy`` headers seen before (``wire.decode_value``'s ``remember``:
+    #: the ``sandbox`` lever of :mod:`grader.levers`, read when the collector is made)
+    remember: bool = field(default_factory=lambda: levers.enabled("sandbox"))
 
     def frame_limit(self, tag: bytes) -> int:
         """Largest declared length accepted for the next frame with ``tag`` (bytes): the running
@@ -164,7 +168,8 @@ class Collector:
         (length,) = struct.unpack_from("!I", body, 0)
         header = wire.parse_json_body(bytes(body[4:4 + length]))
         self._check_index(header["i"])
-        value = wire.decode_value(memoryview(body)[4 + length:], max_bytes=MAX_RESULT_BYTES)
+        value = wire.decode_value(memoryview(body)[4 + length:], max_bytes=MAX_RESULT_BYTES,
+                                  remember=self.remember)
         self._finish_call(CallOutcome(status="ok", value=value))
 
     def _check_index(self, index) -> None:

@@ -165,13 +165,14 @@ class DevLauncher:
     isolated = False
     uid = None
     job_uid = None
+    warm = False  # the next server warms its job code up first (server.py --warm)
 
     def command(self, control_fd: int) -> list[str]:
         """argv of the bare server: the real interpreter, isolated mode (``-I -S``)."""
         here = Path(__file__).resolve().parent
         site = numpy_dirs()[0].parent
         return [interpreter(), "-I", "-S", str(here / "server.py"), "--control-fd", str(control_fd),
-                "--path", str(site), "--path", str(here)]
+                "--path", str(site), "--path", str(here)] + (["--warm"] if self.warm else [])
 
     def start(self) -> Started:
         """Spawn the bare server with an empty environment; it inherits only the control socket."""
@@ -203,6 +204,7 @@ class BwrapLauncher:
         self.job_uid = job_uid
         self.cgroup = cgroup
         self.packages: dict[str, object] = {}  # name -> packages.Package bound at the next start
+        self.warm = False  # the next server warms its job code up first (server.py --warm)
         for tool in ("bwrap", "setpriv"):
             if shutil.which(tool, path="/usr/bin:/bin") is None:
                 raise FileNotFoundError(f"{tool} is not installed (scripts/install-system-deps.sh)")
@@ -287,6 +289,7 @@ class BwrapLauncher:
             interpreter(), "-I", "-S", f"{SANDBOX_LIB}/server.py", "--control-fd", str(control_fd),
             "--path", SANDBOX_SITE, "--path", SANDBOX_LIB, "--pid1", "--seccomp-fd", str(seccomp_fd),
             "--server-uid", str(self.uid), "--job-uid", str(self.job_uid),
+            *(["--warm"] if self.warm else []),
         ]
         if self.cgroup is None:
             return bwrap

@@ -377,7 +377,8 @@ def _serve_job(sock: socket.socket, limits: dict, fds: list[int], pid1: bool,
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: ``python -I -S server.py --control-fd N [--path DIR]... [--pid1
-    --seccomp-fd N --server-uid U --job-uid J]``."""
+    --seccomp-fd N --server-uid U --job-uid J] [--warm]`` (``--warm``: :func:`runner.warm_up`
+    once, before the first job: the trusted side's ``sandbox`` lever)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--control-fd", type=int, required=True)
     parser.add_argument("--path", action="append", default=[])
@@ -385,6 +386,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seccomp-fd", type=int, default=None)
     parser.add_argument("--server-uid", type=int, default=None)
     parser.add_argument("--job-uid", type=int, default=None)
+    parser.add_argument("--warm", action="store_true")
     options = parser.parse_args(argv)
     if options.pid1 and os.getpid() != 1:
         raise SystemExit("--pid1 given but this process is not PID 1 of its namespace")
@@ -420,6 +422,8 @@ def main(argv: list[str] | None = None) -> None:
     import wire  # noqa: F401
 
     runner.add_numpy_1_aliases()  # before the snapshots: every job inherits them, guarded
+    if options.warm:  # before the snapshots too: whatever it binds, every job inherits
+        runner.warm_up()
     runner.prepare()  # the runner's namespace snapshots, taken once and shared by every job
 
     serve(options.control_fd, options.pid1, confinement, sock)

@@ -96,6 +96,44 @@ def encode_parts(value: Any, *, allow_none: bool = False, allow_dict: bool = Fal
     return parts
 
 
+def encode_arrays(values: Any) -> bytes | None:
+    """:func:`encode_value` of ``values`` byte for byte when it is a tuple of plain, C-ordered
+    ndarrays of bool/int/uint/float dtypes (the arguments of most calls), built without the
+    general walk and with each ``.npy`` header taken from :data:`_HEADERS` when it was made
+    before; None for anything else (then :func:`encode_value` decides, errors included). The
+    trusted side's ``sandbox`` lever (:mod:`grader.levers`); never used inside the sandbox."""
+    if type(values) is not tuple or len(values) > MAX_ARRAYS:
+        return None
+    for array in values:
+        if (type(array) is not np.ndarray or array.dtype.kind not in ALLOWED_KINDS
+                or array.dtype.hasobject or array.ndim > MAX_NDIM
+                or not array.flags.c_contiguous):
+            return None
+    header = ('{"t":[' + ",".join(['{"a":%d}' % index for index in range(len(values))])
+              + ']}').encode("ascii")
+    header += b" " * (-(JSON_HEADER.size + len(header)) % ALIGNMENT)
+    parts: list = [JSON_HEADER.pack(len(header)), header]
+    offset = JSON_HEADER.size + len(header)
+    for array in values:
+        data = memoryview(array.reshape(-1) if array.ndim else array.reshape(1)).cast("B")
+        key = (array.dtype.str, array.shape, (offset + BLOB_HEADER.size) % ALIGNMENT)
+        npy_header = _HEADERS.get(key)
+        if npy_header is None:
+            npy_header = _npy_header(npy_header_text(array), offset + BLOB_HEADER.size)
+            if len(_HEADERS) < MAX_REMEMBERED:
+                _HEADERS[key] = npy_header
+        parts += [BLOB_HEADER.pack(len(npy_header) + len(data)), npy_header, data]
+        offset += BLOB_HEADER.size + len(npy_header) + len(data)
+    return b"".join(parts)
+
+
+#: How many ``.npy`` headers :func:`encode_arrays` and :func:`decode_value` (``remember``)
+#: keep, each a pure function of its key: once full, new ones are computed every time.
+MAX_REMEMBERED = 512
+#: ``(descr, shape, offset % ALIGNMENT)`` -> the header :func:`_npy_header` makes for it
+_HEADERS: dict[tuple, bytes] = {}
+
+
 NPY_MAGIC_1_0 = b"\x93NUMPY\x01\x00"
 
 
@@ -179,7 +217,7 @@ def _add_array(array: np.ndarray, blobs: list) -> int:
 
 
 def decode_value(body, *, allow_none: bool = False, allow_dict: bool = False,
-                 max_bytes: int = DEFAULT_MAX_VALUE_BYTES) -> Any:
+                 max_bytes: int = DEFAULT_MAX_VALUE_BYTES, remember: bool = False) -> Any:
     """Parse a value body produced by :func:`encode_value` (``bytes``, ``bytearray`` or a
     ``memoryview`` of either).
 
@@ -188,7 +226,9 @@ def decode_value(body, *, allow_none: bool = False, allow_dict: bool = False,
     ``bool``, ``int`` or ``float`` (NumPy scalars become the matching Python scalar), and with
     ``allow_dict`` a ``dict`` of string keys (arguments only). Raises
     :class:`WireError` on any deviation: trailing bytes, unused or missing blobs, bad dtype,
-    inconsistent shape, more than ``max_bytes`` in total.
+    inconsistent shape, more than ``max_bytes`` in total. With ``remember`` (the trusted
+    side's ``sandbox`` lever), each ``.npy`` header's parse is kept by its exact bytes
+    (:data:`_PARSED`) and reused: the same values, the same errors, fewer regular expressions.
     """
     view = memoryview(body)
     if len(view) > max_bytes:
@@ -213,7 +253,7 @@ def decode_value(body, *, allow_none: bool = False, allow_dict: bool = False,
         offset += BLOB_HEADER.size
         if blob_length > len(view) - offset:
             raise WireError("array length beyond the end of the value")
-        arrays.append(decode_array(view[offset:offset + blob_length]))
+        arrays.append(decode_array(view[offset:offset + blob_length], remember=remember))
         offset += blob_length
     used: set[int] = set()
     value = _decode_node(structure, arrays, used, 0, [0], (allow_none, allow_dict))
@@ -232,7 +272,12 @@ _NPY_HEADER = re.compile(
 _DTYPES: dict[bytes, np.dtype] = {}
 
 
-def _npy_header_fast(view: memoryview) -> tuple[tuple, bool, np.dtype, int] | None:
+#: a header dictionary's exact bytes -> :func:`_npy_header_parse` of it (``remember``)
+_PARSED: dict[bytes, tuple | None] = {}
+
+
+def _npy_header_fast(view: memoryview, remember: bool = False
+                     ) -> tuple[tuple, bool, np.dtype, int] | None:
     """(shape, fortran_order, dtype, data offset) of a blob whose header has exactly the layout
     :data:`_NPY_HEADER` describes; None for any other header (NumPy's parser decides)."""
     if len(view) < 10 or view[:8] != NPY_MAGIC_1_0:
@@ -240,7 +285,22 @@ def _npy_header_fast(view: memoryview) -> tuple[tuple, bool, np.dtype, int] | No
     (length,) = struct.unpack_from("<H", view, 8)
     if length > 10000 or len(view) < 10 + length:  # NumPy's own header size limit
         return None
-    match = _NPY_HEADER.fullmatch(bytes(view[10:10 + length]))
+    text = bytes(view[10:10 + length])
+    if not remember:
+        parsed = _npy_header_parse(text)
+    elif text in _PARSED:
+        parsed = _PARSED[text]
+    else:
+        parsed = _npy_header_parse(text)
+        if len(_PARSED) < MAX_REMEMBERED and len(text) <= 256:
+            _PARSED[text] = parsed
+    return None if parsed is None else parsed + (10 + length,)
+
+
+def _npy_header_parse(text: bytes) -> tuple[tuple, bool, np.dtype] | None:
+    """(shape, fortran_order, dtype) of a header dictionary laid out as :data:`_NPY_HEADER`
+    says, else None."""
+    match = _NPY_HEADER.fullmatch(text)
     if match is None:
         return None
     descr, fortran, dims = match.groups()
@@ -253,17 +313,17 @@ def _npy_header_fast(view: memoryview) -> tuple[tuple, bool, np.dtype, int] | No
         if len(_DTYPES) < 64:
             _DTYPES[descr] = dtype
     shape = tuple(int(n) for n in dims.split(b",") if n.strip()) if dims else ()
-    return shape, fortran == b"True", dtype, 10 + length
+    return shape, fortran == b"True", dtype
 
 
-def decode_array(blob) -> np.ndarray:
+def decode_array(blob, *, remember: bool = False) -> np.ndarray:
     """Parse one ``.npy`` blob (``bytes`` or a ``memoryview``) strictly: version 1.0/2.0 header,
     dtype kind in bool/int/uint/float, no object fields, at most :data:`MAX_NDIM` dimensions,
     data length exactly ``prod(shape) * itemsize``. The result is always writable: a view of
     ``blob`` when ``blob`` is writable and its data native and aligned (no copy), else a native,
-    aligned copy. Raises :class:`WireError`."""
+    aligned copy. Raises :class:`WireError`. ``remember``: see :func:`decode_value`."""
     view = memoryview(blob)
-    fast = _npy_header_fast(view)
+    fast = _npy_header_fast(view, remember)
     if fast is not None:
         shape, fortran_order, dtype, start = fast
     else:
