@@ -15,6 +15,14 @@ measures the service with none, each one alone and all of them.
 - ``checks``: a value check that agrees everywhere is decided by ``np.isclose``'s own test on
   the arrays (:func:`grader.problems.compare.close_everywhere`); any NaN, inf or difference is
   compared in full, as before, so every verdict and message stays the same.
+- ``draws``: a built-in problem's hidden inputs come from one of
+  :data:`grader.problems.base.DRAW_SEEDS` (64) seeds shared by all submissions (picked by the
+  submission's own secret seed, :func:`grader.grading.service.shared_seed`) instead of the
+  submission's own, so their draws and the reference's and mistakes' values stay cached in the
+  grading process and a grading computes neither (13 ms of a SDPA grading's 60). The seed is
+  recorded on the item's result (never shown to learners) and a regrade draws the same inputs;
+  a grading stored without one is regraded from its own seed. A seed draws the same inputs
+  with the lever on or off: on, a submission is graded as it would be, off, with that seed.
 """
 from __future__ import annotations
 
@@ -22,7 +30,7 @@ import os
 from functools import lru_cache
 
 #: Every lever, in the order the benchmark measures them.
-LEVERS = ("worker", "checks")
+LEVERS = ("worker", "checks", "draws")
 
 
 def parse(value: str) -> frozenset[str]:

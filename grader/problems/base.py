@@ -129,7 +129,11 @@ class CaseResult:
     signals: str = ""  # what the numbers show when no known mistake matched
 
 
-_SEEDS_KEPT = 32  # draws kept per problem (a regrade, a retry and the tests reuse them)
+#: How many seeds every submission's hidden inputs of a built-in problem are drawn from, with the
+#: lever ``draws`` (:func:`grader.grading.service.shared_seed`): their draws and values stay cached.
+DRAW_SEEDS = 64
+#: Draws kept per problem: the shared seeds and 32 more (a regrade, a retry and the tests reuse them).
+SEEDS_KEPT = DRAW_SEEDS + 32
 
 
 @dataclass(eq=False)
@@ -203,6 +207,6 @@ class CodeProblem:
             hidden = self.draw(seed)  # outside the lock: another seed need not wait
             with self._lock:
                 self._drawn[seed] = hidden
-                while len(self._drawn) > _SEEDS_KEPT:
+                while len(self._drawn) > SEEDS_KEPT:
                     self._drawn.popitem(last=False)
         return list(self.visible) + list(hidden)

@@ -20,14 +20,12 @@ from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
-from grader.problems.base import Case
+from grader.problems.base import SEEDS_KEPT, Case
 
 #: The value of a call that raised.
 NO_VALUE: Any = type("NoValue", (), {"__repr__": lambda self: "NO_VALUE"})()
 
 Computed = tuple[Any, "str | None"]
-
-SEEDS_KEPT = 32
 
 
 class Executor(Protocol):
