@@ -16,10 +16,11 @@ measures the service with none, each one alone and all of them.
   the arrays (:func:`grader.problems.compare.close_everywhere`); any NaN, inf or difference is
   compared in full, as before, so every verdict and message stays the same.
 - ``draws``: a built-in problem's hidden inputs come from one of
-  :data:`grader.problems.base.DRAW_SEEDS` (64) seeds shared by all submissions (picked by the
+  :data:`grader.problems.base.DRAW_SEEDS` (32) seeds shared by all submissions (picked by the
   submission's own secret seed, :func:`grader.grading.service.shared_seed`) instead of the
-  submission's own, so their draws and the reference's and mistakes' values stay cached in the
-  grading process and a grading computes neither (13 ms of a SDPA grading's 60). The seed is
+  submission's own, so their draws and the reference's and mistakes' values are kept in the
+  grading process (:meth:`grader.problems.base.CodeProblem.keep`) and a grading computes
+  neither, once each seed was drawn there (13 ms of a SDPA grading's 60). The seed is
   recorded on the item's result (never shown to learners) and a regrade draws the same inputs;
   a grading stored without one is regraded from its own seed. A seed draws the same inputs
   with the lever on or off: on, a submission is graded as it would be, off, with that seed.

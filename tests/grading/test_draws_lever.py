@@ -13,8 +13,8 @@ from grader.grading import regrade
 from grader.grading.service import GradingService, shared_seed, submission_seed
 from grader.items import code as code_module
 from grader.problems import PROBLEMS, samples
+from grader.problems import executor as executor_module
 from grader.problems.base import DRAW_SEEDS, SEEDS_KEPT
-from grader.problems.executor import SEEDS_KEPT as VALUES_KEPT
 from grader.runtime import builtin_assignments
 from grader.store import Store
 from tests.problems.conftest import FakeSandbox
@@ -22,26 +22,43 @@ from tests.problems.conftest import FakeSandbox
 SECRET = "secret"
 
 
-def test_the_shared_seed_is_one_of_sixty_four_keyed_by_the_secret():
-    assert DRAW_SEEDS == 64
+def test_the_shared_seed_is_one_of_thirty_two_keyed_by_the_secret():
+    assert DRAW_SEEDS == 32
     assert shared_seed("k", 5) == submission_seed("k", "draws/5")
-    assert shared_seed("k", 5) == shared_seed("k", 5 + 64) == shared_seed("k", 5 + 64 * 10 ** 9)
+    assert shared_seed("k", 5) == shared_seed("k", 5 + 32) == shared_seed("k", 5 + 32 * 10 ** 9)
     assert shared_seed("k", 5) != shared_seed("k", 6)
     assert shared_seed("k", 5) != shared_seed("other", 5)
-    assert len({shared_seed("k", s) for s in range(1000)}) == 64
-    assert all(0 <= shared_seed("k", s) < 2 ** 64 for s in range(64))
+    assert len({shared_seed("k", s) for s in range(1000)}) == 32
+    assert all(0 <= shared_seed("k", s) < 2 ** 64 for s in range(32))
 
 
-def test_the_caches_keep_every_shared_seed_and_room_for_regrades():
-    assert SEEDS_KEPT == VALUES_KEPT == DRAW_SEEDS + 32
+def test_kept_seeds_are_drawn_and_computed_once_however_many_others_are(monkeypatch):
     problem = PROBLEMS["causal_mask"]
-    seeds = [shared_seed("k", s) for s in range(DRAW_SEEDS)]
-    first = {seed: problem.cases(seed) for seed in seeds}
-    for seed in range(31):  # regrades of older submissions, drawn from their own seeds
+    draws, values = [], []
+    draw, run = problem.draw, executor_module._run
+    monkeypatch.setattr(problem, "draw", lambda seed: draws.append(seed) or draw(seed))
+    monkeypatch.setattr(executor_module, "_run",
+                        lambda fn, args, kwargs: values.append(1) or run(fn, args, kwargs))
+    shared = [shared_seed("keep-test", s) for s in range(DRAW_SEEDS)]
+    for seed in shared:
+        problem.keep(seed)
+        for case in problem.cases(seed):
+            problem.executor.values(0, case)
+    assert sorted(draws) == sorted(shared) and len(values) > 0
+    first = {seed: problem.cases(seed) for seed in shared}
+    for seed in range(3 * SEEDS_KEPT):  # regrades of older gradings, from their own seeds
         problem.cases(10 ** 6 + seed)
-    for seed in seeds:  # not drawn again: the very same arrays
+    assert len(draws) == DRAW_SEEDS + 3 * SEEDS_KEPT
+    draws.clear()
+    values.clear()
+    for seed in shared:  # not drawn nor computed again: the very same cases and values
         again = problem.cases(seed)
-        assert all(a.calls is b.calls for a, b in zip(again, first[seed]))
+        assert all(a is b for a, b in zip(again, first[seed]))
+        for case in again:
+            problem.executor.values(0, case)
+    assert draws == [] and values == []
+    problem.cases(10 ** 6)  # an evicted unkept seed is drawn again
+    assert draws == [10 ** 6]
 
 
 @pytest.fixture
