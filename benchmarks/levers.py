@@ -19,7 +19,7 @@ Two views:
 A bare ``python -c "import numpy"`` is timed between turns; latencies are given as multiples of
 its wall time. Medians over turns; each ratio is a configuration against ``none``.
 
-    .venv/bin/python benchmarks/levers.py [--turns 3] [--duration 10] [--embedded 20]
+    .venv/bin/python benchmarks/levers.py [--turns 3] [--duration 10] [--warm 10] [--embedded 20]
                                           [--graded 60]
 """
 from __future__ import annotations
@@ -39,6 +39,11 @@ from benchmarks.common import WORKLOADS, numpy_import_cpu, percentile, table  # 
 from benchmarks.compare import CLIENTS, closed_loop  # noqa: E402
 from benchmarks.stack import Stack, create_database, drop_database  # noqa: E402
 from grader.levers import LEVERS  # noqa: E402
+from grader.problems.base import DRAW_SEEDS  # noqa: E402
+
+#: submissions graded before measuring, per configuration: enough to have drawn every shared
+#: seed (lever ``draws``) in a grading process, as a process that has graded for a while has
+WARM = 4 * DRAW_SEEDS
 
 #: the roles shown, in order (the load generator is shown, not counted in the total)
 ROLES = cpu.SERVICE_ROLES + (cpu.LOAD,)
@@ -68,10 +73,16 @@ def warm(stack: Stack, seconds: float = 5.0) -> None:
     cpu.wait_idle(stack)
 
 
-def stack_turn(stack: Stack, levers: str, duration: float, embedded_n: int) -> dict:
+def stack_turn(stack: Stack, levers: str, duration: float, embedded_n: int,
+               warm_seconds: float) -> dict:
     """The figures of one configuration: SDPA at 10 clients on ``stack``, then the embedded
-    default's POST-to-graded."""
+    default's POST-to-graded, after ``warm_seconds`` of the same load not measured."""
     restart_with(stack, levers)
+    from benchmarks.e2e_bench import run_level
+
+    # each of the worker's 2 processes grades about WARM submissions first (lever draws)
+    run_level(stack, CLIENTS, warm_seconds, "long", 0.0, "sdpa")
+    cpu.wait_idle(stack)
     figures = {"sdpa": closed_loop(stack, "sdpa", duration)}
     figures["embedded"] = embedded_latency.post_to_graded(embedded_n,
                                                           settings={"CPU_LEVERS": levers})
@@ -110,7 +121,7 @@ def in_process(names: list[str], graded: int) -> dict[str, dict[str, float]]:
         event.listen(store.engine, "before_cursor_execute",
                      lambda *args, **kwargs: statements.__setitem__(0, statements[0] + 1))
         spent = {name: [0.0, 0] for name in names}
-        for index in range(graded + 2):  # the first two warm the sandbox and the caches
+        for index in range(graded + WARM):  # the first ones warm the sandbox and the caches
             for name in names if index % 2 == 0 else reversed(names):
                 os.environ["CPU_LEVERS"] = name
                 sid = store.create_submission(assignment, "bench", make_body("b")["responses"],
@@ -119,7 +130,7 @@ def in_process(names: list[str], graded: int) -> dict[str, dict[str, float]]:
                 outcome = service.grade(sid)
                 if outcome.action != "graded":
                     raise RuntimeError(f"not graded: {outcome}")
-                if index >= 2:
+                if index >= WARM:
                     spent[name][0] += time.process_time() - before
                     spent[name][1] += statements[0] - sent
         service.close()
@@ -181,6 +192,8 @@ def main(argv=None) -> int:
                         help="embedded submissions per turn")
     parser.add_argument("--graded", type=int, default=100,
                         help="submissions per configuration in one grading process (0: skip)")
+    parser.add_argument("--warm", type=float, default=10.0,
+                        help="seconds of load before each configuration's measured run")
     parser.add_argument("--only", nargs="*", help="these configurations only (none is added)")
     args = parser.parse_args(argv)
     names = configurations()
@@ -194,7 +207,8 @@ def main(argv=None) -> int:
             stack.start_all(workers=1)
             warm(stack)
             for name in names if index % 2 == 0 else reversed(names):
-                results[name].append(stack_turn(stack, name, args.duration, args.embedded))
+                results[name].append(stack_turn(stack, name, args.duration, args.embedded,
+                                                 args.warm))
         imports.append(numpy_import_cpu(5))
     started = time.monotonic()
     grading = in_process(names, args.graded) if args.graded else {}

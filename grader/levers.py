@@ -27,6 +27,16 @@ measures the service with none, each one alone and all of them.
   and ``wire``'s dtype cache filled. The wire is the same, and the server is the same before
   every job whatever earlier jobs did (no job's data is involved), so what a job sees, what it
   is told and every outcome stay the same.
+- ``draws``: a built-in problem's hidden inputs come from one of
+  :data:`grader.problems.base.DRAW_SEEDS` (32) seeds shared by all submissions (picked by the
+  submission's own secret seed, :func:`grader.grading.service.shared_seed`) instead of the
+  submission's own, so their draws and the reference's and mistakes' values are kept in the
+  grading process (:meth:`grader.problems.base.CodeProblem.keep`) and a grading computes
+  neither, once each seed was drawn there (one grading process: 80 -> 56 CPU-ms per SDPA
+  grading, measured in one run). The seed is
+  recorded on the item's result (never shown to learners) and a regrade draws the same inputs;
+  a grading stored without one is regraded from its own seed. A seed draws the same inputs
+  with the lever on or off: on, a submission is graded as it would be, off, with that seed.
 """
 from __future__ import annotations
 
@@ -34,7 +44,7 @@ import os
 from functools import lru_cache
 
 #: Every lever, in the order the benchmark measures them.
-LEVERS = ("worker", "checks", "sandbox")
+LEVERS = ("worker", "checks", "sandbox", "draws")
 
 
 def parse(value: str) -> frozenset[str]:

@@ -52,8 +52,8 @@ def learner_items(submission) -> list[dict]:
     """Item results as the caller may see them: before the learner's due date (the
     assignment's, or their extension's), a test marked ``after_due_date`` shows only its name,
     points and pass/fail, and its item shows no diagnosis (neither in the summary nor in
-    ``extra_data``). The seed an item's grading took from an authored problem's pool
-    (``extra_data["seed"]``, kept for regrades) is never shown."""
+    ``extra_data``). The seed an item's grading took from an authored problem's pool or
+    a built-in's shared seeds (``extra_data["seed"]``, kept for regrades) is never shown."""
     items = [_unseeded(item) for item in submission.results or []]
     if not any(t.get("visibility") == "after_due_date" for i in items for t in i["tests"]):
         return items

@@ -20,6 +20,7 @@ from grader.grading.adjustments import adjust, totals
 from grader.grading.due import submission_lateness
 from grader.items import GradingContext, get_kind
 from grader.items.base import MIN_ITEM_RUN_SECONDS, SUBMISSION_OVERRUN_SECONDS
+from grader.problems.base import DRAW_SEEDS
 from grader.results import InfrastructureError, ItemResult, TestResult
 from grader.sandbox.shared_budget import SharedRunBudget
 
@@ -35,9 +36,20 @@ def submission_seed(secret: str, submission_id: str) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
+def shared_seed(secret: str, seed: int) -> int:
+    """The seed a submission whose own seed is ``seed`` (:func:`submission_seed`) draws a built-in
+    problem's hidden inputs from with the lever ``draws``: one of
+    :data:`grader.problems.base.DRAW_SEEDS` seeds, ``submission_seed(secret, "draws/<seed mod
+    DRAW_SEEDS>")``, as secret as the submission's own. The few seeds' draws and reference and
+    mistakes' values stay cached in a grading process, so a grading draws nothing. The seed taken
+    is recorded on the item's result and a regrade draws the same inputs."""
+    return submission_seed(secret, f"draws/{seed % DRAW_SEEDS}")
+
+
 def recorded_seeds(results: list[dict] | None) -> dict[str, int]:
     """The seeds a stored grading's items recorded (``extra_data["seed"]``: an authored
-    problem's seed taken from its pool, :mod:`grader.problems.authored.pool`), by item id, for
+    problem's seed taken from its pool, :mod:`grader.problems.authored.pool`, or a built-in's
+    shared seed, :func:`shared_seed`), by item id, for
     :attr:`grader.items.base.GradingContext.seeds`: a regrade draws the same inputs."""
     found = {}
     for item in results or []:
@@ -230,8 +242,10 @@ class GradingService:
         try:
             if assignment is None:
                 raise InfrastructureError(f"assignment {submission.assignment_id!r} is not loaded")
-            ctx = GradingContext(seed=submission_seed(self.secret, submission_id),
-                                 sandbox=self.lazy_sandbox(),
+            seed = submission_seed(self.secret, submission_id)
+            ctx = GradingContext(seed=seed, sandbox=self.lazy_sandbox(),
+                                 shared_seed=(shared_seed(self.secret, seed)
+                                              if levers.enabled("draws") else None),
                                  budget=submission_budget(self.cpu_seconds))
             results = grade_responses(assignment, submission.responses, ctx)
             late = submission_lateness(self.store, self.catalog, submission)

@@ -56,6 +56,9 @@ class GradingContext:
     those items' inputs from them instead of ``seed``. ``seed_pool`` False: an item without a
     recorded seed draws from ``seed``, never from a pool (a regrade: its first grading did;
     ``grader grade``, whose ``--seed`` means what it says; no top-up either).
+    ``shared_seed``: the seed a built-in problem's item without a recorded seed draws from
+    instead of ``seed`` when ``seed_pool`` is True (one of a few seeds shared by all submissions,
+    :func:`grader.grading.service.shared_seed`, recorded on the result); None: ``seed``.
     """
 
     seed: int
@@ -66,6 +69,7 @@ class GradingContext:
     runs: Any = None
     seeds: dict[str, int] = field(default_factory=dict)
     seed_pool: bool = True
+    shared_seed: int | None = None
 
 
 #: A code item's run may always last this long, even past a submission's deadline (seconds).

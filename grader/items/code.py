@@ -146,7 +146,10 @@ class CodeKind(BaseKind):
             limits = replace(limits, run_wall_seconds=min(limits.run_wall_seconds, left))
         recorded = ctx.seeds.get(item.id)
         if recorded is not None or ctx.seed_pool:
-            seed, record = pool.seed_for(problem, ctx.seed, recorded, ctx.sandbox)
+            seed, record = pool.seed_for(problem, ctx.seed, recorded, ctx.sandbox,
+                                         shared=ctx.shared_seed)
+            if record and seed == ctx.shared_seed:
+                problem.keep(seed)  # its draw and values serve every grading of the seed
         else:  # a regrade of a grading that drew from its own seed, or ``grader grade``
             seed, record = ctx.seed, False
         result = scoring.grade(problem, item.id, item.points, source, sandbox, limits,

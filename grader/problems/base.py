@@ -129,7 +129,13 @@ class CaseResult:
     signals: str = ""  # what the numbers show when no known mistake matched
 
 
-_SEEDS_KEPT = 32  # draws kept per problem (a regrade, a retry and the tests reuse them)
+SEEDS_KEPT = 32  # draws kept per problem (a regrade, a retry and the tests reuse them)
+#: How many seeds every submission's hidden inputs of a built-in problem are drawn from, with the
+#: lever ``draws`` (:func:`grader.grading.service.shared_seed`): their draws and values are kept
+#: (:meth:`CodeProblem.keep`), however many other seeds are drawn.
+DRAW_SEEDS = 32
+#: At most this many kept seeds per problem (a process with several secret keys: the tests).
+KEPT_SEEDS = 4 * DRAW_SEEDS
 
 
 @dataclass(eq=False)
@@ -156,6 +162,7 @@ class CodeProblem:
     #: (:class:`grader.problems.course.adapter.CourseAdapter`); None: today's contract
     course: Any = None
     _drawn: OrderedDict = field(default_factory=OrderedDict, repr=False)
+    _kept: OrderedDict = field(default_factory=OrderedDict, repr=False)  # seed -> draw or None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
@@ -198,11 +205,27 @@ class CodeProblem:
         """The visible examples, then the hidden cases drawn from ``seed`` (each case from its own
         generator, :func:`grader.problems.draws.case_rng`). The last draws are kept."""
         with self._lock:
-            hidden = self._drawn.get(seed)
+            hidden = self._kept.get(seed) or self._drawn.get(seed)
         if hidden is None:
             hidden = self.draw(seed)  # outside the lock: another seed need not wait
             with self._lock:
-                self._drawn[seed] = hidden
-                while len(self._drawn) > _SEEDS_KEPT:
-                    self._drawn.popitem(last=False)
+                if seed in self._kept:
+                    self._kept[seed] = hidden
+                else:
+                    self._drawn[seed] = hidden
+                    while len(self._drawn) > SEEDS_KEPT:
+                        self._drawn.popitem(last=False)
         return list(self.visible) + list(hidden)
+
+    def keep(self, seed: int) -> None:
+        """Keep ``seed``'s draw, and its executor's values, however many other seeds are drawn
+        (one of the seeds shared by all submissions, lever ``draws``): the last
+        :data:`KEPT_SEEDS` seeds kept."""
+        with self._lock:
+            if seed not in self._kept:
+                self._kept[seed] = self._drawn.pop(seed, None)
+                while len(self._kept) > KEPT_SEEDS:
+                    self._kept.popitem(last=False)
+        keep = getattr(self.executor, "keep", None)
+        if keep is not None:
+            keep(seed)

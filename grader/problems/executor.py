@@ -20,14 +20,12 @@ from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
-from grader.problems.base import Case
+from grader.problems.base import KEPT_SEEDS, SEEDS_KEPT, Case
 
 #: The value of a call that raised.
 NO_VALUE: Any = type("NoValue", (), {"__repr__": lambda self: "NO_VALUE"})()
 
 Computed = tuple[Any, "str | None"]
-
-SEEDS_KEPT = 32
 
 
 class Executor(Protocol):
@@ -75,7 +73,17 @@ class InProcessExecutor:
         self.combine = combine
         self._combined: dict[tuple[int, ...], Any] = {}
         self._by_seed: OrderedDict = OrderedDict()
+        self._kept: OrderedDict = OrderedDict()  # seed -> values, never evicted by other seeds
         self._lock = threading.Lock()
+
+    def keep(self, seed: int) -> None:
+        """Keep ``seed``'s values however many other seeds are computed (the last
+        :data:`~grader.problems.base.KEPT_SEEDS` seeds kept; :meth:`CodeProblem.keep`)."""
+        with self._lock:
+            if seed not in self._kept:
+                self._kept[seed] = self._by_seed.pop(seed, None) or {}
+                while len(self._kept) > KEPT_SEEDS:
+                    self._kept.popitem(last=False)
 
     def _implementation(self, key: int | tuple[int, ...]) -> Any:
         if isinstance(key, int):
@@ -90,7 +98,7 @@ class InProcessExecutor:
                upcast_inputs: bool = False) -> list[Computed]:
         seed = case.key[1]
         key = (implementation, case.name, upcast_inputs)
-        found = self._by_seed.get(seed, _EMPTY).get(key)
+        found = (self._kept.get(seed) or self._by_seed.get(seed, _EMPTY)).get(key)
         if found is not None:
             return found
         fn = self._implementation(implementation)
@@ -100,6 +108,9 @@ class InProcessExecutor:
         else:
             computed = [_run(fn, args, kwargs) for args, kwargs in case.calls]
         with self._lock:
+            if seed in self._kept:
+                self._kept[seed][key] = computed
+                return computed
             self._by_seed.setdefault(seed, {})[key] = computed
             if len(self._by_seed) > SEEDS_KEPT + 1:  # + the visible examples (seed None)
                 del self._by_seed[next(s for s in self._by_seed if s is not None)]

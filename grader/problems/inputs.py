@@ -9,6 +9,7 @@ but only to gain this one check's points: every verdict is still computed here.
 from __future__ import annotations
 
 import inspect
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -59,9 +60,11 @@ def {wrapper}(*args, **kwargs):
 '''
 
 
+@lru_cache(maxsize=256)
 def wrapper_source(function: str) -> str:
     """Source appended after the learner's code, defining :data:`WRAPPER` around ``function``
-    (with :func:`_grader_dict_keys` and :func:`_grader_arguments_after`, their own source)."""
+    (with :func:`_grader_dict_keys` and :func:`_grader_arguments_after`, their own source;
+    made once per function name: reading a function's source tokenizes its module)."""
     helpers = "\n\n".join(inspect.getsource(f) for f in (_grader_dict_keys,
                                                           _grader_arguments_after))
     return _TEMPLATE.format(wrapper=WRAPPER, function=function, helpers=helpers)

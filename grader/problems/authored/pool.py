@@ -80,16 +80,18 @@ def last_top_up(problem: CodeProblem) -> threading.Thread | None:
         return _top_ups.get(executor) if isinstance(executor, SandboxExecutor) else None
 
 
-def seed_for(problem: CodeProblem, own_seed: int, recorded: int | None, sandbox: Any
-             ) -> tuple[int, bool]:
+def seed_for(problem: CodeProblem, own_seed: int, recorded: int | None, sandbox: Any,
+             shared: int | None = None) -> tuple[int, bool]:
     """``(seed, recorded)`` of one grading of ``problem``: ``recorded`` when an earlier grading
-    recorded one (a regrade), else a seed taken from the pool (recorded: True; the pool topped
-    up in the background when it runs low, :func:`top_up`), else ``own_seed`` (the
-    submission's, recorded: False; a top-up started for the next gradings)."""
+    recorded one (a regrade); for an authored problem a seed taken from the pool (recorded:
+    True; the pool topped up in the background when it runs low, :func:`top_up`), else
+    ``own_seed`` (the submission's, recorded: False; a top-up started for the next gradings);
+    for a built-in, ``shared`` when given (one of the seeds shared by all submissions,
+    :func:`grader.grading.service.shared_seed`; recorded: True), else ``own_seed``."""
     if recorded is not None:
         return int(recorded), True
     if not pooled(problem):
-        return own_seed, False
+        return (own_seed, False) if shared is None else (int(shared), True)
     seed = problem.executor.take()
     top_up(problem, sandbox)
     if seed is None:
