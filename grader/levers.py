@@ -44,7 +44,7 @@ import os
 from functools import lru_cache
 
 #: Every lever, in the order the benchmark measures them.
-LEVERS = ("worker", "checks", "sandbox", "draws")
+LEVERS = ("worker", "checks", "sandbox", "draws", "calls")
 
 
 def parse(value: str) -> frozenset[str]:

@@ -163,6 +163,8 @@ class CodeProblem:
     course: Any = None
     _drawn: OrderedDict = field(default_factory=OrderedDict, repr=False)
     _kept: OrderedDict = field(default_factory=OrderedDict, repr=False)  # seed -> draw or None
+    _kept_memo: dict = field(default_factory=dict, repr=False)  # kept seed -> {key: value}
+    _memo: dict = field(default_factory=dict, repr=False)  # {key: value} of the visible examples
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
@@ -217,6 +219,22 @@ class CodeProblem:
                         self._drawn.popitem(last=False)
         return list(self.visible) + list(hidden)
 
+    def kept(self, seed: int | None, key: str, make: Callable[[], Any]) -> Any:
+        """``make()``, made once and kept when ``seed`` is a kept seed (:meth:`keep`) or None
+        (what depends on the visible examples only), else made anew: what a grading builds
+        from a seed's cases (their calls), shared by every grading of the seed. ``make()``'s
+        value must not be changed by its users."""
+        with self._lock:
+            store = self._memo if seed is None else self._kept_memo.get(seed)
+            if store is not None and key in store:
+                return store[key]
+        value = make()
+        with self._lock:
+            store = self._memo if seed is None else self._kept_memo.get(seed)
+            if store is not None:
+                store.setdefault(key, value)
+        return value
+
     def keep(self, seed: int) -> None:
         """Keep ``seed``'s draw, and its executor's values, however many other seeds are drawn
         (one of the seeds shared by all submissions, lever ``draws``): the last
@@ -224,8 +242,9 @@ class CodeProblem:
         with self._lock:
             if seed not in self._kept:
                 self._kept[seed] = self._drawn.pop(seed, None)
+                self._kept_memo[seed] = {}
                 while len(self._kept) > KEPT_SEEDS:
-                    self._kept.popitem(last=False)
+                    self._kept_memo.pop(self._kept.popitem(last=False)[0], None)
         keep = getattr(self.executor, "keep", None)
         if keep is not None:
             keep(seed)

@@ -14,6 +14,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from grader import levers
 from grader.budget import NO_BUDGET, CpuBudget
 from grader.problems import credit, diagnosis, disclosure, examples, inputs, pictures, run_report
 from grader.problems.base import REFERENCE, Case, CaseResult, CodeProblem
@@ -55,6 +56,26 @@ def build_calls(problem: CodeProblem, cases: list[Case], expected: dict[str, lis
                  max_result_bytes=result_cap(value, (args, kwargs), case.wrapped))
             for case in cases for (args, kwargs), value in zip(case.calls, expected[case.name])
             for sent, sent_kwargs in [course_call(problem, args, kwargs)]]
+
+
+def _calls(problem: CodeProblem, seed: int, cases: list[Case], expected: dict[str, list[Any]]
+           ) -> tuple[list[Call], list[Call]]:
+    """The visible examples' calls and the hidden cases' (secret) calls of one grading. With
+    the lever ``calls``, made once per problem (the visible ones) and per kept seed (the hidden
+    ones, :meth:`CodeProblem.keep`): the same Call objects serve every grading of the seed, so
+    the sandbox keeps their encoded arguments too (:func:`grader.sandbox.forkserver.encode_job`).
+    """
+    def visible() -> list[Call]:
+        return build_calls(problem, [case for case in cases if case.visible], expected)
+
+    def hidden() -> list[Call]:
+        return [replace(call, secret=True) for call in
+                build_calls(problem, [case for case in cases if not case.visible], expected)]
+
+    if not levers.enabled("calls"):
+        return visible(), hidden()
+    return (list(problem.kept(None, "visible calls", visible)),
+            list(problem.kept(seed, "hidden calls", hidden)))
 
 
 def course_call(problem: CodeProblem, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
@@ -131,9 +152,7 @@ def _evaluate(problem: CodeProblem, source: str, sandbox: Any, limits: Limits, s
     if prepare is not None:  # an uploaded problem: its reference runs in the sandbox, ahead
         prepare(cases + pictures.reference_cases(problem), sandbox)
     expected = expected_values(problem, cases)
-    visible = build_calls(problem, [case for case in cases if case.visible], expected)
-    hidden = [replace(call, secret=True) for call in
-              build_calls(problem, [case for case in cases if not case.visible], expected)]
+    visible, hidden = _calls(problem, seed, cases, expected)
     # The learner's code sees no hidden input until its import, every visible example and every
     # picture are done: whatever it shows in full cannot carry one (Call.secret). The pictures
     # (visible examples only) never change a score (Call.optional; pictures.split).

@@ -22,9 +22,13 @@ import os
 import signal
 import socket
 import subprocess
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import replace
 from typing import Sequence
+
+import numpy as np
 
 from grader import levers
 from grader.safetext import clean_text
@@ -409,6 +413,33 @@ class ForkServerSandbox:
         return time.monotonic()
 
 
+#: The ``ARGS`` frames of the last :data:`ENCODED_KEPT` calls encoded, by the call object's
+#: identity (the call is held with its frame, so its id is not reused while it is here): with
+#: the lever ``calls`` a grading of a kept seed sends the very Call objects of the last one
+#: (:func:`grader.problems.scoring._calls`), whose arguments are read-only arrays, so their
+#: frames are the same bytes.
+ENCODED_KEPT = 4096
+_encoded: "OrderedDict[int, tuple[Call, bytes]]" = OrderedDict()
+_encoded_lock = threading.Lock()
+
+
+def _fixed(value) -> bool:
+    """Whether ``value`` cannot change: a read-only array (every drawn case's are) or an
+    immutable scalar or None (a call with anything else is encoded every time)."""
+    if isinstance(value, np.ndarray):  # a view of a writable array could change through it
+        base = value.base
+        return not value.flags.writeable and (
+            base is None or isinstance(base, np.ndarray) and not base.flags.writeable)
+    return value is None or type(value) in (bool, int, float)
+
+
+def _remember(call: Call, frame: bytes) -> None:
+    with _encoded_lock:
+        _encoded[id(call)] = (call, frame)
+        while len(_encoded) > ENCODED_KEPT:
+            _encoded.popitem(last=False)
+
+
 def encode_job(source: str, calls: Sequence[Call], test_cpu_seconds: float = 4.0,
                imports: dict | None = None) -> Job:
     """The job stream: a ``JOB_`` frame (source, call names, each test's CPU seconds, the
@@ -423,12 +454,19 @@ def encode_job(source: str, calls: Sequence[Call], test_cpu_seconds: float = 4.0
                       for call in calls]}
     parts = [wire.frame(b"JOB_", json.dumps(meta).encode("utf-8"))]
     fast = levers.enabled("sandbox")
+    keep = levers.enabled("calls")
     for call in calls:
+        found = _encoded.get(id(call)) if keep else None
+        if found is not None and found[0] is call:
+            parts.append(found[1])
+            continue
         values = tuple(call.args) + tuple(call.kwargs.values())
         body = wire.encode_arrays(values) if fast else None
         if body is None:
             body = wire.encode_value(values, allow_none=True, allow_dict=True)
         parts.append(wire.frame(b"ARGS", body))
+        if keep and all(_fixed(value) for value in values):
+            _remember(call, parts[-1])
     size = sum(len(part) for part in parts)
     if size > MAX_JOB_BYTES:
         raise ValueError(f"job of {size} bytes exceeds {MAX_JOB_BYTES} (source plus arguments)")
