@@ -37,6 +37,12 @@ measures the service with none, each one alone and all of them.
   recorded on the item's result (never shown to learners) and a regrade draws the same inputs;
   a grading stored without one is regraded from its own seed. A seed draws the same inputs
   with the lever on or off: on, a submission is graded as it would be, off, with that seed.
+- ``calls``: the visible examples' calls are built once per problem and a kept seed's hidden
+  calls once per seed (:meth:`grader.problems.base.CodeProblem.kept`), and the sandbox keeps
+  the ``ARGS`` frame of each call whose arguments cannot change (read-only arrays, scalars;
+  :func:`grader.sandbox.forkserver.encode_job`), so a grading of a kept seed neither builds
+  nor encodes its calls. The calls are equal and the frames the same bytes (a test compares
+  them), so the learner's code gets the same job.
 """
 from __future__ import annotations
 
