@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 
 import pytest
+import redis
 from kombu import Connection, Queue
 from kombu.transport import redis as transport
 
@@ -117,10 +118,20 @@ def _late_ack_round(conn, queue, options) -> list:
 def test_late_acks_and_redelivery_leave_redis_alike_with_and_without_the_lever(broker,
                                                                                monkeypatch):
     conn, queue, options = broker
-    rounds = {}
+    built = []
+    original = redis.Redis.__init__
+
+    def counting(self, *args, **kwargs):
+        built.append(kwargs.get("connection_pool"))
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(redis.Redis, "__init__", counting)
+    rounds, clients = {}, {}
     for value in ("none", "notify"):
         monkeypatch.setenv("CPU_LEVERS", value)
+        built.clear()
         rounds[value] = _late_ack_round(conn, queue, options)
+        clients[value] = len(built)
     assert rounds["none"] == rounds["notify"] == [
         (2, 0, 0),  # published, none taken
         (0, 2, 2),  # both taken: each recorded as unacked
@@ -130,3 +141,8 @@ def test_late_acks_and_redelivery_leave_redis_alike_with_and_without_the_lever(b
         [{"submission": 2}],  # and delivered again
         (0, 0),
     ]
+    # Redis client objects built: without the lever one per operation (publishes, unacked
+    # records, acks, the restore on close, the round's reads); with it, per channel its
+    # asynchronous client (BRPOP, as before) and one for the rest, and one more for the restore
+    # on close (kombu drops the channel's pool first: a new pool, a new client)
+    assert clients == {"none": 16, "notify": 5}
