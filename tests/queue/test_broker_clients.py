@@ -3,6 +3,8 @@ Redis client object for its synchronous operations; what reaches Redis, late ack
 redelivery are as without the lever."""
 from __future__ import annotations
 
+import base64
+import json
 import uuid
 
 import pytest
@@ -146,3 +148,37 @@ def test_late_acks_and_redelivery_leave_redis_alike_with_and_without_the_lever(b
     # asynchronous client (BRPOP, as before) and one for the rest, and one more for the restore
     # on close (kombu drops the channel's pool first: a new pool, a new client)
     assert clients == {"none": 16, "notify": 5}
+
+
+def test_a_delivery_task_is_published_alike_with_and_without_the_lever(redis_url, monkeypatch):
+    """What the grading side puts on the deliveries' queue for a webhook or LTI delivery
+    (``deliver_later``): the same task, arguments, queue and options either way."""
+    from workers.celery_app import make_celery
+    from workers.tasks import DELIVER_WEBHOOK, deliver_later
+
+    tag = uuid.uuid4().hex[:10]
+    url = redis_url.rsplit("/", 1)[0] + "/15"
+    app = make_celery({"CELERY_BROKER_URL": url, "CELERY_QUEUE": f"grading-{tag}",
+                       "SWEEP_INTERVAL_SECONDS": 60})
+    queue = f"grading-{tag}-deliveries"
+    client = redis.Redis.from_url(url)
+    published = {}
+    try:
+        for value in ("none", "notify"):
+            monkeypatch.setenv("CPU_LEVERS", value)
+            deliver_later(app, "delivery-1")
+            deliver_later(app, "delivery-2", countdown=None)
+            messages = [json.loads(raw) for raw in reversed(client.lrange(queue, 0, -1))]
+            client.delete(queue)
+            published[value] = [
+                (m["headers"]["task"], m["headers"]["argsrepr"], m["headers"]["eta"],
+                 m["properties"]["delivery_info"], m["content-type"],
+                 json.loads(base64.b64decode(m["body"]))[:2])
+                for m in messages]
+    finally:
+        client.delete(queue)
+        app.close()
+    assert published["none"] == published["notify"]
+    assert [p[0] for p in published["none"]] == [DELIVER_WEBHOOK] * 2
+    assert [p[5] for p in published["none"]] == [[["delivery-1"], {}], [["delivery-2"], {}]]
+    assert published["none"][0][3] == {"exchange": "", "routing_key": queue}
