@@ -51,6 +51,9 @@ def make_celery(config: Mapping[str, Any] | None = None) -> Celery:
     )
     app.conf.grader_config = config
     from grader.observability.instrument import instrument_celery
+    from workers.broker_clients import install as reuse_broker_clients
+
+    reuse_broker_clients()  # lever notify (grader.levers), read on every broker operation
     import workers.tasks  # noqa: F401  (its shared tasks join every app)
 
     instrument_celery(app)
