@@ -22,7 +22,7 @@ import os
 from functools import lru_cache
 
 #: Every lever, in the order the benchmark measures them.
-LEVERS = ("worker", "checks")
+LEVERS = ("worker", "checks", "intake")
 
 
 def parse(value: str) -> frozenset[str]:
