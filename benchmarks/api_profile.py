@@ -8,7 +8,11 @@ Backends:
 - ``sqlite``: the embedded default's store (a temporary SQLite file), no enqueue (the
   dispatcher's ``enqueue`` does nothing), as the earlier profile.
 - ``production``: a fresh PostgreSQL database on 127.0.0.1:5432 and a Redis of our own (the
-  enqueue is a real kombu publish to it; nothing consumes it).
+  enqueue is a real kombu publish to it, nothing consumes it; the rate limits count in it, as
+  ``docker-compose.yml`` has them).
+
+Each measured GET reads a graded submission (``?wait=5``, answered at once): the long-poll's
+last read. The access log is written (JSON, to ``/dev/null``).
 
 For each backend: CPU-ms per POST and per GET (``time.process_time``, medians of ``--rounds``
 rounds of ``-n`` requests each per configuration), statements per request, and with
@@ -59,6 +63,8 @@ def api_app(backend: str):
         stack = Stack(workdir / "stack")
         stack.start_redis()
         settings.update({k: v for k, v in stack.env.items() if k not in ("PATH", "HOME")})
+        # the rate limits' counts on the broker's Redis, as docker-compose.yml has them
+        settings["RATE_LIMIT_STORAGE_URL"] = f"redis://127.0.0.1:{stack.redis_port}/1"
     os.environ.update(settings)
     from grader.app import close_app, create_app
 
