@@ -15,6 +15,15 @@ measures the service with none, each one alone and all of them.
 - ``checks``: a value check that agrees everywhere is decided by ``np.isclose``'s own test on
   the arrays (:func:`grader.problems.compare.close_everywhere`); any NaN, inf or difference is
   compared in full, as before, so every verdict and message stays the same.
+- ``intake``: the API's store work per submission. A ``POST`` without ``Idempotency-Key``
+  stores the row with one prepared Core ``INSERT`` on a connection (no session, no unit of
+  work); ``GET /submissions/<id>`` (and its long-poll's re-reads) reads every column but the
+  learner's ``responses``, which the view never shows, with one prepared Core ``SELECT`` into a
+  read-only row (:meth:`grader.store.Store.get_shown`). The same columns go through the same
+  column types (cleaning, UTC timestamps), the same one statement is sent each way, and the
+  row is committed before the submission is queued: every answer (status, body, headers) and
+  every stored row stays the same. A post with a key keeps the ORM path (its idempotency
+  record joins the insert's transaction).
 - ``sandbox``: the trusted side's part of a sandbox run. A call's arguments that are a tuple of
   plain C-ordered arrays (nearly every built-in call) are encoded without the general walk,
   each ``.npy`` header made once per dtype, shape and alignment (``wire.encode_arrays``: the
@@ -57,7 +66,7 @@ import os
 from functools import lru_cache
 
 #: Every lever, in the order the benchmark measures them.
-LEVERS = ("worker", "checks", "sandbox", "draws", "calls", "notify")
+LEVERS = ("worker", "checks", "intake", "sandbox", "draws", "calls", "notify")
 
 
 def parse(value: str) -> frozenset[str]:

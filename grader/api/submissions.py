@@ -225,9 +225,10 @@ def wakeups():
     return current_app.extensions["grader_wakeups"]
 
 
-def get_own_submission(principal, submission_id: str):
-    """The submission if it belongs to the caller's course; else 404 (as if it did not exist)."""
-    submission = state().store.get(submission_id)
+def get_own_submission(principal, submission_id: str, read=None):
+    """The submission if it belongs to the caller's course; else 404 (as if it did not exist).
+    ``read(submission_id)``: how it is read (default ``store.get``)."""
+    submission = (read or state().store.get)(submission_id)
     if submission is None or submission.course_id != principal.course_id:
         raise ApiError(404, "submission_not_found", f"No submission with id {submission_id!r}.",
                        "submission_id")
@@ -315,12 +316,13 @@ class SubmissionById(MethodView):
         # registered before the first read: woken when the grading side announces the
         # submission final (grader.wakeup); the row is read again when woken, else once a
         # second as a safety net
+        store = state().store
         with wakeups().watching(submission_id) as watch:
-            submission = get_own_submission(principal, submission_id)
+            # (without its responses, which the view does not show: Store.get_shown)
+            submission = get_own_submission(principal, submission_id, store.get_shown)
             if submission.status not in FINAL and wait > 0:
-                store = state().store
                 submission = watch.until_final(
-                    lambda: store.get(submission_id), wait, first=submission,
+                    lambda: store.get_shown(submission_id), wait, first=submission,
                     status=lambda row: row.status if row is not None else None) or submission
         # SubmissionSchema's dump, compiled (grader/api/fastdump.py): the same JSON
         return jsonify(compile_dump(SubmissionSchema)(submission_view(submission)))

@@ -14,11 +14,12 @@ from datetime import datetime, timedelta
 from typing import Any, Callable, Iterable
 
 import orjson
-from sqlalchemy import create_engine, event, insert, select, update
+from sqlalchemy import bindparam, create_engine, event, insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import sessionmaker
 
+from grader import levers
 from grader.store.models import (GradeRecord, IdempotencyRecord, ScoreOverride, Submission,
                                  utcnow)
 
@@ -90,6 +91,14 @@ def make_engine(url: str) -> Engine:
     return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20, **codec)
 
 
+_SUBMISSIONS = Submission.__table__
+_SUBMISSION_KEYS = tuple(c.key for c in _SUBMISSIONS.c)
+_INSERT_SUBMISSION = insert(_SUBMISSIONS)
+#: What :meth:`Store.get_shown` reads: every column of a submission but its responses.
+_SELECT_SHOWN = select(*(c for c in _SUBMISSIONS.c if c.name != "responses")).where(
+    _SUBMISSIONS.c.id == bindparam("submission_id"))
+
+
 class Store:
     """The submission store. Thread-safe; one per process."""
 
@@ -111,6 +120,9 @@ class Store:
         # atomic on its own); SQLite keeps its transactions (no round trips to save there).
         self._single = self.sessions if self.engine.dialect.name == "sqlite" else sessionmaker(
             self.engine.execution_options(isolation_level="AUTOCOMMIT"), expire_on_commit=False)
+        #: the engine ``_single`` runs on, for Core statements without a session
+        self._single_engine = self.engine if self.engine.dialect.name == "sqlite" else \
+            self.engine.execution_options(isolation_level="AUTOCOMMIT")
         self.courses = CourseRepository(self.sessions)
         self.webhooks = WebhookRepository(self.sessions)
         self.content = ContentRepository(self.sessions)
@@ -156,6 +168,15 @@ class Store:
             received_at=now, queued_at=now, attempts=0, callback_url=callback_url,
             idempotency_key=idempotency_key,
         )
+        if idempotency_key is None and levers.enabled("intake"):
+            # the same INSERT as Core on a connection: no session, no unit of work, no identity
+            # map; the row written is the one the ORM writes (every column the object was
+            # given, the others NULL), committed before this returns
+            given = vars(submission)
+            with self._single_engine.begin() as conn:
+                conn.execute(_INSERT_SUBMISSION,
+                             {key: given[key] for key in _SUBMISSION_KEYS if key in given})
+            return submission, True
         try:
             # one INSERT without a key; with one, the idempotency record joins its transaction
             sessions = self._single if idempotency_key is None else self.sessions
@@ -195,6 +216,17 @@ class Store:
     def get(self, submission_id: str) -> Submission | None:
         with self._single() as session:
             return session.get(Submission, submission_id)
+
+    def get_shown(self, submission_id: str):
+        """The submission as ``GET /submissions/<id>`` shows it, or ``None``. With the
+        ``intake`` lever (:mod:`grader.levers`): a read-only row of every column but
+        ``responses`` (which the view never shows; the learner's code is not read nor
+        decoded), by attribute like a :class:`Submission`, from one prepared Core ``SELECT`` on
+        a connection (no session, no ORM load). Without it: :meth:`get`."""
+        if not levers.enabled("intake"):
+            return self.get(submission_id)
+        with self._single_engine.connect() as conn:
+            return conn.execute(_SELECT_SHOWN, {"submission_id": submission_id}).one_or_none()
 
     # -- transitions --------------------------------------------------------------------------
     def _transition(self, submission_id: str, from_states: Iterable[str], **values: Any) -> bool:

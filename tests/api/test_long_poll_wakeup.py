@@ -5,21 +5,27 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
+
 from grader import wakeup
 
 
-def test_the_embedded_default_announces_to_its_long_polls(app, client, monkeypatch):
+@pytest.mark.parametrize("levers", ["none", "intake"])
+def test_the_embedded_default_announces_to_its_long_polls(app, client, monkeypatch, levers):
     """In-process grading wakes the API's long-poll: the GET reads the row on arrival and when
     woken (plus at most one safety re-read per second of grading), never polls the status."""
     from tests.conftest import example
 
+    monkeypatch.setenv("CPU_LEVERS", levers)
+
     store = app.extensions["grader"].store
     service = app.extensions["grader"].dispatcher.service
     reads, statuses, woken = [], [], []
-    real_get, real_status, real_announce = store.get, store.status, service.announce
+    # (the GET reads through Store.get_shown: Store.get itself without the intake lever)
+    real_get, real_status, real_announce = store.get_shown, store.status, service.announce
     assert real_announce == app.extensions["grader_wakeups"].wake
     here = threading.current_thread()  # the request's thread (grading threads read too)
-    monkeypatch.setattr(store, "get", lambda sid: (threading.current_thread() is here and
+    monkeypatch.setattr(store, "get_shown", lambda sid: (threading.current_thread() is here and
                                                    reads.append(sid)) or real_get(sid))
     monkeypatch.setattr(store, "status", lambda sid: (threading.current_thread() is here and
                                                       statuses.append(sid)) or real_status(sid))
