@@ -99,6 +99,28 @@ _SELECT_SHOWN = select(*(c for c in _SUBMISSIONS.c if c.name != "responses")).wh
     _SUBMISSIONS.c.id == bindparam("submission_id"))
 
 
+#: The grading's own statements, built once (lever ``statements``: no statement object made and
+#: no cache key computed per grading): a job's start, and its finish with the first history
+#: record.
+_START = (update(_SUBMISSIONS)
+          .where(_SUBMISSIONS.c.id == bindparam("submission_id"),
+                 _SUBMISSIONS.c.status.in_(["queued", "running"]))
+          .values(status="running", started_at=bindparam("now"),
+                  attempts=_SUBMISSIONS.c.attempts + 1)
+          .returning(*_SUBMISSIONS.c))
+_FINISH = (update(_SUBMISSIONS)
+           .where(_SUBMISSIONS.c.id == bindparam("submission_id"),
+                  _SUBMISSIONS.c.status == "running")
+           .values(status="graded", finished_at=bindparam("now"), score=bindparam("new_score"),
+                   max_score=bindparam("new_max_score"), results=bindparam("new_results"),
+                   failure_reason=None)
+           .returning(*(c for c in _SUBMISSIONS.c if c.name not in ("responses", "results"))))
+_INSERT_RECORD = insert(GradeRecord.__table__).values(
+    submission_id=bindparam("submission_id"), kind="initial", created_at=bindparam("now"),
+    score=bindparam("new_score"), max_score=bindparam("new_max_score"),
+    results=bindparam("new_results"), versions=bindparam("new_versions"))
+
+
 class Store:
     """The submission store. Thread-safe; one per process."""
 
@@ -244,6 +266,11 @@ class Store:
 
         ``running`` is accepted so that a job redelivered after its worker died can take over.
         """
+        if levers.enabled("statements"):  # the same UPDATE, built once, on a connection
+            with self._single_engine.begin() as conn:
+                row = conn.execute(_START, {"submission_id": submission_id,
+                                            "now": utcnow()}).one_or_none()
+            return None if row is None else Submission(**row._mapping)
         table = Submission.__table__
         with self._single.begin() as session:  # one UPDATE ... RETURNING (Core: no ORM load)
             row = session.execute(
@@ -280,8 +307,18 @@ class Store:
 
     def _finish_returning(self, submission_id: str, score: float, max_score: float,
                           results: list, versions: dict | None) -> "bool | Submission":
-        table = Submission.__table__
         now = utcnow()
+        if levers.enabled("statements"):  # the same two statements, built once, on a connection
+            values = {"submission_id": submission_id, "now": now, "new_score": score,
+                      "new_max_score": max_score, "new_results": results,
+                      "new_versions": versions or {}}
+            with self.engine.begin() as conn:
+                row = conn.execute(_FINISH, values).one_or_none()
+                if row is None:
+                    return False
+                conn.execute(_INSERT_RECORD, values)
+            return Submission(**row._mapping, results=results)
+        table = Submission.__table__
         columns = [c for c in table.c if c.name not in ("responses", "results")]
         with self.sessions.begin() as session:
             row = session.execute(

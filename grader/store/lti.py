@@ -8,9 +8,12 @@ from __future__ import annotations
 import uuid
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, delete, literal, select, update
+from functools import lru_cache
+
+from sqlalchemy import and_, bindparam, delete, literal, select, update
 from sqlalchemy.exc import IntegrityError
 
+from grader import levers
 from grader.store.lti_models import (LtiAccessToken, LtiDeepLinkPick, LtiGradeTarget,
                                      LtiLineItem, LtiLoginState, LtiPlatform,
                                      LtiRegistrationLink, LtiToolKey)
@@ -288,6 +291,12 @@ class LtiRepository:
                                 ) -> tuple[list[LtiGradeTarget], bool]:
         """:meth:`grade_targets` and whether the course has an LTI platform at all, in one
         statement (the targets outer-joined to one row that carries the platform test)."""
+        if levers.enabled("statements"):  # the same statement, built once
+            with self.single() as session:
+                found = session.execute(_targets_in_course(), {
+                    "course_id": course_id, "assignment_id": assignment_id,
+                    "learner_id": learner_id}).all()
+            return [row for row, _ in found if row is not None], bool(found and found[0][1])
         has_platform = select(LtiPlatform.id).where(
             LtiPlatform.course_id == course_id).exists().label("has_platform")
         one = select(literal(1).label("one")).subquery()
@@ -421,3 +430,19 @@ class LtiRepository:
         with self.sessions.begin() as session:
             session.execute(delete(LtiAccessToken).where(LtiAccessToken.platform_id == platform_id,
                                                          LtiAccessToken.scope == scope))
+
+
+@lru_cache(maxsize=1)
+def _targets_in_course():
+    """:meth:`LtiRepository.grade_targets_in_course`'s statement with its values as bound
+    parameters (``course_id``, ``assignment_id``, ``learner_id``), built once."""
+    course_id = bindparam("course_id")
+    has_platform = select(LtiPlatform.id).where(
+        LtiPlatform.course_id == course_id).exists().label("has_platform")
+    one = select(literal(1).label("one")).subquery()
+    return (select(LtiGradeTarget, has_platform).select_from(one)
+            .outerjoin(LtiGradeTarget, and_(LtiGradeTarget.course_id == course_id,
+                                            LtiGradeTarget.assignment_id == bindparam(
+                                                "assignment_id"),
+                                            LtiGradeTarget.learner_id == bindparam("learner_id")))
+            .order_by(LtiGradeTarget.id))
