@@ -28,7 +28,7 @@ import json
 import sys
 from pathlib import Path
 
-from grader.config import delivery_queue, load_config, setting
+from grader.config import SettingError, delivery_queue, load_config, setting
 
 def cmd_serve(args) -> int:
     from grader.app import create_app
@@ -621,7 +621,11 @@ def main(argv: list[str] | None = None) -> int:
         args.celery_args = extra
     elif extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    return args.func(args) or 0
+    try:
+        return args.func(args) or 0
+    except SettingError as exc:  # a setting that does not parse stops the command, in one line
+        print(f"grader: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

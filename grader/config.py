@@ -140,6 +140,15 @@ def setting(config: Mapping[str, Any], name: str) -> Any:
     return value
 
 
+class SettingError(ValueError):
+    """A setting's value does not parse (the message names the environment variable): the
+    process stops at start, and the ``grader`` command says so in one line."""
+
+
+#: The settings :func:`auto_flag` reads: ``auto`` or a yes/no word, checked at start.
+AUTO_FLAGS = ("WEBHOOK_ALLOW_PRIVATE", "WEB_PRACTICE")
+
+
 def auto_flag(config: Mapping[str, Any], name: str) -> bool:
     """A setting that is ``auto`` (the default), or yes/no (:func:`truthy`): ``auto`` means yes on
     the embedded default (:func:`grading_is_inline`), no in production."""
@@ -152,7 +161,8 @@ def auto_flag(config: Mapping[str, Any], name: str) -> bool:
 def load_config(environ: Mapping[str, str] | None = None, **overrides: Any) -> dict[str, Any]:
     """Read every setting from ``environ`` (default ``os.environ``), then apply ``overrides``.
 
-    Raises ``ValueError`` naming the variable when a value does not parse.
+    Raises :class:`SettingError` (a ``ValueError``) naming the variable when a value does not
+    parse.
     """
     environ = os.environ if environ is None else environ
     config: dict[str, Any] = {}
@@ -163,17 +173,22 @@ def load_config(environ: Mapping[str, str] | None = None, **overrides: Any) -> d
             try:
                 config[name] = _parse(kind, environ[name])
             except ValueError as exc:
-                raise ValueError(f"environment variable {name}: {exc}") from exc
+                raise SettingError(f"environment variable {name}: {exc}") from exc
         else:
             config[name] = default
     for name, value in overrides.items():
         config.setdefault(name, value)
+    for name in AUTO_FLAGS:
+        value = str(config.get(name, "auto")).strip().lower()
+        if value not in {"auto", ""} | TRUE_WORDS | FALSE_WORDS:
+            raise SettingError(f"environment variable {name}: {config[name]!r} is not auto or a "
+                             f"yes/no word ({', '.join(sorted(TRUE_WORDS | FALSE_WORDS))})")
     from grader.levers import parse as parse_levers
 
     try:
         parse_levers(config["CPU_LEVERS"])
     except ValueError as exc:
-        raise ValueError(f"environment variable CPU_LEVERS: {exc}") from exc
+        raise SettingError(f"environment variable CPU_LEVERS: {exc}") from exc
     instance = Path(config["INSTANCE_PATH"])
     if not config["DATABASE_URL"]:
         instance.mkdir(parents=True, exist_ok=True)

@@ -3,7 +3,11 @@
 ``CPU_LEVERS`` (a setting, :data:`grader.config.SETTINGS`) names the savings in force: ``all``
 (the default), ``none``, or a comma-separated list of :data:`LEVERS`. Every lever changes how
 much work a grading costs, never its outcome: with any of them off, a submission is graded,
-stored and announced exactly as with all on (tests compare both). ``benchmarks/levers.py``
+stored and announced exactly as with all on from the same seed (tests compare both). Only
+``draws`` changes which seed a new submission draws from (a shared one, recorded on its result,
+instead of its own), so code whose score depends on the very inputs (correct on some, wrong on
+others) may score differently with it off; a regrade draws from the recorded seed either way.
+Run every process of a deployment with the same ``CPU_LEVERS``. ``benchmarks/levers.py``
 measures the service with none, each one alone and all of them.
 
 - ``worker``: the grading's store work. ``finish`` returns the row it stored (``UPDATE ...
@@ -84,6 +88,9 @@ def parse(value: str) -> frozenset[str]:
         return frozenset(LEVERS)
     if words == {"none"}:
         return frozenset()
+    if words & {"all", "none"}:
+        raise ValueError("'all' and 'none' stand alone; or name the levers, comma-separated: "
+                         f"{', '.join(LEVERS)}")
     unknown = sorted(words - set(LEVERS))
     if unknown:
         raise ValueError(f"unknown lever(s) {', '.join(unknown)} (known: all, none, "

@@ -116,7 +116,7 @@ class WebhookChannel:
             return Attempt(False, None, str(exc)[:500], retry=exc.kind != "http")
         reason = None if self.allow_private else refusal(target.host, addresses)
         if reason:  # never retried: the URL will not change
-            log.warning("webhook %s refused: %s", delivery.id, reason)
+            log.warning("webhook %s %s", delivery.id, reason)
             return Attempt(False, None, reason, retry=False)
         course = self.store.courses.get_course(delivery.course_id)
         body = json.dumps(delivery.payload, sort_keys=True, separators=(",", ":")).encode()

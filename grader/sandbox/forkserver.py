@@ -413,12 +413,12 @@ class ForkServerSandbox:
         return time.monotonic()
 
 
-#: The ``ARGS`` frames of the last :data:`ENCODED_KEPT` calls encoded, by the call object's
+#: The ``ARGS`` frames of the :data:`ENCODED_KEPT` calls used last, by the call object's
 #: identity (the call is held with its frame, so its id is not reused while it is here): with
 #: the lever ``calls`` a grading of a kept seed sends the very Call objects of the last one
 #: (:func:`grader.problems.scoring._calls`), whose arguments are read-only arrays, so their
 #: frames are the same bytes.
-ENCODED_KEPT = 4096
+ENCODED_KEPT = 16384  # 17 built-ins x 32 kept seeds: ~6,400 calls, ~8 MB of frames
 _encoded: "OrderedDict[int, tuple[Call, bytes]]" = OrderedDict()
 _encoded_lock = threading.Lock()
 
@@ -431,6 +431,16 @@ def _fixed(value) -> bool:
         return not value.flags.writeable and (
             base is None or isinstance(base, np.ndarray) and not base.flags.writeable)
     return value is None or type(value) in (bool, int, float)
+
+
+def _recall(call: Call) -> bytes | None:
+    """The kept ``ARGS`` frame of ``call`` (this very object), made the most recently used."""
+    with _encoded_lock:
+        found = _encoded.get(id(call))
+        if found is None or found[0] is not call:
+            return None
+        _encoded.move_to_end(id(call))
+        return found[1]
 
 
 def _remember(call: Call, frame: bytes) -> None:
@@ -456,9 +466,9 @@ def encode_job(source: str, calls: Sequence[Call], test_cpu_seconds: float = 4.0
     fast = levers.enabled("sandbox")
     keep = levers.enabled("calls")
     for call in calls:
-        found = _encoded.get(id(call)) if keep else None
-        if found is not None and found[0] is call:
-            parts.append(found[1])
+        found = _recall(call) if keep else None
+        if found is not None:
+            parts.append(found)
             continue
         values = tuple(call.args) + tuple(call.kwargs.values())
         body = wire.encode_arrays(values) if fast else None

@@ -120,15 +120,17 @@ def encode_arrays(values: Any) -> bytes | None:
         npy_header = _HEADERS.get(key)
         if npy_header is None:
             npy_header = _npy_header(npy_header_text(array), offset + BLOB_HEADER.size)
-            if len(_HEADERS) < MAX_REMEMBERED:
-                _HEADERS[key] = npy_header
+            if len(_HEADERS) >= MAX_REMEMBERED:  # full: start again (bounded, never pinned)
+                _HEADERS.clear()
+            _HEADERS[key] = npy_header
         parts += [BLOB_HEADER.pack(len(npy_header) + len(data)), npy_header, data]
         offset += BLOB_HEADER.size + len(npy_header) + len(data)
     return b"".join(parts)
 
 
 #: How many ``.npy`` headers :func:`encode_arrays` and :func:`decode_value` (``remember``)
-#: keep, each a pure function of its key: once full, new ones are computed every time.
+#: keep, each a pure function of its key: once full, they are forgotten and kept again from the
+#: next one (bounded, and no caller can fill them for good).
 MAX_REMEMBERED = 512
 #: ``(descr, shape, offset % ALIGNMENT)`` -> the header :func:`_npy_header` makes for it
 _HEADERS: dict[tuple, bytes] = {}
@@ -292,7 +294,9 @@ def _npy_header_fast(view: memoryview, remember: bool = False
         parsed = _PARSED[text]
     else:
         parsed = _npy_header_parse(text)
-        if len(_PARSED) < MAX_REMEMBERED and len(text) <= 256:
+        if len(text) <= 256:  # a learner's own shapes cannot pin it: full, it starts again
+            if len(_PARSED) >= MAX_REMEMBERED:
+                _PARSED.clear()
             _PARSED[text] = parsed
     return None if parsed is None else parsed + (10 + length,)
 

@@ -200,3 +200,10 @@ def test_every_sample_is_graded_alike_with_no_lever_and_with_all(monkeypatch, fa
                 records.append(_untimed(grade_file(fake_sandbox, problem, name,
                                                    seed=seed).to_dict()))
             assert records[0] == records[1], (name, seed)
+
+
+def test_all_and_none_stand_alone():
+    with pytest.raises(ValueError, match="'all' and 'none' stand alone"):
+        levers.parse("none,draws")
+    with pytest.raises(ValueError, match="'all' and 'none' stand alone"):
+        levers.parse("all, none")

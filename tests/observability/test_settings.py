@@ -55,3 +55,24 @@ def test_truthy_and_auto():
     assert auto_flag(inline, "WEB_PRACTICE") and not auto_flag(celery, "WEB_PRACTICE")
     assert auto_flag({**celery, "WEB_PRACTICE": "yes"}, "WEB_PRACTICE")
     assert not auto_flag({**inline, "WEB_PRACTICE": "0"}, "WEB_PRACTICE")
+
+
+@pytest.mark.parametrize("name", ["WEBHOOK_ALLOW_PRIVATE", "WEB_PRACTICE"])
+@pytest.mark.parametrize("raw", ["maybe", "ture", "2"])
+def test_an_auto_setting_that_is_neither_auto_nor_yes_no_stops_the_start(tmp_path, name, raw):
+    with pytest.raises(ValueError, match=f"environment variable {name}: '{raw}' is not auto"):
+        load_config({"INSTANCE_PATH": str(tmp_path), name: raw})
+    for fine in ("auto", "AUTO", "yes", "0", ""):
+        assert load_config({"INSTANCE_PATH": str(tmp_path), name: fine})[name] == fine
+
+
+def test_a_command_with_a_setting_that_does_not_parse_says_so_in_one_line(monkeypatch, capsys,
+                                                                        tmp_path):
+    from grader.cli import main
+
+    monkeypatch.setenv("INSTANCE_PATH", str(tmp_path))
+    monkeypatch.setenv("CPU_LEVERS", "fast")
+    assert main(["serve"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("grader: environment variable CPU_LEVERS: unknown lever(s) fast")
+    assert "Traceback" not in err and err.count("\n") == 1
