@@ -131,6 +131,25 @@ def test_close_everywhere_decides_only_what_isclose_would_pass():
 
 # -- worker: the LTI channel's one lookup ------------------------------------------------------
 
+def lti_platform(lti, course_id: str):
+    """An LTI platform registered for ``course_id`` (deployment ``d1``)."""
+    return lti.create_platform(
+        issuer="https://lms.example.edu", client_id="tool-1", deployment_ids=["d1"],
+        auth_login_url="https://lms.example.edu/auth",
+        auth_token_url="https://lms.example.edu/token",
+        key_set_url="https://lms.example.edu/jwks", course_id=course_id)
+
+
+def record_three_targets(lti, platform, course_id: str) -> None:
+    """Grade targets of assignment ``a``: links 2 and 1 of learner ``l``, link 3 of ``other``."""
+    for link, learner in (("link-2", "l"), ("link-1", "l"), ("link-3", "other")):
+        lti.record_grade_target(platform_id=platform.id, deployment_id="d1",
+                                resource_link_id=link, user_sub=f"sub-{learner}",
+                                course_id=course_id, assignment_id="a", learner_id=learner,
+                                lineitem_url=f"https://lms.example.edu/{link}",
+                                lineitems_url=None, scopes=[])
+
+
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def test_grade_targets_and_the_platform_test_come_from_one_statement(backend, tmp_path,
                                                                      request):
@@ -142,19 +161,10 @@ def test_grade_targets_and_the_platform_test_come_from_one_statement(backend, tm
     store.courses.create_course("c2", "C 2")
     lti = store.lti
     assert lti.grade_targets_in_course("c1", "a", "l") == ([], False)
-    platform = lti.create_platform(
-        issuer="https://lms.example.edu", client_id="tool-1", deployment_ids=["d1"],
-        auth_login_url="https://lms.example.edu/auth",
-        auth_token_url="https://lms.example.edu/token",
-        key_set_url="https://lms.example.edu/jwks", course_id="c1")
+    platform = lti_platform(lti, "c1")
     assert lti.grade_targets_in_course("c1", "a", "l") == ([], True)
     assert lti.grade_targets_in_course("c2", "a", "l") == ([], False)  # another course's
-    for link, learner in (("link-2", "l"), ("link-1", "l"), ("link-3", "other")):
-        lti.record_grade_target(platform_id=platform.id, deployment_id="d1",
-                                resource_link_id=link, user_sub=f"sub-{learner}",
-                                course_id="c1", assignment_id="a", learner_id=learner,
-                                lineitem_url=f"https://lms.example.edu/{link}",
-                                lineitems_url=None, scopes=[])
+    record_three_targets(lti, platform, "c1")
     statements = []
     event.listen(store.engine, "before_cursor_execute",
                  lambda *args, **kwargs: statements.append(args[2]))

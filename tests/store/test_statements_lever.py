@@ -8,21 +8,17 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import event
 
-from grader.store import Store
 from grader.store.models import utcnow
+from tests.grading.test_levers import lti_platform, record_three_targets
 
 LEVERS = ("worker", "worker,statements")
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store(request, tmp_path):
-    url = (f"sqlite:///{tmp_path / 's.db'}" if request.param == "sqlite"
-           else request.getfixturevalue("postgres_url"))
-    found = Store(url)
-    found.create_all()
-    found.courses.create_course("c", "C")
-    yield found
-    found.dispose()
+@pytest.fixture
+def store(sql_store):
+    """:func:`tests.conftest.sql_store` (SQLite and PostgreSQL) with course ``c``."""
+    sql_store.courses.create_course("c", "C")
+    return sql_store
 
 
 def _fields(row, *skip):
@@ -103,18 +99,9 @@ def test_the_lti_lookup_finds_the_same_targets(store, monkeypatch):
         return out[0]
 
     assert found("c") == ([], False)
-    platform = lti.create_platform(
-        issuer="https://lms.example.edu", client_id="tool-1", deployment_ids=["d1"],
-        auth_login_url="https://lms.example.edu/auth",
-        auth_token_url="https://lms.example.edu/token",
-        key_set_url="https://lms.example.edu/jwks", course_id="c")
+    platform = lti_platform(lti, "c")
     assert found("c") == ([], True)
-    for link, learner in (("link-2", "l"), ("link-1", "l"), ("link-3", "other")):
-        lti.record_grade_target(platform_id=platform.id, deployment_id="d1",
-                                resource_link_id=link, user_sub=f"sub-{learner}",
-                                course_id="c", assignment_id="a", learner_id=learner,
-                                lineitem_url=f"https://lms.example.edu/{link}",
-                                lineitems_url=None, scopes=[])
+    record_three_targets(lti, platform, "c")
     assert found("c") == (["link-2", "link-1"], True)
     assert found("other-course") == ([], False)
 
