@@ -110,20 +110,30 @@ def app(embedded_config):
     close_app(app)
 
 
-@pytest.fixture
-def instructor_key(app):
-    """The instructor key the embedded default created on first start."""
+def key_of(app) -> str:
+    """The instructor key the embedded default created on ``app``'s first start."""
     from grader.bootstrap import KEY_FILE
 
     return (Path(app.config["GRADER"]["INSTANCE_PATH"]) / KEY_FILE).read_text().strip()
 
 
-@pytest.fixture
-def client(app, instructor_key):
-    """A test client that sends the local course's instructor key."""
+def instructor_client(app):
+    """A test client of ``app`` that sends the local course's instructor key."""
     client = app.test_client()
-    client.environ_base["HTTP_AUTHORIZATION"] = f"Bearer {instructor_key}"
+    client.environ_base["HTTP_AUTHORIZATION"] = f"Bearer {key_of(app)}"
     return client
+
+
+@pytest.fixture
+def instructor_key(app):
+    """The instructor key the embedded default created on first start."""
+    return key_of(app)
+
+
+@pytest.fixture
+def client(app):
+    """A test client that sends the local course's instructor key."""
+    return instructor_client(app)
 
 
 @pytest.fixture

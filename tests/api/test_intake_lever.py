@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import event
 
-from tests.conftest import example
+from tests.conftest import example, instructor_client
 
 INTAKE = "/api/v1/assignments/attention-basics/submissions"
 REQUEST_ID = {"X-Request-ID": "same-request-id"}  # the same id both ways: headers compared whole
@@ -41,14 +41,7 @@ def lever_app(request, embedded_config):
 
 @pytest.fixture
 def lever_client(lever_app):
-    from pathlib import Path
-
-    from grader.bootstrap import KEY_FILE
-
-    key = (Path(lever_app.config["GRADER"]["INSTANCE_PATH"]) / KEY_FILE).read_text().strip()
-    client = lever_app.test_client()
-    client.environ_base["HTTP_AUTHORIZATION"] = f"Bearer {key}"
-    return client
+    return instructor_client(lever_app)
 
 
 @pytest.fixture

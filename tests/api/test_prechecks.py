@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from grader.app import close_app
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, instructor_client
 
 URL = "/api/v1/assignments/attention-basics/prechecks"
 PRINTING = "print('shapes <b>&', 1 + 1)\n"
@@ -25,13 +25,7 @@ def precheck_app(embedded_config):
 
 @pytest.fixture
 def api(precheck_app):
-    from grader.bootstrap import KEY_FILE
-    from pathlib import Path
-
-    key = (Path(precheck_app.config["GRADER"]["INSTANCE_PATH"]) / KEY_FILE).read_text().strip()
-    client = precheck_app.test_client()
-    client.environ_base["HTTP_AUTHORIZATION"] = f"Bearer {key}"
-    return client
+    return instructor_client(precheck_app)
 
 
 def _body(source: str, learner: str = "amy") -> dict:
